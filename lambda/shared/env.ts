@@ -1,0 +1,27 @@
+/** Environment read once at init; a missing or bad value fails the init with a clear message. */
+
+export type KeepAliveVariant = 'on' | 'off';
+
+export class EnvError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EnvError';
+  }
+}
+
+export function requireEnv(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  const value = env[name];
+  if (value === undefined || value.trim() === '') {
+    throw new EnvError(`Environment variable ${name} is required but not set`);
+  }
+  return value;
+}
+
+/** The stack sets KEEP_ALIVE from the `keepAlive` context flag; there is no silent default. */
+export function readKeepAlive(env: NodeJS.ProcessEnv = process.env): KeepAliveVariant {
+  const value = requireEnv('KEEP_ALIVE', env);
+  if (value !== 'on' && value !== 'off') {
+    throw new EnvError(`Environment variable KEEP_ALIVE must be "on" or "off", got ${JSON.stringify(value)}`);
+  }
+  return value;
+}

@@ -1,0 +1,60 @@
+/**
+ * The HTTP layer under every SDK client: the keep-alive toggle, socket counting and
+ * deliberate timeouts.
+ *
+ * SDK v3 keeps connections alive by default, so "off" has to be built explicitly with
+ * an agent whose keepAlive is false. Counting sockets on the agent is how each response
+ * says whether its database call opened a new connection.
+ */
+import https from 'node:https';
+import type { Duplex } from 'node:stream';
+import type { ClientRequestArgs } from 'node:http';
+import { NodeHttpHandler, type NodeHttpHandlerOptions } from '@smithy/node-http-handler';
+import type { KeepAliveVariant } from './env';
+
+/**
+ * Timeouts, chosen so a dead database answers within a Lambda timeout instead of hanging:
+ * - connect 1 s: a TCP+TLS set-up in one region takes milliseconds; 1 s means unreachable.
+ * - request 2 s: no single DynamoDB or QLDB call in this lab reads more than one item.
+ * - attempts 2: one retry absorbs a dropped idle connection (the provisioned-concurrency
+ *   article saw idle sockets closed after ~60 s) without stacking waits.
+ * - deadline 5 s: an AbortSignal over the whole call, retries included, well under the
+ *   function timeout (10 s), so the handler always has time to answer 503.
+ */
+export const CONNECTION_TIMEOUT_MS = 1000;
+export const REQUEST_TIMEOUT_MS = 2000;
+export const MAX_ATTEMPTS = 2;
+export const DB_DEADLINE_MS = 5000;
+
+export class CountingAgent extends https.Agent {
+  #opened = 0;
+
+  /** Sockets this agent has created since the execution environment started. */
+  get socketsOpened(): number {
+    return this.#opened;
+  }
+
+  override createConnection(
+    options: ClientRequestArgs,
+    callback?: (err: Error | null, stream: Duplex) => void,
+  ): Duplex | null | undefined {
+    this.#opened += 1;
+    return super.createConnection(options, callback);
+  }
+}
+
+export interface LabHttp {
+  readonly agent: CountingAgent;
+  readonly options: NodeHttpHandlerOptions;
+  readonly handler: NodeHttpHandler;
+}
+
+export function createLabHttp(keepAlive: KeepAliveVariant): LabHttp {
+  const agent = new CountingAgent({ keepAlive: keepAlive === 'on', maxSockets: 50 });
+  const options: NodeHttpHandlerOptions = {
+    httpsAgent: agent,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+  };
+  return { agent, options, handler: new NodeHttpHandler(options) };
+}

@@ -1,0 +1,105 @@
+/**
+ * The Person record and its validation. Unknown fields are rejected (400 naming the
+ * field) rather than dropped: a lab that silently discards input hides client bugs,
+ * and nothing outside this schema is ever written.
+ */
+
+export interface Person {
+  readonly GovId: string;
+  readonly FirstName: string;
+  readonly LastName: string;
+  readonly DOB: string;
+  readonly GovIdType: string;
+  readonly Address?: string;
+}
+
+export type Validation<T> = { ok: true; value: T } | { ok: false; error: string; field?: string };
+
+/** Letters, digits, '-' and '_': safe in a URL path segment without encoding. */
+export const GOV_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const MAX_BODY_BYTES = 16 * 1024;
+
+interface FieldRule {
+  readonly required: boolean;
+  readonly max: number;
+}
+
+const RULES: Record<keyof Person, FieldRule> = {
+  GovId: { required: true, max: 64 },
+  FirstName: { required: true, max: 100 },
+  LastName: { required: true, max: 100 },
+  DOB: { required: true, max: 10 },
+  GovIdType: { required: true, max: 50 },
+  Address: { required: false, max: 200 },
+};
+export const PERSON_FIELDS = Object.keys(RULES) as (keyof Person)[];
+
+// Control characters are refused in every text field; they only ever come from broken clients.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
+export function validateGovId(value: unknown, field = 'GovId'): Validation<string> {
+  if (typeof value !== 'string') return { ok: false, error: `${field} must be a string`, field };
+  if (value.length === 0) return { ok: false, error: `${field} must not be empty`, field };
+  if (value.length > 64) return { ok: false, error: `${field} must be at most 64 characters`, field };
+  if (!GOV_ID_PATTERN.test(value)) {
+    return { ok: false, error: `${field} may contain only letters, digits, '-' and '_'`, field };
+  }
+  return { ok: true, value };
+}
+
+function isIsoDate(s: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+export function validatePerson(input: unknown): Validation<Person> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { ok: false, error: 'body must be a JSON object' };
+  }
+  const record = input as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!(PERSON_FIELDS as string[]).includes(key)) {
+      return { ok: false, error: `unknown field ${key}; allowed: ${PERSON_FIELDS.join(', ')}`, field: key };
+    }
+  }
+  const out: Record<string, string> = {};
+  for (const field of PERSON_FIELDS) {
+    const rule = RULES[field];
+    const value = record[field];
+    if (value === undefined) {
+      if (rule.required) return { ok: false, error: `${field} is required`, field };
+      continue;
+    }
+    if (field === 'GovId') {
+      const id = validateGovId(value);
+      if (!id.ok) return id;
+      out[field] = id.value;
+      continue;
+    }
+    if (typeof value !== 'string') return { ok: false, error: `${field} must be a string`, field };
+    if (rule.required && value.trim() === '') return { ok: false, error: `${field} must not be empty`, field };
+    if (value.length > rule.max) return { ok: false, error: `${field} must be at most ${rule.max} characters`, field };
+    if (CONTROL_CHARS.test(value)) return { ok: false, error: `${field} must not contain control characters`, field };
+    if (field === 'DOB' && !isIsoDate(value)) {
+      return { ok: false, error: 'DOB must be an ISO date (YYYY-MM-DD)', field };
+    }
+    out[field] = value;
+  }
+  return { ok: true, value: out as unknown as Person };
+}
+
+/** Parses an API Gateway body: size, base64 and JSON errors become 400s, never throws. */
+export function parseJsonBody(body: string | null | undefined, isBase64Encoded = false): Validation<unknown> {
+  if (body === null || body === undefined || body === '') return { ok: false, error: 'request body is required' };
+  const text = isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) {
+    return { ok: false, error: `request body must be at most ${MAX_BODY_BYTES} bytes` };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (e) {
+    return { ok: false, error: `malformed JSON: ${(e as Error).message}` };
+  }
+}

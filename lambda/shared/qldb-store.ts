@@ -1,0 +1,101 @@
+/**
+ * QLDB target (Amazon QLDB reached end of support on 2025-07-31; kept behind the
+ * `targets` flag, see README). Each transaction costs several SendCommand round trips
+ * (start session, start transaction, execute, commit), which is why QLDB latency is a
+ * multiple of DynamoDB's.
+ */
+import type { QLDBSessionClientConfig } from '@aws-sdk/client-qldb-session';
+import type { NodeHttpHandlerOptions } from '@smithy/node-http-handler';
+import { QldbDriver, RetryConfig } from 'amazon-qldb-driver-nodejs';
+import type { dom } from 'ion-js';
+import { readKeepAlive, requireEnv } from './env';
+import { createLabHttp, MAX_ATTEMPTS } from './http-client';
+import { PERSON_FIELDS, type Person } from './person';
+import type { PersonStore } from './person-store';
+
+/** Only letters, digits and '_' may be spliced into PartiQL as a table name. */
+export function assertTableName(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) throw new Error(`invalid QLDB table name ${JSON.stringify(name)}`);
+  return name;
+}
+
+export function createQldbDriver(
+  ledgerName: string,
+  httpOptions: NodeHttpHandlerOptions,
+  clientConfig: QLDBSessionClientConfig = {},
+): QldbDriver {
+  // One retry on OCC conflicts or expired sessions, like the SDK clients' MAX_ATTEMPTS.
+  return new QldbDriver(
+    ledgerName,
+    { maxAttempts: MAX_ATTEMPTS, ...clientConfig },
+    httpOptions,
+    undefined,
+    new RetryConfig(MAX_ATTEMPTS - 1),
+  );
+}
+
+function rowToPerson(row: dom.Value): Person {
+  const out: Record<string, string> = {};
+  for (const f of PERSON_FIELDS) {
+    const v = row.get(f);
+    if (v !== null) out[f] = v.stringValue() ?? '';
+  }
+  return out as unknown as Person;
+}
+
+/** The driver takes no AbortSignal; racing it keeps the handler's answer within the deadline. */
+function withSignal<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+export function createQldbStore(driver: QldbDriver, tableName: string, socketsOpened: () => number): PersonStore {
+  const table = assertTableName(tableName);
+  return {
+    name: 'QLDB',
+    socketsOpened,
+    create(person, signal) {
+      return withSignal(
+        signal,
+        driver.executeLambda(async (txn) => {
+          // The SELECT makes the transaction's read set include the GovId, so two racing
+          // creates conflict (OCC) instead of both inserting.
+          const existing = await txn.execute(`SELECT GovId FROM ${table} WHERE GovId = ?`, person.GovId);
+          if (existing.getResultList().length > 0) return 'exists' as const;
+          await txn.execute(`INSERT INTO ${table} ?`, person);
+          return 'created' as const;
+        }),
+      );
+    },
+    get(govId, signal) {
+      return withSignal(
+        signal,
+        driver.executeLambda(async (txn) => {
+          const rows = (await txn.execute(`SELECT * FROM ${table} WHERE GovId = ?`, govId)).getResultList();
+          return rows.length > 0 ? rowToPerson(rows[0]) : undefined;
+        }),
+      );
+    },
+  };
+}
+
+export function qldbStoreFromEnv(env: NodeJS.ProcessEnv = process.env): PersonStore {
+  const ledgerName = requireEnv('LEDGER_NAME', env);
+  const tableName = requireEnv('TABLE_NAME', env);
+  const http = createLabHttp(readKeepAlive(env));
+  const driver = createQldbDriver(ledgerName, http.options);
+  return createQldbStore(driver, tableName, () => http.agent.socketsOpened);
+}

@@ -1,0 +1,153 @@
+/**
+ * Context flags -> typed AppConfig. The only place flag strings are interpreted.
+ * Values arrive as strings from `-c key=value` and as JSON types from cdk.json, so
+ * every parser accepts both.
+ */
+
+export const TARGETS = ['dynamodb', 'qldb'] as const;
+export type Target = (typeof TARGETS)[number];
+
+export const KEEP_ALIVE_FLAGS = ['on', 'off', 'both'] as const;
+export type KeepAliveFlag = (typeof KEEP_ALIVE_FLAGS)[number];
+/** What one deployed function uses; `both` deploys one of each. */
+export type KeepAliveVariant = 'on' | 'off';
+
+export const REMOVAL_POLICIES = ['destroy', 'retain'] as const;
+export type RemovalPolicyFlag = (typeof REMOVAL_POLICIES)[number];
+
+/** CloudWatch Logs accepts only these retention periods. */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
+export const MEMORY_MIN_MB = 128;
+export const MEMORY_MAX_MB = 10240;
+
+export interface AppConfig {
+  /** Databases to deploy a target for. @default ['dynamodb'] */
+  readonly targets: readonly Target[];
+  /** The keep-alive flag as given. @default 'on' */
+  readonly keepAlive: KeepAliveFlag;
+  /** The variants deployed: ['on'], ['off'] or ['on', 'off'] for `both`. */
+  readonly keepAliveVariants: readonly KeepAliveVariant[];
+  /** Provisioned executions per function alias; 0 means no alias. @default 0 */
+  readonly provisionedConcurrency: number;
+  /** Function memory in MB. @default 512 */
+  readonly memorySize: number;
+  /** X-Ray active tracing on functions and the API stage. @default false */
+  readonly tracing: boolean;
+  /** Deploy the AWS Lambda Power Tuning application. @default true */
+  readonly powerTuning: boolean;
+  /** Emit source maps and enable them at run time (costs init time). @default false */
+  readonly sourceMaps: boolean;
+  /** What happens to the table, ledger and logs on `cdk destroy`. @default 'destroy' */
+  readonly removalPolicy: RemovalPolicyFlag;
+  /** Retention of the functions' log groups, in days. @default 7 */
+  readonly logRetentionDays: number;
+  /** Serverless Application Repository id of Power Tuning (override for a private copy). */
+  readonly powerTuningApplicationId: string;
+  /** Pinned semantic version of Power Tuning. @default '4.4.0' */
+  readonly powerTuningVersion: string;
+}
+
+export class ConfigError extends Error {
+  constructor(flag: string, value: unknown, allowed: string) {
+    super(`Invalid context flag ${flag}=${JSON.stringify(value)}: expected ${allowed}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export type ContextReader = (key: string) => unknown;
+
+const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+
+function required(read: ContextReader, flag: string, allowed: string): unknown {
+  const value = read(flag);
+  if (isBlank(value)) throw new ConfigError(flag, value ?? '', allowed);
+  return value;
+}
+
+function parseEnum<T extends string>(read: ContextReader, flag: string, allowed: readonly T[]): T {
+  const text = `one of ${allowed.join(', ')}`;
+  const value = required(read, flag, text);
+  const s = String(value).trim().toLowerCase();
+  if (!(allowed as readonly string[]).includes(s)) throw new ConfigError(flag, value, text);
+  return s as T;
+}
+
+function parseBoolean(read: ContextReader, flag: string): boolean {
+  const text = 'true or false';
+  const value = required(read, flag, text);
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new ConfigError(flag, value, text);
+}
+
+function parseInteger(read: ContextReader, flag: string, min: number, max: number, allowed: string): number {
+  const value = required(read, flag, allowed);
+  const s = String(value).trim();
+  if (!/^-?\d+$/.test(s)) throw new ConfigError(flag, value, allowed);
+  const n = Number(s);
+  if (n < min || n > max) throw new ConfigError(flag, value, allowed);
+  return n;
+}
+
+function parseTargets(read: ContextReader): Target[] {
+  const text = `a comma list of ${TARGETS.join(', ')}`;
+  const value = required(read, 'targets', text);
+  const parts = (Array.isArray(value) ? value.map(String) : String(value).split(','))
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
+  if (parts.length === 0) throw new ConfigError('targets', value, text);
+  for (const p of parts) {
+    if (!(TARGETS as readonly string[]).includes(p)) throw new ConfigError('targets', value, text);
+  }
+  // Keep a stable order so the same set always synthesizes the same template.
+  return TARGETS.filter((t) => parts.includes(t));
+}
+
+function parseText(read: ContextReader, flag: string, pattern: RegExp, allowed: string): string {
+  const value = required(read, flag, allowed);
+  const s = String(value).trim();
+  if (!pattern.test(s)) throw new ConfigError(flag, value, allowed);
+  return s;
+}
+
+export function parseConfig(read: ContextReader): AppConfig {
+  const keepAlive = parseEnum(read, 'keepAlive', KEEP_ALIVE_FLAGS);
+  const retention = parseInteger(
+    read,
+    'logRetentionDays',
+    1,
+    3653,
+    `one of ${LOG_RETENTION_DAYS.join(', ')} (days)`,
+  );
+  if (!(LOG_RETENTION_DAYS as readonly number[]).includes(retention)) {
+    throw new ConfigError('logRetentionDays', read('logRetentionDays'), `one of ${LOG_RETENTION_DAYS.join(', ')} (days)`);
+  }
+  return {
+    targets: parseTargets(read),
+    keepAlive,
+    keepAliveVariants: keepAlive === 'both' ? ['on', 'off'] : [keepAlive],
+    provisionedConcurrency: parseInteger(read, 'provisionedConcurrency', 0, 1000, 'an integer from 0 to 1000'),
+    memorySize: parseInteger(
+      read,
+      'memorySize',
+      MEMORY_MIN_MB,
+      MEMORY_MAX_MB,
+      `an integer number of MB from ${MEMORY_MIN_MB} to ${MEMORY_MAX_MB}`,
+    ),
+    tracing: parseBoolean(read, 'tracing'),
+    powerTuning: parseBoolean(read, 'powerTuning'),
+    sourceMaps: parseBoolean(read, 'sourceMaps'),
+    removalPolicy: parseEnum(read, 'removalPolicy', REMOVAL_POLICIES),
+    logRetentionDays: retention,
+    powerTuningApplicationId: parseText(
+      read,
+      'powerTuningApplicationId',
+      /^arn:aws[a-z-]*:serverlessrepo:[a-z0-9-]+:\d{12}:applications\/[A-Za-z0-9-]+$/,
+      'a Serverless Application Repository application ARN',
+    ),
+    powerTuningVersion: parseText(read, 'powerTuningVersion', /^\d+\.\d+\.\d+$/, 'a semantic version such as 4.4.0'),
+  };
+}
