@@ -1,5 +1,5 @@
-import { App, type StackProps } from 'aws-cdk-lib';
-import { parseConfig, type AppConfig } from './config';
+import type { App, StackProps } from 'aws-cdk-lib';
+import { type AppConfig, parseConfig } from './config';
 import { ApiStack } from './stacks/api-stack';
 import { DataStack } from './stacks/data-stack';
 import { PowerTuningStack } from './stacks/power-tuning-stack';
@@ -17,7 +17,12 @@ export interface LabStacks {
 export function buildLab(app: App, stackProps: StackProps = {}): LabStacks {
   const config = parseConfig((key) => app.node.tryGetContext(key));
   const data = new DataStack(app, `${STACK_PREFIX}-Data`, { ...stackProps, config });
-  const api = new ApiStack(app, `${STACK_PREFIX}-Api`, { ...stackProps, config, table: data.table, qldb: data.qldb });
+  const api = new ApiStack(app, `${STACK_PREFIX}-Api`, {
+    ...stackProps,
+    config,
+    table: data.table,
+    qldb: data.qldb,
+  });
   let powerTuning: PowerTuningStack | undefined;
   if (config.powerTuning) {
     powerTuning = new PowerTuningStack(app, `${STACK_PREFIX}-PowerTuning`, {

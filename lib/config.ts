@@ -123,13 +123,23 @@ export function parseConfig(read: ContextReader): AppConfig {
     `one of ${LOG_RETENTION_DAYS.join(', ')} (days)`,
   );
   if (!(LOG_RETENTION_DAYS as readonly number[]).includes(retention)) {
-    throw new ConfigError('logRetentionDays', read('logRetentionDays'), `one of ${LOG_RETENTION_DAYS.join(', ')} (days)`);
+    throw new ConfigError(
+      'logRetentionDays',
+      read('logRetentionDays'),
+      `one of ${LOG_RETENTION_DAYS.join(', ')} (days)`,
+    );
   }
   return {
     targets: parseTargets(read),
     keepAlive,
     keepAliveVariants: keepAlive === 'both' ? ['on', 'off'] : [keepAlive],
-    provisionedConcurrency: parseInteger(read, 'provisionedConcurrency', 0, 1000, 'an integer from 0 to 1000'),
+    provisionedConcurrency: parseInteger(
+      read,
+      'provisionedConcurrency',
+      0,
+      1000,
+      'an integer from 0 to 1000',
+    ),
     memorySize: parseInteger(
       read,
       'memorySize',
@@ -148,6 +158,11 @@ export function parseConfig(read: ContextReader): AppConfig {
       /^arn:aws[a-z-]*:serverlessrepo:[a-z0-9-]+:\d{12}:applications\/[A-Za-z0-9-]+$/,
       'a Serverless Application Repository application ARN',
     ),
-    powerTuningVersion: parseText(read, 'powerTuningVersion', /^\d+\.\d+\.\d+$/, 'a semantic version such as 4.4.0'),
+    powerTuningVersion: parseText(
+      read,
+      'powerTuningVersion',
+      /^\d+\.\d+\.\d+$/,
+      'a semantic version such as 4.4.0',
+    ),
   };
 }

@@ -4,8 +4,9 @@
  * Delete is a no-op: QLDB has no DROP for indexes, and the ledger's own deletion removes
  * the tables. The physical id depends only on the ledger, so an Update never replaces.
  */
-import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+
 import type { QldbDriver } from 'amazon-qldb-driver-nodejs';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import type { dom } from 'ion-js';
 import { requireEnv } from '../shared/env';
 import { createLabHttp } from '../shared/http-client';
@@ -49,8 +50,13 @@ export function readProperties(raw: Record<string, unknown>): QldbTablesProperti
     return { Table: assertTableName(Table), Attribute: assertTableName(Attribute) };
   });
   for (const s of specs) {
-    if (!tables.includes(s.Table)) throw new Error(`Index on ${s.Table}.${s.Attribute} names a table not in Tables`);
+    if (!tables.includes(s.Table))
+      throw new Error(`Index on ${s.Table}.${s.Attribute} names a table not in Tables`);
   }
+  // A duplicate would be created twice; QLDB refuses the second and the Create fails half done.
+  const keys = [...tables, ...specs.map((s) => `${s.Table}.${s.Attribute}`)];
+  const repeated = keys.find((k, i) => keys.indexOf(k) !== i);
+  if (repeated !== undefined) throw new Error(`${repeated} is listed more than once`);
   return { LedgerName: ledger, Tables: (tables as string[]).map(assertTableName), Indexes: specs };
 }
 
@@ -61,7 +67,11 @@ interface ExistingTable {
 
 async function readExisting(driver: QldbDriver): Promise<Map<string, ExistingTable>> {
   const rows = await driver.executeLambda(async (txn) =>
-    (await txn.execute("SELECT name, tableId, indexes FROM information_schema.user_tables WHERE status = 'ACTIVE'")).getResultList(),
+    (
+      await txn.execute(
+        "SELECT name, tableId, indexes FROM information_schema.user_tables WHERE status = 'ACTIVE'",
+      )
+    ).getResultList(),
   );
   const out = new Map<string, ExistingTable>();
   for (const row of rows) {
@@ -80,7 +90,10 @@ async function readExisting(driver: QldbDriver): Promise<Map<string, ExistingTab
 }
 
 /** Creates what is missing and returns every table's id. */
-export async function ensureTables(driver: QldbDriver, props: QldbTablesProperties): Promise<Record<string, string>> {
+export async function ensureTables(
+  driver: QldbDriver,
+  props: QldbTablesProperties,
+): Promise<Record<string, string>> {
   let existing = await readExisting(driver);
   for (const table of props.Tables) {
     if (!existing.has(table)) {
@@ -108,9 +121,10 @@ export async function onEvent(
   event: CloudFormationCustomResourceEvent,
   driverFor: (ledgerName: string) => QldbDriver,
 ): Promise<ProviderResponse> {
+  // Delete first: properties that an older version accepted must never block a stack deletion.
+  if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId };
   const props = readProperties(event.ResourceProperties as Record<string, unknown>);
   const id = physicalId(props.LedgerName);
-  if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId };
   const driver = driverFor(props.LedgerName);
   try {
     return { PhysicalResourceId: id, Data: await ensureTables(driver, props) };

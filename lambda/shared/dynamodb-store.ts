@@ -1,11 +1,11 @@
 import {
+  type AttributeValue,
   ConditionalCheckFailedException,
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
-  type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
-import { requireEnv, readKeepAlive } from './env';
+import { readKeepAlive, requireEnv } from './env';
 import { createLabHttp, MAX_ATTEMPTS } from './http-client';
 import { PERSON_FIELDS, type Person } from './person';
 import type { PersonStore } from './person-store';
@@ -29,7 +29,11 @@ function fromItem(item: Record<string, AttributeValue>): Person {
   return out as unknown as Person;
 }
 
-export function createDynamoDbStore(client: DynamoDBClient, tableName: string, socketsOpened: () => number): PersonStore {
+export function createDynamoDbStore(
+  client: DynamoDBClient,
+  tableName: string,
+  socketsOpened: () => number,
+): PersonStore {
   return {
     name: 'DynamoDB',
     socketsOpened,
@@ -65,5 +69,5 @@ export function dynamoDbStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Pers
   const tableName = requireEnv('TABLE_NAME', env);
   const http = createLabHttp(readKeepAlive(env));
   const client = new DynamoDBClient({ requestHandler: http.handler, maxAttempts: MAX_ATTEMPTS });
-  return createDynamoDbStore(client, tableName, () => http.agent.socketsOpened);
+  return createDynamoDbStore(client, tableName, http.socketsOpened);
 }

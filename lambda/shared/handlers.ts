@@ -26,9 +26,14 @@ function describeError(error: unknown): string {
 }
 
 /** A database that fails or does not answer in time is a 503 that says what failed. */
-function dbFailure(store: PersonStore, op: string, error: unknown, timing: Timing): APIGatewayProxyResult {
-  const timedOut = error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
-  const message = timedOut
+function dbFailure(
+  store: PersonStore,
+  op: string,
+  error: unknown,
+  deadline: AbortSignal,
+  timing: Timing,
+): APIGatewayProxyResult {
+  const message = deadline.aborted
     ? `${store.name} ${op} did not answer within ${DB_DEADLINE_MS} ms`
     : `${store.name} ${op} failed: ${describeError(error)}`;
   console.error(JSON.stringify({ level: 'error', message, timing }));
@@ -50,14 +55,17 @@ export function makeCreateHandler(store: PersonStore, fn: string): ApiHandler {
       logTiming(fn, 400, t);
       return respond(400, { error: person.error, field: person.field }, t);
     }
-    const m = await measureDb(store.socketsOpened, () =>
-      store.create(person.value, AbortSignal.timeout(DB_DEADLINE_MS)),
-    );
+    const deadline = AbortSignal.timeout(DB_DEADLINE_MS);
+    const m = await measureDb(store.socketsOpened, () => store.create(person.value, deadline));
     const timing: Timing = { dbMs: m.dbMs, newConnection: m.newConnection, coldStart, initType: initType() };
     let result: APIGatewayProxyResult;
-    if (!m.outcome.ok) result = dbFailure(store, 'create', m.outcome.error, timing);
+    if (!m.outcome.ok) result = dbFailure(store, 'create', m.outcome.error, deadline, timing);
     else if (m.outcome.value === 'exists') {
-      result = respond(409, { error: `a person with GovId ${person.value.GovId} already exists`, field: 'GovId' }, timing);
+      result = respond(
+        409,
+        { error: `a person with GovId ${person.value.GovId} already exists`, field: 'GovId' },
+        timing,
+      );
     } else result = respond(201, { person: person.value }, timing);
     logTiming(fn, result.statusCode, timing);
     return result;
@@ -73,10 +81,11 @@ export function makeGetHandler(store: PersonStore, fn: string): ApiHandler {
       logTiming(fn, 400, t);
       return respond(400, { error: govId.error, field: govId.field }, t);
     }
-    const m = await measureDb(store.socketsOpened, () => store.get(govId.value, AbortSignal.timeout(DB_DEADLINE_MS)));
+    const deadline = AbortSignal.timeout(DB_DEADLINE_MS);
+    const m = await measureDb(store.socketsOpened, () => store.get(govId.value, deadline));
     const timing: Timing = { dbMs: m.dbMs, newConnection: m.newConnection, coldStart, initType: initType() };
     let result: APIGatewayProxyResult;
-    if (!m.outcome.ok) result = dbFailure(store, 'get', m.outcome.error, timing);
+    if (!m.outcome.ok) result = dbFailure(store, 'get', m.outcome.error, deadline, timing);
     else if (m.outcome.value === undefined) {
       result = respond(404, { error: `no person with GovId ${govId.value}`, field: 'govId' }, timing);
     } else result = respond(200, { person: m.outcome.value }, timing);

@@ -6,9 +6,11 @@
  * an agent whose keepAlive is false. Counting sockets on the agent is how each response
  * says whether its database call opened a new connection.
  */
+
+import type { ClientRequestArgs } from 'node:http';
+import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
-import type { ClientRequestArgs } from 'node:http';
 import { NodeHttpHandler, type NodeHttpHandlerOptions } from '@smithy/node-http-handler';
 import type { KeepAliveVariant } from './env';
 
@@ -26,35 +28,64 @@ export const REQUEST_TIMEOUT_MS = 2000;
 export const MAX_ATTEMPTS = 2;
 export const DB_DEADLINE_MS = 5000;
 
-export class CountingAgent extends https.Agent {
-  #opened = 0;
+/** Shared by the http and https agents: local engines may be plain http, AWS is https. */
+export class SocketCounter {
+  opened = 0;
+}
 
-  /** Sockets this agent has created since the execution environment started. */
-  get socketsOpened(): number {
-    return this.#opened;
+type ConnectionCallback = (err: Error | null, stream: Duplex) => void;
+
+class CountingHttpAgent extends http.Agent {
+  constructor(
+    options: http.AgentOptions,
+    private readonly counter: SocketCounter,
+  ) {
+    super(options);
   }
 
   override createConnection(
     options: ClientRequestArgs,
-    callback?: (err: Error | null, stream: Duplex) => void,
+    callback?: ConnectionCallback,
   ): Duplex | null | undefined {
-    this.#opened += 1;
+    this.counter.opened += 1;
+    return super.createConnection(options, callback);
+  }
+}
+
+class CountingHttpsAgent extends https.Agent {
+  constructor(
+    options: https.AgentOptions,
+    private readonly counter: SocketCounter,
+  ) {
+    super(options);
+  }
+
+  override createConnection(
+    options: ClientRequestArgs,
+    callback?: ConnectionCallback,
+  ): Duplex | null | undefined {
+    this.counter.opened += 1;
     return super.createConnection(options, callback);
   }
 }
 
 export interface LabHttp {
-  readonly agent: CountingAgent;
+  /** Sockets opened since this execution environment started. */
+  socketsOpened(): number;
   readonly options: NodeHttpHandlerOptions;
   readonly handler: NodeHttpHandler;
 }
 
 export function createLabHttp(keepAlive: KeepAliveVariant): LabHttp {
-  const agent = new CountingAgent({ keepAlive: keepAlive === 'on', maxSockets: 50 });
+  const counter = new SocketCounter();
+  const agentOptions = { keepAlive: keepAlive === 'on', maxSockets: 50 };
   const options: NodeHttpHandlerOptions = {
-    httpsAgent: agent,
+    httpAgent: new CountingHttpAgent(agentOptions, counter),
+    httpsAgent: new CountingHttpsAgent(agentOptions, counter),
     connectionTimeout: CONNECTION_TIMEOUT_MS,
     requestTimeout: REQUEST_TIMEOUT_MS,
+    // Without this the handler only logs a warning when requestTimeout passes, and keeps waiting.
+    throwOnRequestTimeout: true,
   };
-  return { agent, options, handler: new NodeHttpHandler(options) };
+  return { socketsOpened: () => counter.opened, options, handler: new NodeHttpHandler(options) };
 }

@@ -79,9 +79,12 @@ export function validatePerson(input: unknown): Validation<Person> {
       continue;
     }
     if (typeof value !== 'string') return { ok: false, error: `${field} must be a string`, field };
-    if (rule.required && value.trim() === '') return { ok: false, error: `${field} must not be empty`, field };
-    if (value.length > rule.max) return { ok: false, error: `${field} must be at most ${rule.max} characters`, field };
-    if (CONTROL_CHARS.test(value)) return { ok: false, error: `${field} must not contain control characters`, field };
+    if (rule.required && value.trim() === '')
+      return { ok: false, error: `${field} must not be empty`, field };
+    if (value.length > rule.max)
+      return { ok: false, error: `${field} must be at most ${rule.max} characters`, field };
+    if (CONTROL_CHARS.test(value))
+      return { ok: false, error: `${field} must not contain control characters`, field };
     if (field === 'DOB' && !isIsoDate(value)) {
       return { ok: false, error: 'DOB must be an ISO date (YYYY-MM-DD)', field };
     }
@@ -92,7 +95,8 @@ export function validatePerson(input: unknown): Validation<Person> {
 
 /** Parses an API Gateway body: size, base64 and JSON errors become 400s, never throws. */
 export function parseJsonBody(body: string | null | undefined, isBase64Encoded = false): Validation<unknown> {
-  if (body === null || body === undefined || body === '') return { ok: false, error: 'request body is required' };
+  if (body === null || body === undefined || body === '')
+    return { ok: false, error: 'request body is required' };
   const text = isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
   if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) {
     return { ok: false, error: `request body must be at most ${MAX_BODY_BYTES} bytes` };

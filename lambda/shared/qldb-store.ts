@@ -15,7 +15,8 @@ import type { PersonStore } from './person-store';
 
 /** Only letters, digits and '_' may be spliced into PartiQL as a table name. */
 export function assertTableName(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) throw new Error(`invalid QLDB table name ${JSON.stringify(name)}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name))
+    throw new Error(`invalid QLDB table name ${JSON.stringify(name)}`);
   return name;
 }
 
@@ -62,7 +63,11 @@ function withSignal<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
   });
 }
 
-export function createQldbStore(driver: QldbDriver, tableName: string, socketsOpened: () => number): PersonStore {
+export function createQldbStore(
+  driver: QldbDriver,
+  tableName: string,
+  socketsOpened: () => number,
+): PersonStore {
   const table = assertTableName(tableName);
   return {
     name: 'QLDB',
@@ -97,5 +102,5 @@ export function qldbStoreFromEnv(env: NodeJS.ProcessEnv = process.env): PersonSt
   const tableName = requireEnv('TABLE_NAME', env);
   const http = createLabHttp(readKeepAlive(env));
   const driver = createQldbDriver(ledgerName, http.options);
-  return createQldbStore(driver, tableName, () => http.agent.socketsOpened);
+  return createQldbStore(driver, tableName, http.socketsOpened);
 }

@@ -12,7 +12,8 @@ export const FUNCTION_TIMEOUT = Duration.seconds(10);
 
 // ESM output lets esbuild tree-shake the SDK; CommonJS dependencies (the QLDB driver)
 // still call require() for Node built-ins, which ESM lacks unless we provide it.
-const ESM_REQUIRE_SHIM = "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);";
+const ESM_REQUIRE_SHIM =
+  "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);";
 
 export interface PerfFunctionProps {
   /** Path from the project root to the handler file. */

@@ -30,7 +30,11 @@ export class QldbTables extends Construct {
       removalPolicy: props.removalPolicy,
     });
     const stack = Stack.of(this);
-    const ledgerArn = stack.formatArn({ service: 'qldb', resource: 'ledger', resourceName: props.ledgerName });
+    const ledgerArn = stack.formatArn({
+      service: 'qldb',
+      resource: 'ledger',
+      resourceName: props.ledgerName,
+    });
     onEvent.function.addToRolePolicy(
       new iam.PolicyStatement({ actions: ['qldb:SendCommand'], resources: [ledgerArn] }),
     );

@@ -68,8 +68,14 @@ export class ApiStack extends Stack {
         .addMethod(spec.method, new apigateway.LambdaIntegration(invoked, { proxy: true }));
       this.functions.push({ spec, function: fn, invoked });
 
-      new CfnOutput(this, `${spec.id}Name`, { value: fn.functionName, description: `${spec.key} function name` });
-      new CfnOutput(this, `${spec.id}Arn`, { value: invoked.functionArn, description: `${spec.key} invoked ARN` });
+      new CfnOutput(this, `${spec.id}Name`, {
+        value: fn.functionName,
+        description: `${spec.key} function name`,
+      });
+      new CfnOutput(this, `${spec.id}Arn`, {
+        value: invoked.functionArn,
+        description: `${spec.key} invoked ARN`,
+      });
     }
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the lab API' });
   }
@@ -89,7 +95,8 @@ export class ApiStack extends Stack {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['qldb:SendCommand'], resources: [ledgerArn] }));
     fn.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: spec.operation === 'create' ? ['qldb:PartiQLSelect', 'qldb:PartiQLInsert'] : ['qldb:PartiQLSelect'],
+        actions:
+          spec.operation === 'create' ? ['qldb:PartiQLSelect', 'qldb:PartiQLInsert'] : ['qldb:PartiQLSelect'],
         resources: [`${ledgerArn}/table/${tableId}`],
       }),
     );

@@ -1,0 +1,52 @@
+/**
+ * `npm run sizes`: synthesizes every target and prints each function bundle's size,
+ * minified and zipped, against the budgets. Exits 1 when a bundle is over budget.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../lib/constructs/perf-function';
+import { measureBundles } from '../local/assembly/bundle-size';
+import { readAssembly } from '../local/assembly/cloud-assembly';
+
+const outdir = mkdtempSync(join(tmpdir(), 'lab-sizes-'));
+try {
+  console.log('Synthesizing targets=dynamodb,qldb ...');
+  const synth = spawnSync(
+    'npx',
+    [
+      'cdk',
+      'synth',
+      '--no-notices',
+      '-q',
+      '-o',
+      outdir,
+      '-c',
+      'targets=dynamodb,qldb',
+      '-c',
+      'powerTuning=false',
+    ],
+    {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1' },
+    },
+  );
+  if (synth.status !== 0) {
+    console.error('cdk synth failed');
+    process.exit(1);
+  }
+  const rows = measureBundles(readAssembly(outdir).functions);
+  const pad = (s: string, n: number) => s.padEnd(n);
+  console.log(`\n${pad('function', 46)}${pad('minified', 12)}${pad('zipped', 12)}budget (zipped)`);
+  for (const r of rows) {
+    const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+    console.log(
+      `${pad(r.name, 46)}${pad(kb(r.minifiedBytes), 12)}${pad(kb(r.zippedBytes), 12)}${r.budgetBytes ? `${kb(r.budgetBytes)} ${r.zippedBytes <= r.budgetBytes ? 'ok' : 'OVER'}` : '-'}`,
+    );
+  }
+  if (rows.some((r) => r.budgetBytes && r.zippedBytes > r.budgetBytes)) process.exit(1);
+} finally {
+  rmSync(outdir, { recursive: true, force: true });
+}

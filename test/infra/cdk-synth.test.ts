@@ -1,0 +1,58 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+import { measureBundles } from '../../local/assembly/bundle-size';
+import { type Assembly, readAssembly } from '../../local/assembly/cloud-assembly';
+
+/** The real CLI, with esbuild bundling, as a user runs it: a failure here fails the suite. */
+describe('cdk synth with default flags', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'lab-cdk-synth-'));
+  let status: number | null;
+  let stderr: string;
+  let assembly: Assembly;
+
+  beforeAll(() => {
+    const r = spawnSync('npx', ['cdk', 'synth', '--no-notices', '-q', '-o', outdir], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', CDK_DISABLE_CLI_TELEMETRY: '1' },
+    });
+    status = r.status;
+    stderr = r.stderr;
+    if (status === 0) assembly = readAssembly(outdir);
+  }, 120_000);
+
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  it('succeeds and writes the three stacks', () => {
+    expect(status, stderr).toBe(0);
+    expect(Object.keys(assembly.templates).sort()).toEqual([
+      'LatencyLab-Api',
+      'LatencyLab-Data',
+      'LatencyLab-PowerTuning',
+    ]);
+  });
+
+  it('maps every route to a function with its bundle, handler and environment', () => {
+    const routes = assembly.routes.map((r) => `${r.method} ${r.path} -> ${r.function.name}`).sort();
+    expect(routes).toEqual([
+      'GET /dynamodb/person/{govId} -> dynamodb-get',
+      'POST /dynamodb/person -> dynamodb-create',
+    ]);
+    for (const r of assembly.routes) {
+      expect(existsSync(join(r.function.assetDir, 'index.mjs'))).toBe(true);
+      expect(r.function).toMatchObject({ handler: 'index.handler', runtime: 'nodejs24.x', memorySize: 512 });
+      expect(r.function.environment.KEEP_ALIVE).toBe('on');
+      expect(r.function.environment.TABLE_NAME).toEqual({ 'Fn::ImportValue': expect.any(String) });
+    }
+  });
+
+  it('keeps every DynamoDB bundle within 100 KB zipped, SDK included', () => {
+    const sizes = measureBundles(assembly.routes.map((r) => r.function));
+    expect(sizes).toHaveLength(2);
+    for (const s of sizes) expect(s.zippedBytes, s.name).toBeLessThanOrEqual(100 * 1024);
+  });
+});

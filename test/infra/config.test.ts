@@ -1,0 +1,88 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../lib/config';
+import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+
+const defaults: Record<string, unknown> = JSON.parse(
+  readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8'),
+).context;
+const parse = (overrides: Record<string, unknown>) =>
+  parseConfig((k) => (k in overrides ? overrides[k] : defaults[k]));
+
+describe('context flags', () => {
+  it('cdk.json defaults give the documented config', () => {
+    const c = parse({});
+    expect(c).toMatchObject({
+      targets: ['dynamodb'],
+      keepAlive: 'on',
+      keepAliveVariants: ['on'],
+      provisionedConcurrency: 0,
+      memorySize: 512,
+      tracing: false,
+      powerTuning: true,
+      sourceMaps: false,
+      removalPolicy: 'destroy',
+      logRetentionDays: 7,
+      powerTuningVersion: '4.4.0',
+    });
+  });
+
+  it('accepts the strings -c passes', () => {
+    const c = parse({
+      targets: 'qldb, dynamodb',
+      keepAlive: 'both',
+      provisionedConcurrency: '3',
+      memorySize: '1769',
+      tracing: 'true',
+      powerTuning: 'false',
+    });
+    expect(c.targets).toEqual(['dynamodb', 'qldb']);
+    expect(c.keepAliveVariants).toEqual(['on', 'off']);
+    expect(c.provisionedConcurrency).toBe(3);
+    expect(c.memorySize).toBe(1769);
+    expect(c.tracing).toBe(true);
+    expect(c.powerTuning).toBe(false);
+  });
+
+  it.each([
+    ['keepAlive', 'maybe', /keepAlive="maybe".*one of on, off, both/],
+    ['provisionedConcurrency', '-1', /provisionedConcurrency="-1".*integer from 0/],
+    ['provisionedConcurrency', '1.5', /provisionedConcurrency="1.5"/],
+    ['targets', 'fauna', /targets="fauna".*dynamodb, qldb/],
+    ['targets', 'dynamodb,fauna', /targets="dynamodb,fauna"/],
+    ['targets', '', /targets="".*comma list/],
+    ['memorySize', '64', /memorySize="64".*128 to 10240/],
+    ['memorySize', '10241', /memorySize="10241"/],
+    ['memorySize', 'big', /memorySize="big"/],
+    ['tracing', 'yes', /tracing="yes".*true or false/],
+    ['powerTuning', '1', /powerTuning="1".*true or false/],
+    ['sourceMaps', 'on', /sourceMaps="on"/],
+    ['removalPolicy', 'snapshot', /removalPolicy="snapshot".*destroy, retain/],
+    ['logRetentionDays', '8', /logRetentionDays="8".*one of 1, 3, 5, 7/],
+    ['powerTuningVersion', 'latest', /powerTuningVersion="latest".*semantic version/],
+  ])('%s=%s fails naming the flag, the value and what is allowed', (flag, value, message) => {
+    expect(() => parse({ [flag]: value })).toThrowError(ConfigError);
+    expect(() => parse({ [flag]: value })).toThrowError(message);
+  });
+
+  it('a bad flag fails the real app with one line and exit code 1, writing no templates', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'lab-synth-'));
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'bin/app.ts'], {
+      cwd: PROJECT_ROOT,
+      env: {
+        ...process.env,
+        CDK_OUTDIR: outdir,
+        CDK_CONTEXT_JSON: JSON.stringify({ ...defaults, keepAlive: 'maybe' }),
+      },
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      'Invalid context flag keepAlive="maybe": expected one of on, off, both',
+    );
+    expect(spawnSync('ls', [outdir], { encoding: 'utf8' }).stdout.trim()).toBe('');
+  });
+});

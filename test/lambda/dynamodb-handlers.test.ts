@@ -1,0 +1,259 @@
+import net from 'node:net';
+import { CreateTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createDynamoDbStore, dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
+import { makeCreateHandler, makeGetHandler } from '../../lambda/shared/handlers';
+import {
+  createLabHttp,
+  DB_DEADLINE_MS,
+  MAX_ATTEMPTS,
+  REQUEST_TIMEOUT_MS,
+} from '../../lambda/shared/http-client';
+import { apiEvent, bodyOf, createEvent, getEvent, samplePerson } from '../support/events';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
+
+const TABLE = 'Person';
+let engine: TestEngine;
+let admin: DynamoDBClient;
+
+const localEnv = (keepAlive: 'on' | 'off'): NodeJS.ProcessEnv => ({
+  ...process.env,
+  TABLE_NAME: TABLE,
+  KEEP_ALIVE: keepAlive,
+});
+
+async function scanAll(): Promise<string[]> {
+  const out = await admin.send(new ScanCommand({ TableName: TABLE, ConsistentRead: true }));
+  return (out.Items ?? []).map((i) => JSON.stringify(i)).sort();
+}
+
+beforeAll(async () => {
+  engine = await startTestEngine();
+  // The SDK reads these exactly as it does in Lambda; the endpoint is what the local host substitutes.
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
+  vi.stubEnv('AWS_REGION', 'us-east-1');
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
+  admin = new DynamoDBClient({});
+  await admin.send(
+    new CreateTableCommand({
+      TableName: TABLE,
+      KeySchema: [{ AttributeName: 'GovId', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'GovId', AttributeType: 'S' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+});
+
+afterAll(async () => {
+  admin?.destroy();
+  await engine?.stop();
+  vi.unstubAllEnvs();
+});
+
+describe(`DynamoDB handlers against a real local engine`, () => {
+  it('201, then 409 for the same GovId without overwriting, then 200, then 404', async () => {
+    const store = dynamoDbStoreFromEnv(localEnv('on'));
+    const create = makeCreateHandler(store, 'dynamodb-create');
+    const get = makeGetHandler(store, 'dynamodb-get');
+
+    const first = await create(createEvent(samplePerson('AB-1001')));
+    expect(first.statusCode).toBe(201);
+    expect(bodyOf(first).person).toEqual(samplePerson('AB-1001'));
+
+    const again = await create(createEvent({ ...samplePerson('AB-1001'), FirstName: 'Mallory' }));
+    expect(again.statusCode).toBe(409);
+    expect(bodyOf(again)).toMatchObject({ field: 'GovId', error: expect.stringContaining('AB-1001') });
+
+    const read = await get(getEvent('AB-1001'));
+    expect(read.statusCode).toBe(200);
+    expect(bodyOf(read).person).toEqual(samplePerson('AB-1001'));
+
+    const missing = await get(getEvent('NOPE-404'));
+    expect(missing.statusCode).toBe(404);
+    expect(bodyOf(missing)).toMatchObject({ field: 'govId', error: expect.stringContaining('NOPE-404') });
+  });
+
+  it('answers 400 with error and field for bad input, and writes nothing', async () => {
+    const store = dynamoDbStoreFromEnv(localEnv('on'));
+    const create = makeCreateHandler(store, 'dynamodb-create');
+    const get = makeGetHandler(store, 'dynamodb-get');
+    const before = await scanAll();
+    const p = samplePerson('BAD-1');
+    const cases: [unknown, string | undefined][] = [
+      ['{"GovId": "x", ', undefined],
+      ['', undefined],
+      ['[]', undefined],
+      ['"just a string"', undefined],
+      ['null', undefined],
+      [{ ...p, GovId: 42 }, 'GovId'],
+      [{ ...p, GovId: '' }, 'GovId'],
+      [{ ...p, GovId: 'x'.repeat(65) }, 'GovId'],
+      [{ ...p, GovId: '../etc/passwd' }, 'GovId'],
+      [{ ...p, GovId: 'ünïcode' }, 'GovId'],
+      [{ ...p, FirstName: undefined }, 'FirstName'],
+      [{ ...p, LastName: ['Lovelace'] }, 'LastName'],
+      [{ ...p, FirstName: '   ' }, 'FirstName'],
+      [{ ...p, FirstName: 'a'.repeat(101) }, 'FirstName'],
+      [{ ...p, FirstName: 'Ada\u0000' }, 'FirstName'],
+      [{ ...p, DOB: '1815-13-10' }, 'DOB'],
+      [{ ...p, DOB: '10/12/1815' }, 'DOB'],
+      [{ ...p, DOB: '1815-02-30' }, 'DOB'],
+      [{ ...p, Address: 'x'.repeat(201) }, 'Address'],
+      [{ ...p, GovIdType: null }, 'GovIdType'],
+      [{ ...p, Admin: true }, 'Admin'],
+      [JSON.stringify({ ...p, Address: 'x'.repeat(20_000) }), undefined],
+    ];
+    for (const [body, field] of cases) {
+      const r = await create(createEvent(body));
+      expect(r.statusCode, JSON.stringify(body).slice(0, 80)).toBe(400);
+      const b = bodyOf(r);
+      expect(typeof b.error).toBe('string');
+      expect(b.field).toBe(field);
+      expect(b.timing).toMatchObject({ dbMs: 0, newConnection: false });
+    }
+    const base64 = await create(
+      apiEvent({
+        method: 'POST',
+        path: '/p',
+        body: Buffer.from('{nope').toString('base64'),
+        isBase64Encoded: true,
+      }),
+    );
+    expect(base64.statusCode).toBe(400);
+    for (const id of [undefined, '', 'a/b', 'x'.repeat(65), '%2e%2e']) {
+      const r = await get(getEvent(id));
+      expect(r.statusCode, String(id)).toBe(400);
+      expect(bodyOf(r).field).toBe('govId');
+    }
+    expect(await scanAll()).toEqual(before);
+  });
+
+  it('Address is optional and a base64-encoded body is accepted', async () => {
+    const create = makeCreateHandler(dynamoDbStoreFromEnv(localEnv('on')), 'dynamodb-create');
+    const { Address: _omit, ...noAddress } = samplePerson('OPT-1');
+    const r = await create(
+      apiEvent({
+        method: 'POST',
+        path: '/p',
+        body: Buffer.from(JSON.stringify(noAddress)).toString('base64'),
+        isBase64Encoded: true,
+      }),
+    );
+    expect(r.statusCode).toBe(201);
+    expect(bodyOf(r).person).toEqual(noAddress);
+  });
+
+  it.each([
+    ['off', 8, [true, true, true, true, true, true, true, true]],
+    ['on', 1, [true, false, false, false, false, false, false, false]],
+  ] as const)(
+    'keep-alive %s: 8 sequential calls open %i connection(s)',
+    async (keepAlive, sockets, newConnections) => {
+      const store = dynamoDbStoreFromEnv(localEnv(keepAlive));
+      const create = makeCreateHandler(store, 'dynamodb-create');
+      const get = makeGetHandler(store, 'dynamodb-get');
+      const seen: boolean[] = [];
+      for (let i = 0; i < 4; i++) {
+        const id = `KA-${keepAlive}-${i}`;
+        const c = await create(createEvent(samplePerson(id)));
+        expect(c.statusCode).toBe(201);
+        seen.push(bodyOf(c).timing.newConnection);
+        const g = await get(getEvent(id));
+        expect(g.statusCode).toBe(200);
+        seen.push(bodyOf(g).timing.newConnection);
+        expect(bodyOf(g).timing.dbMs).toBeGreaterThan(0);
+      }
+      expect(store.socketsOpened()).toBe(sockets);
+      expect(seen).toEqual(newConnections);
+    },
+  );
+});
+
+describe('database failures', () => {
+  async function withServer(onConnection: (s: net.Socket) => void, fn: (endpoint: string) => Promise<void>) {
+    const server = net.createServer(onConnection);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as net.AddressInfo;
+    try {
+      await fn(`http://127.0.0.1:${port}`);
+    } finally {
+      server.close();
+    }
+  }
+
+  const storeAt = (endpoint: string) => {
+    const http = createLabHttp('on');
+    const client = new DynamoDBClient({ endpoint, requestHandler: http.handler, maxAttempts: MAX_ATTEMPTS });
+    return createDynamoDbStore(client, TABLE, http.socketsOpened);
+  };
+
+  it('a database that accepts but never answers gets a 503 that says what failed, before the deadline', async () => {
+    const held: net.Socket[] = [];
+    await withServer(
+      (s) => held.push(s),
+      async (endpoint) => {
+        const get = makeGetHandler(storeAt(endpoint), 'dynamodb-get');
+        const started = Date.now();
+        const r = await get(getEvent('HANG-1'));
+        const elapsed = Date.now() - started;
+        expect(r.statusCode).toBe(503);
+        // Each attempt is cut by the request timeout, so the retries end before the overall deadline.
+        expect(bodyOf(r).error).toMatch(/^DynamoDB get failed: TimeoutError/);
+        expect(elapsed).toBeGreaterThanOrEqual(MAX_ATTEMPTS * REQUEST_TIMEOUT_MS - 50);
+        expect(elapsed).toBeLessThan(DB_DEADLINE_MS);
+        expect(held.length).toBe(MAX_ATTEMPTS);
+      },
+    );
+    for (const s of held) s.destroy();
+  });
+
+  it('a refused connection is a 503 naming DynamoDB and the operation, and is logged', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as net.AddressInfo;
+    await new Promise<void>((r) => server.close(() => r()));
+    const create = makeCreateHandler(storeAt(`http://127.0.0.1:${port}`), 'dynamodb-create');
+    const r = await create(createEvent(samplePerson('DOWN-1')));
+    expect(r.statusCode).toBe(503);
+    expect(bodyOf(r).error).toMatch(/^DynamoDB create failed: .*ECONNREFUSED/);
+    expect(errors).toHaveBeenCalledWith(expect.stringContaining('DynamoDB create failed'));
+    errors.mockRestore();
+  });
+});
+
+describe('timing block', () => {
+  it('marks only the first invocation of an environment as cold and reports the init type', async () => {
+    vi.resetModules();
+    vi.stubEnv('TABLE_NAME', TABLE);
+    vi.stubEnv('KEEP_ALIVE', 'on');
+    vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'provisioned-concurrency');
+    const { handler } = await import('../../lambda/handlers/dynamodb-get');
+    const first = bodyOf(await handler(getEvent('NOPE-1')));
+    const second = bodyOf(await handler(getEvent('NOPE-2')));
+    expect(first.timing).toMatchObject({
+      coldStart: true,
+      initType: 'provisioned-concurrency',
+      newConnection: true,
+    });
+    expect(second.timing).toMatchObject({
+      coldStart: false,
+      initType: 'provisioned-concurrency',
+      newConnection: false,
+    });
+    expect(Object.keys(first.timing).sort()).toEqual(['coldStart', 'dbMs', 'initType', 'newConnection']);
+  });
+
+  it('a missing KEEP_ALIVE or TABLE_NAME fails the init with a clear message', async () => {
+    expect(() => dynamoDbStoreFromEnv({ TABLE_NAME: TABLE })).toThrowError(
+      'Environment variable KEEP_ALIVE is required but not set',
+    );
+    expect(() => dynamoDbStoreFromEnv({ TABLE_NAME: TABLE, KEEP_ALIVE: 'yes' })).toThrowError(
+      /must be "on" or "off"/,
+    );
+    expect(() => dynamoDbStoreFromEnv({ KEEP_ALIVE: 'on' })).toThrowError(
+      'Environment variable TABLE_NAME is required',
+    );
+  });
+});

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildLab, type LabStacks } from '../../lib/app';
+import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+
+const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(
+  readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8'),
+).context;
+
+export interface SynthedLab {
+  readonly stacks: LabStacks;
+  readonly data: Template;
+  readonly api: Template;
+  readonly powerTuning?: Template;
+}
+
+/**
+ * Synthesizes the lab as `cdk synth -c ...` would: cdk.json's context first, then the
+ * overrides as strings, exactly as the CLI passes them. Bundling is skipped (it is
+ * exercised by the real `cdk synth` test), which keeps each synth under a second.
+ */
+export function synthLab(overrides: Record<string, string> = {}): SynthedLab {
+  const app = new App({
+    context: { ...CDK_JSON_CONTEXT, ...overrides, 'aws:cdk:bundling-stacks': [] },
+  });
+  const stacks = buildLab(app);
+  return {
+    stacks,
+    data: Template.fromStack(stacks.data),
+    api: Template.fromStack(stacks.api),
+    powerTuning: stacks.powerTuning ? Template.fromStack(stacks.powerTuning) : undefined,
+  };
+}
+
+/** Masks what changes with handler code (asset hashes, version ids) so snapshots track infrastructure only. */
+export function normalizeTemplate(template: Template): unknown {
+  const text = JSON.stringify(template.toJSON(), null, 2)
+    .replace(/[a-f0-9]{64}/g, '[ASSET_HASH]')
+    .replace(/CurrentVersion[A-Fa-f0-9]{8,}/g, 'CurrentVersion[HASH]');
+  return JSON.parse(text);
+}
+
+export const RICH_FLAGS = {
+  targets: 'dynamodb,qldb',
+  keepAlive: 'both',
+  provisionedConcurrency: '2',
+  tracing: 'true',
+} as const;
