@@ -50,6 +50,8 @@ export interface Assembly {
   readonly templates: Record<string, Template>;
   readonly functions: AssemblyFunction[];
   readonly routes: Route[];
+  /** The API stage name (the first path segment of the API URL). */
+  readonly stage: string;
 }
 
 export class AssemblyError extends Error {
@@ -137,8 +139,14 @@ export function readAssembly(dir: string): Assembly {
   const templates = readTemplates(dir);
   const functions: AssemblyFunction[] = [];
   const routes: Route[] = [];
+  let stage = 'prod';
   for (const [stackName, template] of Object.entries(templates)) {
     const resources = template.Resources ?? {};
+    for (const r of Object.values(resources)) {
+      if (r.Type === 'AWS::ApiGateway::Stage' && typeof r.Properties?.StageName === 'string') {
+        stage = r.Properties.StageName;
+      }
+    }
     const byId = new Map<string, AssemblyFunction>();
     for (const [id, r] of Object.entries(resources)) {
       if (r.Type !== 'AWS::Lambda::Function') continue;
@@ -178,5 +186,5 @@ export function readAssembly(dir: string): Assembly {
     }
     for (const [id, fn] of byId) functions.push(resolved.get(id) ?? fn);
   }
-  return { dir, templates, functions, routes };
+  return { dir, templates, functions, routes, stage };
 }
