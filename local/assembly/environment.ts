@@ -1,0 +1,76 @@
+/**
+ * Turns a function's template environment into what a local execution environment gets:
+ * literal values as they are, cross-stack references resolved to local resources, and
+ * the variables Lambda itself sets. Nothing is inherited from the host's own environment,
+ * so real AWS credentials on the machine never reach a local function.
+ */
+import type { AssemblyFunction, Template } from './cloud-assembly';
+
+export interface LocalResources {
+  /** Physical name to use locally for a resource, by stack and logical id (e.g. a table). */
+  readonly nameOf: (stackName: string, logicalId: string, type: string) => string | undefined;
+  /** Extra variables: endpoints, credentials, CA bundle. */
+  readonly extra: Record<string, string>;
+}
+
+function findExport(
+  templates: Record<string, Template>,
+  exportName: string,
+): { stack: string; value: unknown } | undefined {
+  for (const [stack, t] of Object.entries(templates)) {
+    for (const output of Object.values(t.Outputs ?? {})) {
+      const name = (output.Export as { Name?: unknown } | undefined)?.Name;
+      if (name === exportName) return { stack, value: output.Value };
+    }
+  }
+  return undefined;
+}
+
+function resolveValue(
+  templates: Record<string, Template>,
+  stackName: string,
+  value: unknown,
+  local: LocalResources,
+): string | undefined {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    return String(value);
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.Ref === 'string') {
+    const r = templates[stackName]?.Resources[v.Ref];
+    return r ? local.nameOf(stackName, v.Ref, r.Type) : undefined;
+  }
+  if (typeof v['Fn::ImportValue'] === 'string') {
+    const exp = findExport(templates, v['Fn::ImportValue']);
+    return exp ? resolveValue(templates, exp.stack, exp.value, local) : undefined;
+  }
+  return undefined;
+}
+
+export class UnresolvableEnvironmentError extends Error {}
+
+export function localEnvironment(
+  fn: AssemblyFunction,
+  templates: Record<string, Template>,
+  local: LocalResources,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(fn.environment)) {
+    const resolved = resolveValue(templates, fn.stackName, value, local);
+    if (resolved === undefined) {
+      throw new UnresolvableEnvironmentError(
+        `${fn.name}: cannot resolve ${key}=${JSON.stringify(value)} to a local resource`,
+      );
+    }
+    env[key] = resolved;
+  }
+  return {
+    ...env,
+    AWS_LAMBDA_FUNCTION_NAME: fn.name,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySize),
+    AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime}`,
+    TZ: ':UTC',
+    ...local.extra,
+  };
+}

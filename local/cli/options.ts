@@ -1,0 +1,78 @@
+/** Command-line options shared by `npm run local` and `npm run load`: parsed once, validated with clear errors. */
+import { ENGINE_KINDS, type EngineKind } from '../engines';
+
+export class UsageError extends Error {}
+
+export function intOption(
+  name: string,
+  value: string | undefined,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+export function numberOption(
+  name: string,
+  value: string | undefined,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+export function engineOption(value: string | undefined): EngineKind {
+  const v = value ?? 'dynalite';
+  if (!(ENGINE_KINDS as readonly string[]).includes(v)) {
+    throw new UsageError(`--engine must be one of ${ENGINE_KINDS.join(', ')}, got ${JSON.stringify(v)}`);
+  }
+  return v as EngineKind;
+}
+
+export function listOption<T extends string>(
+  name: string,
+  value: string | undefined,
+  allowed: readonly T[],
+  fallback: T[],
+): T[] {
+  if (value === undefined) return fallback;
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (items.length === 0 || items.some((i) => !(allowed as readonly string[]).includes(i))) {
+    throw new UsageError(
+      `--${name} must be a comma list of ${allowed.join(', ')}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return [...new Set(items)] as T[];
+}
+
+/** Runs a CLI main: usage errors print one line and exit 2, other errors exit 1. */
+export function runMain(main: () => Promise<number | undefined>): void {
+  main().then(
+    (code) => {
+      if (code !== undefined) process.exitCode = code;
+    },
+    (e: unknown) => {
+      if (e instanceof UsageError) {
+        console.error(`error: ${e.message}`);
+        process.exitCode = 2;
+      } else {
+        console.error(e instanceof Error ? (e.stack ?? e.message) : String(e));
+        process.exitCode = 1;
+      }
+    },
+  );
+}

@@ -1,0 +1,35 @@
+// Runs dynalite in a process of its own, so that a fault test can kill and restart it and its CPU
+// is not the caller's. Plain JS, run by plain node: no loader to start, nothing to compile.
+//
+// Usage: node dynalite-server.mjs '{"port":0,"path":"/optional/leveldb/dir"}'
+// Prints one JSON line once listening: {"event":"listening","port":N}. Errors go to stderr.
+import dynalite from 'dynalite';
+
+const config = JSON.parse(process.argv[2] ?? '{}');
+
+// Tables are ACTIVE at once: the lab measures item latency, not table creation.
+// With `path`, dynalite keeps its data in LevelDB in that folder; without, in memory.
+const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, path: config.path });
+
+server.on('error', (err) => {
+  console.error(`dynalite: ${err.message}`);
+  process.exit(1);
+});
+
+server.listen(config.port ?? 0, '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ event: 'listening', port: server.address().port })}\n`);
+});
+
+let closing = false;
+function shutdown() {
+  if (closing) return;
+  closing = true;
+  // close() waits for pending writes and closes LevelDB; do not wait on it forever.
+  setTimeout(() => process.exit(0), 3_000).unref();
+  server.close(() => process.exit(0));
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
+// Our stdin is a pipe from the parent: it ends when the parent is gone, and we must not outlive it.
+process.stdin.on('end', shutdown);
+process.stdin.resume();

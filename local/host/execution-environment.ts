@@ -1,0 +1,199 @@
+/**
+ * One execution environment = one child process running runtime-worker.mjs over a
+ * function bundle. It runs one invocation at a time; a crash or timeout ends it.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { AssemblyFunction } from '../assembly/cloud-assembly';
+
+const WORKER = join(import.meta.dirname, 'runtime-worker.mjs');
+
+export type InitType = 'on-demand' | 'provisioned-concurrency';
+
+export interface WorkerError {
+  readonly errorType: string;
+  readonly errorMessage: string;
+  readonly stack?: string[];
+}
+
+export type InvokeOutcome =
+  | { kind: 'result'; durationMs: number; maxMemoryUsedMb: number; response: unknown }
+  | { kind: 'error'; durationMs: number; maxMemoryUsedMb: number; error: WorkerError }
+  | { kind: 'timeout'; durationMs: number }
+  | { kind: 'crash'; durationMs: number; exitCode: number | null; signal: string | null };
+
+type WorkerMessage =
+  | { type: 'ready'; initMs: number }
+  | { type: 'init-error'; error: WorkerError }
+  | { type: 'result'; requestId: string; durationMs: number; maxMemoryUsedMb: number; response: unknown }
+  | { type: 'error'; requestId: string; durationMs: number; maxMemoryUsedMb: number; error: WorkerError };
+
+export class InitError extends Error {
+  constructor(
+    readonly functionName: string,
+    readonly error: WorkerError,
+  ) {
+    super(`${functionName} failed to initialize: ${error.errorType}: ${error.errorMessage}`);
+    this.name = 'InitError';
+  }
+}
+
+/** Finds `index.mjs|js|cjs` and the export for a handler string like `index.handler`. */
+export function resolveHandler(fn: AssemblyFunction): { file: string; exportName: string } {
+  const dot = fn.handler.lastIndexOf('.');
+  const base = fn.handler.slice(0, dot);
+  const exportName = fn.handler.slice(dot + 1);
+  for (const ext of ['.mjs', '.js', '.cjs']) {
+    const file = join(fn.assetDir, base + ext);
+    if (existsSync(file)) return { file, exportName };
+  }
+  throw new Error(`${fn.name}: no ${base}.mjs/.js/.cjs in ${fn.assetDir} (is cdk.out complete?)`);
+}
+
+export interface EnvironmentOptions {
+  readonly fn: AssemblyFunction;
+  readonly env: Record<string, string>;
+  readonly initType: InitType;
+  /** Each line the function prints, already in Lambda's console format. */
+  readonly onLog: (line: string) => void;
+  /** Called once when the process ends, for whatever reason. */
+  readonly onExit: (env: ExecutionEnvironment) => void;
+}
+
+export class ExecutionEnvironment {
+  readonly initType: InitType;
+  /** Time from process start to the bundle loaded, as Lambda's Init Duration. */
+  initMs = 0;
+  invocations = 0;
+  busy = false;
+  private exited = false;
+  private pending?: {
+    requestId: string;
+    started: number;
+    resolve: (o: InvokeOutcome) => void;
+    timer: NodeJS.Timeout;
+  };
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly opts: EnvironmentOptions,
+  ) {
+    this.initType = opts.initType;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  static start(opts: EnvironmentOptions): Promise<ExecutionEnvironment> {
+    const { file, exportName } = resolveHandler(opts.fn);
+    const child = fork(WORKER, [file, exportName], {
+      env: { ...opts.env, AWS_LAMBDA_INITIALIZATION_TYPE: opts.initType },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      // The host may run under tsx; the environment must not inherit its loader.
+      execArgv: [],
+    });
+    const env = new ExecutionEnvironment(child, opts);
+    for (const stream of [child.stdout, child.stderr]) {
+      if (stream) createInterface({ input: stream }).on('line', (l) => opts.onLog(l));
+    }
+    return new Promise((resolve, reject) => {
+      let stderrTail = '';
+      child.stderr?.on('data', (d: Buffer) => {
+        stderrTail = (stderrTail + d.toString()).slice(-2000);
+      });
+      const onInitMessage = (m: WorkerMessage) => {
+        if (m.type === 'ready') {
+          env.initMs = m.initMs;
+          child.off('message', onInitMessage);
+          child.on('message', (msg: WorkerMessage) => env.onMessage(msg));
+          resolve(env);
+        } else if (m.type === 'init-error') {
+          reject(new InitError(opts.fn.name, m.error));
+        }
+      };
+      child.on('message', onInitMessage);
+      child.once('exit', (code, signal) => {
+        env.onExit(code, signal);
+        reject(
+          new InitError(opts.fn.name, {
+            errorType: 'Runtime.ExitError',
+            errorMessage: `exited during init (code ${code}, signal ${signal}) ${stderrTail.trim()}`,
+          }),
+        );
+      });
+      child.once('error', reject);
+    });
+  }
+
+  invoke(requestId: string, event: unknown, timeoutMs: number): Promise<InvokeOutcome> {
+    if (this.busy || this.exited) throw new Error('environment is busy or gone');
+    this.busy = true;
+    this.invocations += 1;
+    const started = performance.now();
+    return new Promise<InvokeOutcome>((resolve) => {
+      const timer = setTimeout(() => {
+        this.finish({ kind: 'timeout', durationMs: performance.now() - started });
+        // A timed-out environment is not reused, as in Lambda.
+        this.child.kill('SIGKILL');
+      }, timeoutMs);
+      this.pending = { requestId, started, resolve, timer };
+      this.child.send({
+        type: 'invoke',
+        requestId,
+        event,
+        functionName: this.opts.fn.name,
+        memoryLimitInMB: this.opts.fn.memorySize,
+        deadlineMs: Date.now() + timeoutMs,
+      });
+    });
+  }
+
+  /** Ends the process (SIGTERM, then SIGKILL) and waits for it. */
+  async stop(): Promise<void> {
+    if (this.exited) return;
+    const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private finish(outcome: InvokeOutcome): void {
+    const p = this.pending;
+    if (!p) return;
+    clearTimeout(p.timer);
+    this.pending = undefined;
+    this.busy = false;
+    p.resolve(outcome);
+  }
+
+  private onMessage(m: WorkerMessage): void {
+    if ((m.type === 'result' || m.type === 'error') && m.requestId === this.pending?.requestId) {
+      this.finish(
+        m.type === 'result'
+          ? {
+              kind: 'result',
+              durationMs: m.durationMs,
+              maxMemoryUsedMb: m.maxMemoryUsedMb,
+              response: m.response,
+            }
+          : { kind: 'error', durationMs: m.durationMs, maxMemoryUsedMb: m.maxMemoryUsedMb, error: m.error },
+      );
+    }
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.exited) return;
+    this.exited = true;
+    const p = this.pending;
+    if (p) this.finish({ kind: 'crash', durationMs: performance.now() - p.started, exitCode: code, signal });
+    this.opts.onExit(this);
+  }
+}

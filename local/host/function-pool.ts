@@ -1,0 +1,182 @@
+/**
+ * Lambda's scaling for one function: reuse an idle environment, start a new one when all
+ * are busy (up to a cap), pre-initialize provisioned ones, replace what crashes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AssemblyFunction } from '../assembly/cloud-assembly';
+import { ExecutionEnvironment, InitError, type InvokeOutcome } from './execution-environment';
+import { endLine, initReportLine, reportLine, startLine } from './lambda-log';
+
+export interface PoolOptions {
+  readonly fn: AssemblyFunction;
+  /** The function's environment with local endpoints substituted. */
+  readonly env: Record<string, string>;
+  /** Most environments at once; beyond it invocations are throttled. */
+  readonly maxEnvironments: number;
+  /** Every log line of this function (platform lines and the function's own). */
+  readonly log: (line: string) => void;
+}
+
+export type Invocation =
+  | { ok: true; requestId: string; response: unknown; durationMs: number }
+  | {
+      ok: false;
+      requestId: string;
+      reason: 'error' | 'timeout' | 'crash' | 'init' | 'throttled';
+      message: string;
+    };
+
+export interface PoolStats {
+  readonly environments: number;
+  readonly busy: number;
+  readonly started: number;
+  readonly coldStarts: number;
+  readonly initMs: number[];
+  readonly crashes: number;
+}
+
+export class FunctionPool {
+  private readonly envs = new Set<ExecutionEnvironment>();
+  private readonly idle: ExecutionEnvironment[] = [];
+  private starting = 0;
+  private stopped = false;
+  private readonly stats = { started: 0, coldStarts: 0, initMs: [] as number[], crashes: 0 };
+
+  constructor(private readonly opts: PoolOptions) {}
+
+  get name(): string {
+    return this.opts.fn.name;
+  }
+
+  /** Starts the provisioned environments, initialized before the first request. */
+  async start(): Promise<void> {
+    const n = Math.min(this.opts.fn.provisionedConcurrency, this.opts.maxEnvironments);
+    const envs = await Promise.all(Array.from({ length: n }, () => this.spawn('provisioned-concurrency')));
+    for (const env of envs) {
+      this.opts.log(initReportLine(env.initMs));
+      this.idle.push(env);
+    }
+  }
+
+  snapshot(): PoolStats {
+    return {
+      environments: this.envs.size,
+      busy: [...this.envs].filter((e) => e.busy).length,
+      ...this.stats,
+      initMs: [...this.stats.initMs],
+    };
+  }
+
+  async invoke(event: unknown): Promise<Invocation> {
+    const requestId = randomUUID();
+    if (this.stopped) return { ok: false, requestId, reason: 'throttled', message: 'host is stopping' };
+    let env = this.takeIdle();
+    let initDurationMs: number | undefined;
+    if (!env) {
+      if (this.envs.size + this.starting >= this.opts.maxEnvironments) {
+        return {
+          ok: false,
+          requestId,
+          reason: 'throttled',
+          message: `concurrency cap of ${this.opts.maxEnvironments} reached`,
+        };
+      }
+      try {
+        env = await this.spawn('on-demand');
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        this.opts.log(`${new Date().toISOString()}\t${requestId}\tERROR\t${message}`);
+        return { ok: false, requestId, reason: 'init', message };
+      }
+      this.stats.coldStarts += 1;
+      initDurationMs = env.initMs;
+    }
+    const log = this.opts.log;
+    log(startLine(requestId));
+    const outcome = await env.invoke(requestId, event, this.opts.fn.timeoutSeconds * 1000);
+    const result = this.describe(requestId, outcome);
+    log(endLine(requestId));
+    log(
+      reportLine({
+        requestId,
+        durationMs: outcome.durationMs,
+        memorySizeMb: this.opts.fn.memorySize,
+        maxMemoryUsedMb: 'maxMemoryUsedMb' in outcome ? outcome.maxMemoryUsedMb : 0,
+        initDurationMs,
+        status: outcome.kind === 'timeout' ? 'timeout' : outcome.kind === 'crash' ? 'error' : undefined,
+        errorType: outcome.kind === 'crash' ? 'Runtime.ExitError' : undefined,
+      }),
+    );
+    if (env.alive && !env.busy) this.idle.push(env);
+    return result;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.idle.length = 0;
+    await Promise.all([...this.envs].map((e) => e.stop()));
+  }
+
+  private describe(requestId: string, o: InvokeOutcome): Invocation {
+    const ts = new Date().toISOString();
+    switch (o.kind) {
+      case 'result':
+        return { ok: true, requestId, response: o.response, durationMs: o.durationMs };
+      case 'error':
+        return {
+          ok: false,
+          requestId,
+          reason: 'error',
+          message: `${o.error.errorType}: ${o.error.errorMessage}`,
+        };
+      case 'timeout': {
+        const message = `Task timed out after ${this.opts.fn.timeoutSeconds.toFixed(2)} seconds`;
+        this.opts.log(`${ts} ${requestId} ${message}`);
+        return { ok: false, requestId, reason: 'timeout', message };
+      }
+      case 'crash': {
+        this.stats.crashes += 1;
+        const status = o.signal ? `signal: ${o.signal}` : `exit status ${o.exitCode}`;
+        const message = `RequestId: ${requestId} Error: Runtime exited with error: ${status}`;
+        this.opts.log(message);
+        this.opts.log('Runtime.ExitError');
+        return { ok: false, requestId, reason: 'crash', message };
+      }
+    }
+  }
+
+  private takeIdle(): ExecutionEnvironment | undefined {
+    // Most recently used first: warm environments keep their connections warm, as in Lambda.
+    while (this.idle.length > 0) {
+      const env = this.idle.pop();
+      if (env?.alive && !env.busy) return env;
+    }
+    return undefined;
+  }
+
+  private async spawn(initType: 'on-demand' | 'provisioned-concurrency'): Promise<ExecutionEnvironment> {
+    this.starting += 1;
+    try {
+      const env = await ExecutionEnvironment.start({
+        fn: this.opts.fn,
+        env: this.opts.env,
+        initType,
+        onLog: this.opts.log,
+        onExit: (e) => {
+          this.envs.delete(e);
+          const i = this.idle.indexOf(e);
+          if (i >= 0) this.idle.splice(i, 1);
+        },
+      });
+      this.envs.add(env);
+      this.stats.started += 1;
+      this.stats.initMs.push(env.initMs);
+      return env;
+    } catch (e) {
+      if (e instanceof InitError) this.opts.log(initReportLine(0, 'error'));
+      throw e;
+    } finally {
+      this.starting -= 1;
+    }
+  }
+}
