@@ -5,7 +5,7 @@
  * runs locally is exactly what deploys.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 
 type Json = Record<string, unknown>;
 
@@ -103,7 +103,7 @@ function readFunction(
     stackName,
     logicalId,
     name: typeof labName === 'string' ? labName : logicalId,
-    assetDir: join(dir, assetPath),
+    assetDir: isAbsolute(assetPath) ? assetPath : join(dir, assetPath),
     handler: String(p.Handler ?? 'index.handler'),
     runtime: String(p.Runtime ?? ''),
     memorySize: Number(p.MemorySize ?? 128),
@@ -128,7 +128,7 @@ function integrationTarget(uri: unknown): string | undefined {
   if (!Array.isArray(join)) return undefined;
   for (const part of join[1] as unknown[]) {
     const ref = refOf(part);
-    if (ref) return ref;
+    if (ref && !ref.startsWith('AWS::')) return ref; // skip pseudo parameters such as AWS::Partition
     const att = getAttOf(part);
     if (att) return att[0];
   }

@@ -20,11 +20,19 @@ export interface SynthedLab {
  * overrides as strings, exactly as the CLI passes them. Bundling is skipped (it is
  * exercised by the real `cdk synth` test), which keeps each synth under a second.
  */
-export function synthLab(overrides: Record<string, string> = {}): SynthedLab {
+export function synthLab(overrides: Record<string, string> = {}, outdir?: string): SynthedLab {
   const app = new App({
-    context: { ...CDK_JSON_CONTEXT, ...overrides, 'aws:cdk:bundling-stacks': [] },
+    outdir,
+    context: {
+      ...CDK_JSON_CONTEXT,
+      ...overrides,
+      'aws:cdk:bundling-stacks': [],
+      // What the CLI sets: templates name their bundle folders, which the local host reads.
+      ...(outdir ? { 'aws:cdk:enable-asset-metadata': true } : {}),
+    },
   });
   const stacks = buildLab(app);
+  if (outdir) app.synth();
   return {
     stacks,
     data: Template.fromStack(stacks.data),

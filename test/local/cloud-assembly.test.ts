@@ -1,0 +1,51 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readAssembly } from '../../local/assembly/cloud-assembly';
+import { localEnvironment, UnresolvableEnvironmentError } from '../../local/assembly/environment';
+import { synthLab } from '../support/synth';
+
+const outdir = mkdtempSync(join(tmpdir(), 'lab-assembly-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+describe('template -> route -> function -> bundle', () => {
+  synthLab({ keepAlive: 'both', provisionedConcurrency: '2', memorySize: '1024' }, outdir);
+  const assembly = readAssembly(outdir);
+
+  it('maps every REST route through the alias to its function and bundle folder', () => {
+    expect(assembly.stage).toBe('lab');
+    expect(assembly.routes.map((r) => `${r.method} ${r.path} -> ${r.function.name}`).sort()).toEqual([
+      'GET /dynamodb/keepalive-off/person/{govId} -> dynamodb-get-keepalive-off',
+      'GET /dynamodb/keepalive-on/person/{govId} -> dynamodb-get-keepalive-on',
+      'POST /dynamodb/keepalive-off/person -> dynamodb-create-keepalive-off',
+      'POST /dynamodb/keepalive-on/person -> dynamodb-create-keepalive-on',
+    ]);
+    for (const r of assembly.routes) {
+      expect(r.function).toMatchObject({
+        provisionedConcurrency: 2,
+        memorySize: 1024,
+        timeoutSeconds: 10,
+        handler: 'index.handler',
+        runtime: 'nodejs24.x',
+      });
+      // Bundling is skipped here (the real synth test checks the bundles); the folder must still exist.
+      expect(existsSync(r.function.assetDir)).toBe(true);
+      expect(r.function.environment.KEEP_ALIVE).toBe(r.path.includes('keepalive-on') ? 'on' : 'off');
+    }
+  });
+
+  it('resolves the cross-stack table reference to a local table and never inherits the host environment', () => {
+    const fn = assembly.routes[0].function;
+    const env = localEnvironment(fn, assembly.templates, {
+      nameOf: (stack, id, type) => (type === 'AWS::DynamoDB::Table' ? `${stack}-${id}` : undefined),
+      extra: { AWS_REGION: 'us-east-1' },
+    });
+    expect(env.TABLE_NAME).toMatch(/^LatencyLab-Data-PersonTable[0-9A-F]{8}$/);
+    expect(env).toMatchObject({ AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024' });
+    expect(env.PATH).toBeUndefined();
+    expect(() =>
+      localEnvironment(fn, assembly.templates, { nameOf: () => undefined, extra: {} }),
+    ).toThrowError(UnresolvableEnvironmentError);
+  });
+});
