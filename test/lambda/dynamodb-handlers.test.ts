@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { CreateTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDynamoDbStore, dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
 import { makeCreateHandler, makeGetHandler } from '../../lambda/shared/handlers';
@@ -13,8 +13,6 @@ import { apiEvent, bodyOf, createEvent, getEvent, samplePerson } from '../suppor
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 const TABLE = 'Person';
-let engine: TestEngine;
-let admin: DynamoDBClient;
 
 const localEnv = (keepAlive: 'on' | 'off'): NodeJS.ProcessEnv => ({
   ...process.env,
@@ -22,36 +20,38 @@ const localEnv = (keepAlive: 'on' | 'off'): NodeJS.ProcessEnv => ({
   KEEP_ALIVE: keepAlive,
 });
 
-async function scanAll(): Promise<string[]> {
-  const out = await admin.send(new ScanCommand({ TableName: TABLE, ConsistentRead: true }));
-  return (out.Items ?? []).map((i) => JSON.stringify(i)).sort();
-}
-
-beforeAll(async () => {
-  engine = await startTestEngine();
-  // The SDK reads these exactly as it does in Lambda; the endpoint is what the local host substitutes.
-  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
+beforeAll(() => {
+  // The SDK reads these exactly as it does in Lambda.
   vi.stubEnv('AWS_REGION', 'us-east-1');
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
-  admin = new DynamoDBClient({});
-  await admin.send(
-    new CreateTableCommand({
-      TableName: TABLE,
-      KeySchema: [{ AttributeName: 'GovId', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'GovId', AttributeType: 'S' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
 });
-
-afterAll(async () => {
-  admin?.destroy();
-  await engine?.stop();
+afterAll(() => {
   vi.unstubAllEnvs();
 });
 
-describe(`DynamoDB handlers against a real local engine`, () => {
+// The same tests against both engines: dynalite (the default) and Amazon DynamoDB Local.
+describe.each(['dynalite', 'dynamodb-local'] as const)('DynamoDB handlers against %s', (kind) => {
+  let engine: TestEngine;
+  let admin: DynamoDBClient;
+
+  beforeAll(async () => {
+    engine = await startTestEngine(kind, TABLE);
+    // The endpoint is what the local host substitutes for the real one.
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
+    admin = new DynamoDBClient({});
+  });
+
+  afterAll(async () => {
+    admin?.destroy();
+    await engine?.stop();
+  });
+
+  async function scanAll(): Promise<string[]> {
+    const out = await admin.send(new ScanCommand({ TableName: TABLE, ConsistentRead: true }));
+    return (out.Items ?? []).map((i) => JSON.stringify(i)).sort();
+  }
+
   it('201, then 409 for the same GovId without overwriting, then 200, then 404', async () => {
     const store = dynamoDbStoreFromEnv(localEnv('on'));
     const create = makeCreateHandler(store, 'dynamodb-create');
@@ -225,6 +225,8 @@ describe('database failures', () => {
 
 describe('timing block', () => {
   it('marks only the first invocation of an environment as cold and reports the init type', async () => {
+    const engine = await startTestEngine('dynalite', TABLE);
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
     vi.resetModules();
     vi.stubEnv('TABLE_NAME', TABLE);
     vi.stubEnv('KEEP_ALIVE', 'on');
@@ -243,6 +245,7 @@ describe('timing block', () => {
       newConnection: false,
     });
     expect(Object.keys(first.timing).sort()).toEqual(['coldStart', 'dbMs', 'initType', 'newConnection']);
+    await engine.stop();
   });
 
   it('a missing KEEP_ALIVE or TABLE_NAME fails the init with a clear message', async () => {
