@@ -48,6 +48,10 @@ export interface AppConfig {
   readonly powerTuningApplicationId: string;
   /** Pinned semantic version of Power Tuning. @default '4.4.0' */
   readonly powerTuningVersion: string;
+  /** Stage throttling: steady requests per second across the API. @default 100 */
+  readonly apiRateLimit: number;
+  /** Stage throttling: burst size. @default 200 */
+  readonly apiBurstLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -164,5 +168,13 @@ export function parseConfig(read: ContextReader): AppConfig {
       /^\d+\.\d+\.\d+$/,
       'a semantic version such as 4.4.0',
     ),
+    apiRateLimit: parseInteger(
+      read,
+      'apiRateLimit',
+      1,
+      10000,
+      'an integer number of requests per second from 1 to 10000',
+    ),
+    apiBurstLimit: parseInteger(read, 'apiBurstLimit', 1, 5000, 'an integer from 1 to 5000'),
   };
 }

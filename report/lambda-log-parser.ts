@@ -99,7 +99,7 @@ export function parseLambdaLog(text: string): ParsedLog {
     const used = unit(fields.get('Max Memory Used') ?? '', 'MB');
     if (duration === undefined || billed === undefined || memory === undefined || used === undefined) {
       const missing = ['Duration', 'Billed Duration', 'Memory Size', 'Max Memory Used'].filter(
-        (f, k) => [duration, billed, memory, used][k] === undefined,
+        (_f, k) => [duration, billed, memory, used][k] === undefined,
       );
       malformed.push({ line: i + 1, text: raw, reason: `missing or unreadable ${missing.join(', ')}` });
       return;

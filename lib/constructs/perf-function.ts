@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -43,6 +44,25 @@ export class PerfFunction extends Construct {
       retention: (props.logRetentionDays ?? 7) as logs.RetentionDays,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.DESTROY,
     });
+    // An own role instead of AWSLambdaBasicExecutionRole: that managed policy may write to
+    // every log group in the account; this one writes to the function's own group only.
+    const role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${id}`,
+    });
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+    if (props.tracing) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions.',
+      });
+    }
     const environment: Record<string, string> = { ...props.environment };
     if (props.sourceMaps) environment.NODE_OPTIONS = '--enable-source-maps';
     this.function = new nodejs.NodejsFunction(this, 'Function', {
@@ -55,6 +75,7 @@ export class PerfFunction extends Construct {
       timeout: FUNCTION_TIMEOUT,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       logGroup: this.logGroup,
+      role,
       environment,
       awsSdkConnectionReuse: false,
       projectRoot: PROJECT_ROOT,

@@ -63,6 +63,8 @@ describe('context flags', () => {
     ['removalPolicy', 'snapshot', /removalPolicy="snapshot".*destroy, retain/],
     ['logRetentionDays', '8', /logRetentionDays="8".*one of 1, 3, 5, 7/],
     ['powerTuningVersion', 'latest', /powerTuningVersion="latest".*semantic version/],
+    ['apiRateLimit', '0', /apiRateLimit="0".*from 1 to 10000/],
+    ['apiBurstLimit', 'lots', /apiBurstLimit="lots"/],
   ])('%s=%s fails naming the flag, the value and what is allowed', (flag, value, message) => {
     expect(() => parse({ [flag]: value })).toThrowError(ConfigError);
     expect(() => parse({ [flag]: value })).toThrowError(message);

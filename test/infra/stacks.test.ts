@@ -150,6 +150,9 @@ describe('least privilege', () => {
     'qldb:PartiQLSelect',
     'xray:PutTraceSegments',
     'xray:PutTelemetryRecords',
+    // Writing its own log lines is not a write to the data.
+    'logs:CreateLogStream',
+    'logs:PutLogEvents',
   ]);
 
   it('get functions may only read; create functions write once and read nothing else', () => {
@@ -247,5 +250,40 @@ describe('power tuning', () => {
 
   it('powerTuning=false leaves it out', () => {
     expect(synthLab({ powerTuning: 'false' }).powerTuning).toBeUndefined();
+  });
+});
+
+describe('access', () => {
+  it('every method requires IAM (SigV4); nothing is anonymous and no CORS preflight is open', () => {
+    const { api } = synthLab(RICH_FLAGS);
+    const methods = resources(api, 'AWS::ApiGateway::Method');
+    expect(methods).toHaveLength(8);
+    for (const [, m] of methods) {
+      expect(m.Properties.AuthorizationType).toBe('AWS_IAM');
+      expect(m.Properties.HttpMethod).not.toBe('OPTIONS');
+    }
+  });
+
+  it('throttles the stage from the flags and writes access logs', () => {
+    const { api } = synthLab({ apiRateLimit: '25', apiBurstLimit: '50' });
+    api.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'lab',
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: 25,
+          ThrottlingBurstLimit: 50,
+        }),
+      ]),
+      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
+    });
+  });
+
+  it('function roles carry no AWS managed policy and log only to their own group', () => {
+    const { api } = synthLab();
+    for (const [, role] of resources(api, 'AWS::IAM::Role')) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
   });
 });
