@@ -11,6 +11,11 @@ const config = JSON.parse(process.argv[2] ?? '{}');
 // With `path`, dynalite keeps its data in LevelDB in that folder; without, in memory.
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, path: config.path });
 
+// DynamoDB keeps an idle connection about a minute (the provisioned-concurrency article saw
+// it closed after ~60 s); Node's 5 s default would drop kept-alive connections between runs.
+server.keepAliveTimeout = 60_000;
+server.headersTimeout = 65_000;
+
 server.on('error', (err) => {
   console.error(`dynalite: ${err.message}`);
   process.exit(1);

@@ -9,11 +9,10 @@ import type { Server } from 'node:http';
 import https from 'node:https';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { ensureCertificates } from '../tls/certificates';
+import { defaultCertificateDir, ensureCertificates } from '../tls/certificates';
 import { DEFAULT_RTT_MS, startNetworkModel } from './network-model';
 
 export interface MeasureOptions {
@@ -71,7 +70,7 @@ export async function measureKeepAliveRatio(options: MeasureOptions = {}): Promi
   const rttMs = options.rttMs ?? DEFAULT_RTT_MS;
   const calls = options.calls ?? 200;
   const warmupCalls = options.warmupCalls ?? 20;
-  const certs = await ensureCertificates(options.certDir ?? join(process.cwd(), '.cache', 'tls'));
+  const certs = await ensureCertificates(options.certDir ?? defaultCertificateDir());
   // In-process callers cannot use NODE_EXTRA_CA_CERTS (read at process start): pass the CA.
   const ca = await readFile(certs.caCertPath);
 

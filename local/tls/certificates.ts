@@ -7,7 +7,7 @@
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generate } from 'selfsigned';
 
@@ -25,6 +25,11 @@ const VALIDITY_DAYS = 365;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A lock older than this was left by a crashed process; generation takes well under a second. */
 const STALE_LOCK_MS = 30_000;
+
+/** Where the lab keeps its certificates unless told otherwise: `.cache/tls` (git-ignored). */
+export function defaultCertificateDir(): string {
+  return resolve('.cache', 'tls');
+}
 
 function pathsIn(dir: string): CertificatePaths & { readonly caKeyPath: string } {
   return {
