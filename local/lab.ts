@@ -25,6 +25,15 @@ import { ensureCertificates } from './tls/certificates';
 export const DEFAULT_PORT = 3100;
 export const DEFAULT_MAX_ENVIRONMENTS = 10;
 export const LOCAL_TARGETS = ['dynamodb'] as const;
+/**
+ * The one principal the local API accepts (IAM authorization, as deployed). Not a secret:
+ * it only opens the local lab on 127.0.0.1, and keeps anonymous requests out as AWS would.
+ */
+export const LOCAL_CALLER = {
+  accessKeyId: 'LABLOCALCALLER',
+  secretAccessKey: 'lab-local-only',
+  region: 'us-east-1',
+} as const;
 
 export interface LabOptions {
   /** @default DEFAULT_PORT; 0 picks a free port */
@@ -141,6 +150,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       stage: assembly.stage,
       host: '127.0.0.1',
       port: opts.port ?? DEFAULT_PORT,
+      iam: { credentials: LOCAL_CALLER },
       onRequest: opts.onRequest,
     });
     cleanup.push(() => server.close());

@@ -3,7 +3,7 @@
  * `sam local start-api` would be, without Docker.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_MAX_ENVIRONMENTS, DEFAULT_PORT, startLab } from '../lab';
+import { DEFAULT_MAX_ENVIRONMENTS, DEFAULT_PORT, LOCAL_CALLER, startLab } from '../lab';
 import { DEFAULT_RTT_MS } from '../network/network-model';
 import { engineOption, intOption, numberOption, runMain, UsageError } from './options';
 
@@ -63,6 +63,11 @@ runMain(async () => {
   console.log(`\nLab API: ${lab.url}`);
   for (const r of lab.assembly.routes)
     console.log(`  ${r.method.padEnd(5)}${lab.url}${r.path}  -> ${r.function.name}`);
+  const { accessKeyId, secretAccessKey, region } = LOCAL_CALLER;
+  console.log('\nEvery route requires SigV4 (IAM authorization, as deployed). For example:');
+  console.log(
+    `  curl --aws-sigv4 "aws:amz:${region}:execute-api" --user ${accessKeyId}:${secretAccessKey} ${lab.url}${lab.assembly.routes.find((r) => r.method === 'GET')?.path.replace('{govId}', 'AB-1') ?? ''}`,
+  );
   console.log('\nCtrl-C to stop.');
   await new Promise<void>((resolve) => {
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve());

@@ -6,8 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AwsCredentialIdentity } from '@smithy/types';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Route } from '../assembly/cloud-assembly';
+import { verifyRequest } from '../auth/sigv4';
 import type { FunctionPool, Invocation } from '../host/function-pool';
 
 /** API Gateway's payload limit. */
@@ -63,6 +65,8 @@ export interface ApiServerOptions {
   readonly stage: string;
   readonly host: string;
   readonly port: number;
+  /** IAM authorization: only requests SigV4-signed with these credentials get through. */
+  readonly iam?: { readonly credentials: AwsCredentialIdentity };
   /** Called once per request with what happened, for progress and logs. */
   readonly onRequest?: (r: { method: string; path: string; status: number; invocation?: Invocation }) => void;
 }
@@ -196,15 +200,30 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       json(res, 413, { message: 'Request Too Long' });
       return done(413);
     }
-    const event = toEvent(
-      req,
-      url,
-      opts.stage,
-      match.route.template,
-      path,
-      match.pathParameters,
-      Buffer.concat(chunks),
-    );
+    const body = Buffer.concat(chunks);
+    if (opts.iam) {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+      const verdict = await verifyRequest(
+        {
+          method,
+          url: `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`,
+          headers,
+          body: body.toString('utf8'),
+        },
+        opts.iam.credentials,
+      );
+      if (!verdict.ok) {
+        json(
+          res,
+          verdict.status,
+          { message: verdict.message },
+          { 'x-amzn-errortype': 'IncompleteSignatureException' },
+        );
+        return done(verdict.status);
+      }
+    }
+    const event = toEvent(req, url, opts.stage, match.route.template, path, match.pathParameters, body);
     const inv = await match.route.pool.invoke(event);
     if (!inv.ok) return done(integrationFailure(res, inv), inv);
     if (!isProxyResult(inv.response)) {
@@ -212,13 +231,13 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       return done(502, inv);
     }
     const r = inv.response;
-    const body = r.isBase64Encoded ? Buffer.from(r.body ?? '', 'base64') : Buffer.from(r.body ?? '', 'utf8');
+    const out = r.isBase64Encoded ? Buffer.from(r.body ?? '', 'base64') : Buffer.from(r.body ?? '', 'utf8');
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(r.headers ?? {})) headers[k] = String(v);
     for (const [k, v] of Object.entries(r.multiValueHeaders ?? {})) headers[k] = v.map(String);
-    headers['content-length'] = String(body.length);
+    headers['content-length'] = String(out.length);
     res.writeHead(r.statusCode, headers);
-    res.end(body);
+    res.end(out);
     done(r.statusCode, inv);
   });
   server.keepAliveTimeout = 65_000;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { AssemblyFunction, Route } from '../../local/assembly/cloud-assembly';
+import { signRequest } from '../../local/auth/sigv4';
 import { FunctionPool } from '../../local/host/function-pool';
 import { compileRoute, MAX_PAYLOAD_BYTES, startApiServer } from '../../local/server/api-gateway';
 
@@ -144,6 +145,37 @@ describe('function pool', () => {
     const r = await p.invoke(event());
     expect(r).toMatchObject({ ok: false, reason: 'init' });
     expect(!r.ok && r.message).toContain('cannot init: missing TABLE_NAME');
+  });
+});
+
+describe('API server with IAM authorization', () => {
+  it('answers 403 to unsigned or wrongly signed requests and serves signed ones', async () => {
+    const { p } = pool();
+    const creds = { accessKeyId: 'CALLER', secretAccessKey: 'secret' };
+    const route = compileRoute({ method: 'POST', path: '/dynamodb/person', function: fn() }, p);
+    const server = await startApiServer({
+      routes: [route],
+      stage: 'lab',
+      host: '127.0.0.1',
+      port: 0,
+      iam: { credentials: creds },
+    });
+    try {
+      const url = `${server.url}/dynamodb/person`;
+      const body = '{"a":1}';
+      const unsigned = await fetch(url, { method: 'POST', body });
+      expect(unsigned.status).toBe(403);
+      expect(await unsigned.json()).toEqual({ message: 'Missing Authentication Token' });
+      const headers = { 'content-type': 'application/json' };
+      const sig = await signRequest({ method: 'POST', url, headers, body }, creds, 'us-east-1');
+      const ok = await fetch(url, { method: 'POST', body, headers: { ...headers, ...sig } });
+      expect(ok.status).toBe(200);
+      const tampered = await fetch(url, { method: 'POST', body: '{"a":2}', headers: { ...headers, ...sig } });
+      expect(tampered.status).toBe(403);
+      expect(p.snapshot().started).toBe(1);
+    } finally {
+      await server.close();
+    }
   });
 });
 
