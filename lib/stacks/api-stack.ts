@@ -64,7 +64,7 @@ export class ApiStack extends Stack {
     });
 
     for (const spec of labFunctions(config.targets, config.keepAliveVariants)) {
-      const fn = new PerfFunction(this, spec.id, {
+      const perf = new PerfFunction(this, spec.id, {
         entry: `lambda/handlers/${spec.handlerFile}.ts`,
         description: `Latency lab ${spec.key} (keep-alive ${spec.keepAlive})`,
         memorySize: config.memorySize,
@@ -73,7 +73,8 @@ export class ApiStack extends Stack {
         logRetentionDays: config.logRetentionDays,
         removalPolicy,
         environment: { KEEP_ALIVE: spec.keepAlive, LAB_FUNCTION: spec.key },
-      }).function;
+      });
+      const fn = perf.function;
       this.bindDatabase(fn, spec, props);
 
       const invoked =
