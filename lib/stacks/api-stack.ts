@@ -101,6 +101,10 @@ export class ApiStack extends Stack {
         value: invoked.functionArn,
         description: `${spec.key} invoked ARN`,
       });
+      new CfnOutput(this, `${spec.id}LogGroup`, {
+        value: perf.logGroup.logGroupName,
+        description: `${spec.key} log group (npm run report -- --from-cloudwatch)`,
+      });
     }
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the lab API' });
     this.acknowledgeApiFindings();

@@ -105,7 +105,7 @@ describe('functions', () => {
       'QldbCreateKeepaliveOff',
       'QldbGetKeepaliveOn',
     ]) {
-      expect(outputs).toEqual(expect.arrayContaining([`${id}Name`, `${id}Arn`]));
+      expect(outputs).toEqual(expect.arrayContaining([`${id}Name`, `${id}Arn`, `${id}LogGroup`]));
     }
     expect(labFunctions(api)).toHaveLength(8);
   });
