@@ -4,6 +4,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { DB_DEADLINE_MS } from './http-client';
+import { emitTiming } from './metrics';
 import { parseJsonBody, validateGovId, validatePerson } from './person';
 import type { PersonStore } from './person-store';
 import { initType, measureDb, nextInvocationIsCold, type Timing } from './timing';
@@ -40,11 +41,6 @@ function dbFailure(
   return respond(503, { error: message }, timing);
 }
 
-function logTiming(fn: string, status: number, timing: Timing): void {
-  // One line per invocation: what `npm run load` and CloudWatch exports collect.
-  console.log(JSON.stringify({ lab: 'timing', fn, status, ...timing }));
-}
-
 export function makeCreateHandler(store: PersonStore, fn: string): ApiHandler {
   return async (event) => {
     const coldStart = nextInvocationIsCold();
@@ -52,7 +48,7 @@ export function makeCreateHandler(store: PersonStore, fn: string): ApiHandler {
     const person = parsed.ok ? validatePerson(parsed.value) : parsed;
     if (!person.ok) {
       const t = noDb(coldStart);
-      logTiming(fn, 400, t);
+      emitTiming(fn, 400, t);
       return respond(400, { error: person.error, field: person.field }, t);
     }
     const deadline = AbortSignal.timeout(DB_DEADLINE_MS);
@@ -67,7 +63,7 @@ export function makeCreateHandler(store: PersonStore, fn: string): ApiHandler {
         timing,
       );
     } else result = respond(201, { person: person.value }, timing);
-    logTiming(fn, result.statusCode, timing);
+    emitTiming(fn, result.statusCode, timing);
     return result;
   };
 }
@@ -78,7 +74,7 @@ export function makeGetHandler(store: PersonStore, fn: string): ApiHandler {
     const govId = validateGovId(event.pathParameters?.govId, 'govId');
     if (!govId.ok) {
       const t = noDb(coldStart);
-      logTiming(fn, 400, t);
+      emitTiming(fn, 400, t);
       return respond(400, { error: govId.error, field: govId.field }, t);
     }
     const deadline = AbortSignal.timeout(DB_DEADLINE_MS);
@@ -89,7 +85,7 @@ export function makeGetHandler(store: PersonStore, fn: string): ApiHandler {
     else if (m.outcome.value === undefined) {
       result = respond(404, { error: `no person with GovId ${govId.value}`, field: 'govId' }, timing);
     } else result = respond(200, { person: m.outcome.value }, timing);
-    logTiming(fn, result.statusCode, timing);
+    emitTiming(fn, result.statusCode, timing);
     return result;
   };
 }

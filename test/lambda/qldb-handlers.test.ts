@@ -230,6 +230,7 @@ describe('QLDB get', () => {
 describe('timing block', () => {
   it('carries dbMs, newConnection, coldStart and initType', async () => {
     vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'provisioned-concurrency');
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     // A fresh module graph so this environment's first invocation is the cold one.
     vi.resetModules();
     const fresh = await import('../../lambda/shared/handlers');
@@ -255,9 +256,18 @@ describe('timing block', () => {
     });
     expect(ledger.sessionsStarted).toBe(1);
 
-    // The same block is logged once per invocation for the load reports.
-    expect(console.log).toHaveBeenCalledWith(
-      JSON.stringify({ lab: 'timing', fn: 'qldb-get', status: 200, ...second }),
-    );
+    // The same block is logged once per invocation as an EMF line for metrics and reports.
+    const emf = stdout.mock.calls
+      .map(([chunk]) => String(chunk))
+      .filter((line) => line.includes('"lab":"timing"'))
+      .map((line) => JSON.parse(line));
+    expect(emf.at(-1)).toMatchObject({
+      function: 'qldb-get',
+      status: '200',
+      dbMs: second.dbMs,
+      newConnection: 0,
+      coldStart: 0,
+    });
+    stdout.mockRestore();
   });
 });
