@@ -63,6 +63,8 @@ export interface RunningLab {
   readonly engine: Engine;
   readonly model: NetworkModel;
   readonly caCertPath: string;
+  /** Local names of the tables created in the engine. */
+  readonly tableNames: readonly string[];
   readonly pools: ReadonlyMap<string, FunctionPool>;
   stats(): Record<string, PoolStats>;
   stop(): Promise<void>;
@@ -81,7 +83,13 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       'QLDB cannot run locally (no local engine exists, and the service reached end of support): serving dynamodb only.',
     );
   }
-  const context = { ...opts.context, targets: LOCAL_TARGETS.join(','), powerTuning: 'false' };
+  // Both variants by default: the lab's first question is what keep-alive is worth.
+  const context = {
+    keepAlive: 'both',
+    ...opts.context,
+    targets: LOCAL_TARGETS.join(','),
+    powerTuning: 'false',
+  };
 
   const cleanup: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -161,6 +169,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       engine,
       model,
       caCertPath: certs.caCertPath,
+      tableNames: tables,
       pools,
       stats: () => Object.fromEntries([...pools].map(([name, p]) => [name, p.snapshot()])),
       stop: stopAll,

@@ -21,7 +21,20 @@ export interface SignableRequest {
   readonly body?: string;
 }
 
+// One signer per key and region: it caches the derived signing key, which is most of the cost.
+const signers = new Map<string, SignatureV4>();
+
 function signer(credentials: AwsCredentialIdentity, region: string): SignatureV4 {
+  const key = `${credentials.accessKeyId}\u0000${credentials.secretAccessKey}\u0000${credentials.sessionToken ?? ''}\u0000${region}`;
+  let s = signers.get(key);
+  if (!s) {
+    s = createSigner(credentials, region);
+    signers.set(key, s);
+  }
+  return s;
+}
+
+function createSigner(credentials: AwsCredentialIdentity, region: string): SignatureV4 {
   return new SignatureV4({
     credentials,
     region,

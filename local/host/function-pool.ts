@@ -48,6 +48,11 @@ export class FunctionPool {
     return this.opts.fn.name;
   }
 
+  /** The environment variables each execution environment gets. */
+  get environment(): Record<string, string> {
+    return this.opts.env;
+  }
+
   /** Starts the provisioned environments, initialized before the first request. */
   async start(): Promise<void> {
     const n = Math.min(this.opts.fn.provisionedConcurrency, this.opts.maxEnvironments);

@@ -1,0 +1,134 @@
+/**
+ * `npm run bench`: the lab's own figures, printed, never asserted.
+ *   1. keep-alive off/on ratio of database p50 and client p50, with the default network model
+ *   2. the local host's overhead: client p50 through the host minus a direct SDK call's p50
+ *      to the same engine through the same network model
+ *   3. each bundle's init duration on the local host
+ *   4. (--max-rate) the highest arrival rate the machine sustains for 60 s with 0 errors
+ */
+
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { localClientConfig } from '../local/engines';
+import { ExecutionEnvironment } from '../local/host/execution-environment';
+import { LOCAL_CALLER, type RunningLab, startLab } from '../local/lab';
+import { ladderOf } from '../report/latency-histogram';
+import { LabClient } from './lab-client';
+
+const { values } = parseArgs({
+  options: { calls: { type: 'string' }, 'max-rate': { type: 'boolean' }, inits: { type: 'string' } },
+});
+const CALLS = Number(values.calls ?? 300);
+const INITS = Number(values.inits ?? 5);
+const fmt = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(2));
+
+function person(govId: string) {
+  return { GovId: govId, FirstName: 'Bench', LastName: 'Mark', DOB: '1990-01-01', GovIdType: 'Passport' };
+}
+
+async function keepAliveRatio(client: LabClient) {
+  const out: Record<string, { client: number[]; db: number[]; sign: number[] }> = {};
+  for (const variant of ['on', 'off'] as const) {
+    const base = `/dynamodb/keepalive-${variant}/person`;
+    const id = `BENCH-${variant}-${Date.now()}`;
+    const created = await client.request('POST', base, person(id));
+    if (created.status !== 201)
+      throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
+    for (let i = 0; i < 20; i++) await client.request('GET', `${base}/${id}`); // warm-up
+    const r = { client: [] as number[], db: [] as number[], sign: [] as number[] };
+    for (let i = 0; i < CALLS; i++) {
+      const res = await client.request('GET', `${base}/${id}`);
+      if (res.status !== 200) throw new Error(`get answered ${res.status}`);
+      r.client.push(res.ms);
+      r.sign.push(res.signMs);
+      r.db.push(res.body.timing?.dbMs ?? Number.NaN);
+    }
+    out[variant] = r;
+  }
+  return out;
+}
+
+async function directSdkP50(lab: RunningLab, tableName: string): Promise<number> {
+  // The same path a function takes, minus the host: SDK -> network model -> engine.
+  const agent = new https.Agent({ keepAlive: true, ca: readFileSync(lab.caCertPath) });
+  const client = new DynamoDBClient({
+    ...localClientConfig(lab.model.url),
+    requestHandler: new NodeHttpHandler({ httpsAgent: agent }),
+  });
+  await client.send(new PutItemCommand({ TableName: tableName, Item: { GovId: { S: 'DIRECT-1' } } }));
+  const times: number[] = [];
+  for (let i = 0; i < CALLS + 20; i++) {
+    const t = performance.now();
+    await client.send(
+      new GetItemCommand({ TableName: tableName, Key: { GovId: { S: 'DIRECT-1' } }, ConsistentRead: true }),
+    );
+    if (i >= 20) times.push(performance.now() - t);
+  }
+  client.destroy();
+  return ladderOf(times)?.p50 ?? Number.NaN;
+}
+
+async function initDurations(lab: RunningLab) {
+  const rows: { fn: string; initMs: number[] }[] = [];
+  for (const fn of lab.assembly.functions) {
+    const pool = lab.pools.get(fn.name);
+    if (!pool) continue;
+    const initMs: number[] = [];
+    for (let i = 0; i < INITS; i++) {
+      const env = await ExecutionEnvironment.start({
+        fn,
+        env: pool.environment,
+        initType: 'on-demand',
+        onLog: () => {},
+        onExit: () => {},
+      });
+      initMs.push(env.initMs);
+      await env.stop();
+    }
+    rows.push({ fn: fn.name, initMs });
+  }
+  return rows;
+}
+
+async function main() {
+  console.log(`Starting the local lab (defaults) ...`);
+  const lab = await startLab({ port: 0, log: (l) => console.log(`  ${l}`) });
+  try {
+    const client = new LabClient(lab.url, LOCAL_CALLER, LOCAL_CALLER.region);
+    console.log(`\n1. keep-alive off/on, ${CALLS} sequential GETs per variant (p50, ms)`);
+    const ka = await keepAliveRatio(client);
+    const p = (xs: number[]) => ladderOf(xs)?.p50 ?? Number.NaN;
+    const [dbOn, dbOff, clOn, clOff] = [p(ka.on.db), p(ka.off.db), p(ka.on.client), p(ka.off.client)];
+    console.log(
+      `   database time   on ${fmt(dbOn)}   off ${fmt(dbOff)}   ratio ${(dbOff / dbOn).toFixed(2)}x`,
+    );
+    console.log(
+      `   client latency  on ${fmt(clOn)}   off ${fmt(clOff)}   ratio ${(clOff / clOn).toFixed(2)}x`,
+    );
+
+    console.log(`\n2. local host overhead (keep-alive on, p50, ms)`);
+    const tableName = lab.tableNames[0];
+    const direct = await directSdkP50(lab, tableName);
+    console.log(
+      `   client through the host ${fmt(clOn)}   direct SDK call ${fmt(direct)}   overhead ${fmt(clOn - direct)}`,
+    );
+    console.log(`   (SigV4 signing on the client, excluded above: p50 ${fmt(p(ka.on.sign))} ms)`);
+
+    console.log(`\n3. init duration per bundle, ${INITS} fresh environments each (ms)`);
+    for (const r of await initDurations(lab)) {
+      const l = ladderOf(r.initMs);
+      console.log(`   ${r.fn.padEnd(34)} p50 ${fmt(l?.p50)}   max ${fmt(l?.max)}`);
+    }
+  } finally {
+    await lab.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+  process.exitCode = 1;
+});

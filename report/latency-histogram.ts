@@ -1,0 +1,89 @@
+/**
+ * Latency distributions recorded in HDR histograms (hdr-histogram-js): microsecond
+ * resolution, 3 significant digits (0.1 % relative error at any value), mergeable.
+ * Every percentile in the lab's outputs comes from here.
+ */
+import { build, type Histogram } from 'hdr-histogram-js';
+
+export const LADDER = [50, 75, 90, 95, 99, 99.9] as const;
+
+export interface Ladder {
+  readonly count: number;
+  readonly min: number;
+  readonly mean: number;
+  readonly p50: number;
+  readonly p75: number;
+  readonly p90: number;
+  readonly p95: number;
+  readonly p99: number;
+  readonly 'p99.9': number;
+  readonly max: number;
+}
+
+const US_PER_MS = 1000;
+
+export class LatencyHistogram {
+  private readonly h: Histogram = build({ numberOfSignificantValueDigits: 3, bitBucketSize: 'packed' });
+
+  /** Records one latency in milliseconds; negative or non-finite values are ignored. */
+  record(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) return;
+    this.h.recordValue(Math.round(ms * US_PER_MS));
+  }
+
+  recordAll(values: Iterable<number>): this {
+    for (const v of values) this.record(v);
+    return this;
+  }
+
+  add(other: LatencyHistogram): this {
+    this.h.add(other.h);
+    return this;
+  }
+
+  get count(): number {
+    return this.h.totalCount;
+  }
+
+  percentile(p: number): number {
+    return this.h.getValueAtPercentile(p) / US_PER_MS;
+  }
+
+  ladder(): Ladder | null {
+    if (this.h.totalCount === 0) return null;
+    return {
+      count: this.h.totalCount,
+      min: this.h.minNonZeroValue === Number.MAX_SAFE_INTEGER ? 0 : this.h.minNonZeroValue / US_PER_MS,
+      mean: this.h.mean / US_PER_MS,
+      p50: this.percentile(50),
+      p75: this.percentile(75),
+      p90: this.percentile(90),
+      p95: this.percentile(95),
+      p99: this.percentile(99),
+      'p99.9': this.percentile(99.9),
+      max: this.h.maxValue / US_PER_MS,
+    };
+  }
+
+  /** Points of the cumulative distribution, for plots: `buckets` evenly spaced percentiles. */
+  cdf(buckets = 200): { ms: number; percentile: number }[] {
+    if (this.h.totalCount === 0) return [];
+    const out: { ms: number; percentile: number }[] = [];
+    for (let i = 0; i <= buckets; i++) {
+      const p = Math.min(100, (100 * i) / buckets);
+      out.push({ ms: this.percentile(p), percentile: p });
+    }
+    return out;
+  }
+
+  destroy(): void {
+    this.h.destroy();
+  }
+}
+
+export function ladderOf(values: Iterable<number>): Ladder | null {
+  const h = new LatencyHistogram().recordAll(values);
+  const l = h.ladder();
+  h.destroy();
+  return l;
+}
