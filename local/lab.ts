@@ -60,6 +60,7 @@ export interface LabOptions {
 export interface RunningLab {
   readonly url: string;
   readonly assembly: Assembly;
+  /** The engine now running (replaced by restartEngine). */
   readonly engine: Engine;
   readonly model: NetworkModel;
   readonly caCertPath: string;
@@ -67,7 +68,15 @@ export interface RunningLab {
   readonly tableNames: readonly string[];
   readonly pools: ReadonlyMap<string, FunctionPool>;
   stats(): Record<string, PoolStats>;
+  /** Stops the engine (if it still runs) and starts it again on the same port and data folder. */
+  restartEngine(): Promise<Engine>;
   stop(): Promise<void>;
+}
+
+/** The -c flags the local lab synthesizes with: only local targets, no Power Tuning. */
+export function localSynthContext(context: Record<string, string> = {}): Record<string, string> {
+  // Both variants by default: the lab's first question is what keep-alive is worth.
+  return { keepAlive: 'both', ...context, targets: LOCAL_TARGETS.join(','), powerTuning: 'false' };
 }
 
 /** Local table name: what CloudFormation would call it, minus the random suffix. */
@@ -83,13 +92,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       'QLDB cannot run locally (no local engine exists, and the service reached end of support): serving dynamodb only.',
     );
   }
-  // Both variants by default: the lab's first question is what keep-alive is worth.
-  const context = {
-    keepAlive: 'both',
-    ...opts.context,
-    targets: LOCAL_TARGETS.join(','),
-    powerTuning: 'false',
-  };
+  const context = localSynthContext(opts.context);
 
   const cleanup: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -102,7 +105,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     if (assembly.routes.length === 0) throw new Error(`${outdir} has no API routes to serve`);
 
     if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-    const engine = await startEngine({ kind: opts.engine ?? 'dynalite', dataDir: opts.dataDir, log });
+    let engine = await startEngine({ kind: opts.engine ?? 'dynalite', dataDir: opts.dataDir, log });
     cleanup.push(() => engine.stop());
     log(`Engine ${engine.kind} (pid ${engine.pid}) on ${engine.endpoint}`);
 
@@ -163,10 +166,19 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     });
     cleanup.push(() => server.close());
 
+    const restartEngine = async () => {
+      await engine.stop();
+      engine = await startEngine({ kind: engine.kind, port: engine.port, dataDir: opts.dataDir, log });
+      for (const table of tables) await createTable(engine.endpoint, table);
+      return engine;
+    };
     return {
       url: server.url,
       assembly,
-      engine,
+      get engine() {
+        return engine;
+      },
+      restartEngine,
       model,
       caCertPath: certs.caCertPath,
       tableNames: tables,

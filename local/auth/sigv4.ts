@@ -5,82 +5,12 @@
  * signing cost like the cloud run does.
  */
 import { createHash } from 'node:crypto';
-import { Hash } from '@smithy/hash-node';
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
+import { SERVICE, type SignableRequest, signerFor, toHttpRequest } from './sigv4-signer.mjs';
 
-export const SERVICE = 'execute-api';
+export { SERVICE, type SignableRequest, signRequest } from './sigv4-signer.mjs';
 /** API Gateway rejects requests signed more than 5 minutes from its clock. */
 export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
-
-export interface SignableRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: Record<string, string>;
-  readonly body?: string;
-}
-
-// One signer per key and region: it caches the derived signing key, which is most of the cost.
-const signers = new Map<string, SignatureV4>();
-
-function signer(credentials: AwsCredentialIdentity, region: string): SignatureV4 {
-  const key = `${credentials.accessKeyId}\u0000${credentials.secretAccessKey}\u0000${credentials.sessionToken ?? ''}\u0000${region}`;
-  let s = signers.get(key);
-  if (!s) {
-    s = createSigner(credentials, region);
-    signers.set(key, s);
-  }
-  return s;
-}
-
-function createSigner(credentials: AwsCredentialIdentity, region: string): SignatureV4 {
-  return new SignatureV4({
-    credentials,
-    region,
-    service: SERVICE,
-    sha256: Hash.bind(null, 'sha256'),
-    // API Gateway's canonical path is the URI-encoded path, as the SDKs send it.
-    uriEscapePath: true,
-  });
-}
-
-function toHttpRequest(r: SignableRequest, signingDate?: Date): HttpRequest {
-  const url = new URL(r.url);
-  const query: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) query[k] = v;
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(r.headers)) headers[k.toLowerCase()] = v;
-  headers.host = url.host;
-  if (signingDate) headers['x-amz-date'] = toAmzDate(signingDate);
-  return new HttpRequest({
-    method: r.method.toUpperCase(),
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: url.port ? Number(url.port) : undefined,
-    path: url.pathname,
-    query,
-    headers,
-    body: r.body,
-  });
-}
-
-const toAmzDate = (d: Date) => d.toISOString().replace(/[:-]|\.\d{3}/g, '');
-
-/** Returns the headers to add: authorization, x-amz-date, x-amz-content-sha256 and the session token. */
-export async function signRequest(
-  r: SignableRequest,
-  credentials: AwsCredentialIdentity,
-  region: string,
-): Promise<Record<string, string>> {
-  const signed = await signer(credentials, region).sign(toHttpRequest(r));
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(signed.headers)) {
-    if (k === 'host' || k in r.headers || k.toLowerCase() in r.headers) continue;
-    out[k] = v;
-  }
-  return out;
-}
 
 export type Verdict = { ok: true } | { ok: false; status: 403; message: string };
 
@@ -138,7 +68,7 @@ export async function verifyRequest(
   const signedOnly: Record<string, string> = {};
   for (const h of signedHeaders.split(';')) if (lower[h] !== undefined) signedOnly[h] = lower[h];
   if (signedOnly['x-amz-content-sha256'] !== undefined) signedOnly['x-amz-content-sha256'] = payloadHash;
-  const expected = await signer(credentials, region).sign(
+  const expected = await signerFor(credentials, region).sign(
     toHttpRequest({ ...r, headers: signedOnly }, when),
     {
       signingDate: when,

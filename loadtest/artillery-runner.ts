@@ -1,0 +1,278 @@
+/**
+ * Runs one scenario with the project's own artillery (node_modules/.bin/artillery) as a child
+ * process, and nothing else. Parameters travel as artillery flags:
+ *   --target <url>                            the API (trailing slashes dropped: artillery
+ *                                             concatenates target + '/path')
+ *   --variables {"basePath": "/dynamodb/..."} the scenario's {{ basePath }}
+ *   --overrides {"config":{"phases":[...]}}   one phase: duration and arrival rate as numbers
+ *   --payload <csv>                           the scenario's config.payload file (get phase)
+ * Labels and output files travel as environment variables (see lab-processor.mjs).
+ *
+ * The child gets artillery-preload.cjs through NODE_OPTIONS: it stubs artillery's posthog
+ * telemetry client, which otherwise holds every run ~12 s on a closed network, and notices
+ * the end of a run promptly (see that file for what and why).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { constants } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ArtilleryOutputParser, type ArtilleryProgress } from './artillery-progress';
+
+export type { ArtilleryProgress } from './artillery-progress';
+
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PRELOAD = fileURLToPath(new URL('./artillery-preload.cjs', import.meta.url));
+/** How long a stopped child gets for artillery's own shutdown before SIGKILL. */
+const STOP_GRACE_MS = 5_000;
+const TAIL_LINES = 100;
+
+export interface RunArtilleryOptions {
+  /** Scenario file, e.g. loadtest/create-dynamodb-person.yml (relative to the project root). */
+  readonly scenario: string;
+  /** API base URL, e.g. http://127.0.0.1:3100/lab or https://x.execute-api.../prod/lab/ */
+  readonly target: string;
+  /** e.g. /dynamodb/keepalive-on, or /dynamodb when one variant is deployed */
+  readonly basePath: string;
+  readonly durationS: number;
+  readonly ratePerS: number;
+  /** artillery --output; its folder is created and a stale file removed first */
+  readonly outJson: string;
+  /** LAB_TIMINGS_FILE, LAB_GOVIDS_FILE, LAB_KEEPALIVE... added to this process's environment */
+  readonly env: Readonly<Record<string, string>>;
+  /** CSV for the scenario's config.payload (the get phase reads the create phase's GovIds) */
+  readonly payload?: string;
+  readonly onProgress?: (p: ArtilleryProgress) => void;
+  /** Every output line, e.g. to echo artillery's own report to a terminal. */
+  readonly onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
+  /** artillery --platform: 'local' (default), 'aws:lambda'... */
+  readonly platform?: string;
+  /** artillery --platform-opt key=value, e.g. { region: 'eu-west-1' } */
+  readonly platformOpts?: Readonly<Record<string, string>>;
+  /** Ends the child (SIGTERM, then SIGKILL after a grace period). */
+  readonly signal?: AbortSignal;
+  /** @default durationS + 120 s locally, + 900 s on a cloud platform: a hung run ends */
+  readonly timeoutMs?: number;
+}
+
+export interface RunArtilleryResult {
+  /** artillery's exit code; 128 + n when ended by signal n */
+  readonly exitCode: number;
+  readonly wallMs: number;
+  /** why the runner ended the child, when it did */
+  readonly stopped?: 'abort' | 'timeout' | 'SIGINT' | 'SIGTERM';
+  /** the last output lines, for the message when exitCode is not 0 */
+  readonly outputTail: readonly string[];
+}
+
+const BASE_PATH = /^(\/[A-Za-z0-9._~-]+)*$/;
+
+/** Resolves the artillery CLI script so it runs under this very Node binary. */
+function artilleryCli(): string {
+  return realpathSync(join(PROJECT_ROOT, 'node_modules', '.bin', 'artillery'));
+}
+
+function normalizeTarget(target: string): string {
+  const url = new URL(target);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`target must be http(s): ${target}`);
+  return target.replace(/\/+$/, '');
+}
+
+function normalizeBasePath(basePath: string): string {
+  const p = `/${basePath}`.replace(/\/{2,}/g, '/').replace(/\/+$/, '');
+  if (!BASE_PATH.test(p)) throw new Error(`basePath must look like /dynamodb/keepalive-on, got ${basePath}`);
+  return p;
+}
+
+function positive(name: string, n: number): number {
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got ${n}`);
+  return n;
+}
+
+function childEnv(extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+  if (PRELOAD.includes('"')) throw new Error(`cannot quote the preload path in NODE_OPTIONS: ${PRELOAD}`);
+  const preload = `--require "${PRELOAD}"`;
+  const inherited = process.env.NODE_OPTIONS?.trim();
+  return {
+    ...process.env,
+    ...extra,
+    NODE_OPTIONS: inherited ? `${inherited} ${preload}` : preload,
+    // Belt and braces: if a future artillery bypasses the stub, it at least sends no properties.
+    ARTILLERY_DISABLE_TELEMETRY: '1',
+    // Plain text keeps the output parseable whatever the parent's terminal is.
+    FORCE_COLOR: '0',
+  };
+}
+
+export function artilleryArgs(opts: RunArtilleryOptions): string[] {
+  const phase = {
+    name: basename(opts.scenario).replace(/\.ya?ml$/, ''),
+    duration: positive('durationS', opts.durationS),
+    arrivalRate: positive('ratePerS', opts.ratePerS),
+  };
+  const args = [
+    'run',
+    '--target',
+    normalizeTarget(opts.target),
+    '--variables',
+    JSON.stringify({ basePath: normalizeBasePath(opts.basePath) }),
+    '--overrides',
+    JSON.stringify({ config: { phases: [phase] } }),
+    '--output',
+    resolve(opts.outJson),
+  ];
+  if (opts.payload !== undefined) args.push('--payload', resolve(opts.payload));
+  if (opts.platform !== undefined) args.push('--platform', opts.platform);
+  for (const [k, v] of Object.entries(opts.platformOpts ?? {})) args.push('--platform-opt', `${k}=${v}`);
+  args.push(resolve(PROJECT_ROOT, opts.scenario));
+  return args;
+}
+
+/** Splits a stream into lines, holding a partial last line until it completes. */
+function onLines(stream: NodeJS.ReadableStream, each: (line: string) => void, end: () => void): void {
+  let pending = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const parts = (pending + chunk).split(/\r?\n/);
+    pending = parts.pop() ?? '';
+    for (const line of parts) each(line);
+    end();
+  });
+  stream.on('end', () => {
+    if (pending) each(pending);
+    pending = '';
+    end();
+  });
+}
+
+/** Local runs start in seconds; a cloud platform first packages and deploys its workers. */
+function defaultTimeoutMs(opts: RunArtilleryOptions): number {
+  const marginS = (opts.platform ?? 'local') === 'local' ? 120 : 900;
+  return (opts.durationS + marginS) * 1000;
+}
+
+function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  return 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
+}
+
+export async function runArtillery(opts: RunArtilleryOptions): Promise<RunArtilleryResult> {
+  if (opts.signal?.aborted) throw new Error('runArtillery: aborted before start');
+  const args = [artilleryCli(), ...artilleryArgs(opts)];
+  mkdirSync(dirname(resolve(opts.outJson)), { recursive: true });
+  rmSync(resolve(opts.outJson), { force: true });
+
+  const started = performance.now();
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: PROJECT_ROOT,
+    env: childEnv(opts.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+
+  return new Promise<RunArtilleryResult>((resolvePromise, reject) => {
+    const parser = new ArtilleryOutputParser();
+    const tail: string[] = [];
+    let stopped: RunArtilleryResult['stopped'];
+    let callbackError: unknown;
+    let killTimer: NodeJS.Timeout | undefined;
+    let progressChanged = false;
+    let lastProgress = '';
+
+    const alive = (): boolean => child.exitCode === null && child.signalCode === null;
+
+    /** Ends our child by its PID: SIGTERM lets artillery shut down, SIGKILL if it does not. */
+    const stop = (why: NonNullable<RunArtilleryResult['stopped']> | 'error'): void => {
+      if (why !== 'error') stopped ??= why;
+      if (!alive() || killTimer) return;
+      child.kill('SIGTERM');
+      killTimer = setTimeout(() => {
+        if (alive()) child.kill('SIGKILL');
+      }, STOP_GRACE_MS);
+      killTimer.unref();
+    };
+
+    const guard = (fn: () => void): void => {
+      try {
+        fn();
+      } catch (e) {
+        callbackError ??= e;
+        stop('error');
+      }
+    };
+
+    const line = (stream: 'stdout' | 'stderr') => (text: string) => {
+      tail.push(text);
+      if (tail.length > TAIL_LINES) tail.shift();
+      if (opts.onLine) guard(() => opts.onLine?.(text, stream));
+      if (stream === 'stdout' && parser.push(text)) progressChanged = true;
+    };
+    // Progress once per chunk: a period block arrives whole, so one call per block.
+    const flushProgress = (): void => {
+      if (!progressChanged || !opts.onProgress) return;
+      progressChanged = false;
+      const snapshot = parser.snapshot();
+      const key = `${snapshot.phase}:${snapshot.requests}:${snapshot.errors}`;
+      if (key === lastProgress) return;
+      lastProgress = key;
+      guard(() => opts.onProgress?.(snapshot));
+    };
+    if (child.stdout) onLines(child.stdout, line('stdout'), flushProgress);
+    if (child.stderr) onLines(child.stderr, line('stderr'), () => {});
+
+    let reraise: NodeJS.Signals | undefined;
+    const forward = (sig: 'SIGINT' | 'SIGTERM'): void => {
+      stop(sig);
+      // Listening to a signal cancels Node's default exit; give it back once the child is gone.
+      if (process.listenerCount(sig) === 1) reraise = sig;
+    };
+    const onAbort = (): void => stop('abort');
+    const onSigint = (): void => forward('SIGINT');
+    const onSigterm = (): void => forward('SIGTERM');
+    // The parent dies: take the child along (an 'exit' listener must be synchronous).
+    const onParentExit = (): void => {
+      if (alive()) child.kill('SIGKILL');
+    };
+
+    const timeout = setTimeout(() => stop('timeout'), opts.timeoutMs ?? defaultTimeoutMs(opts));
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigterm);
+    process.on('exit', onParentExit);
+
+    const cleanup = (): void => {
+      clearTimeout(timeout);
+      if (killTimer) clearTimeout(killTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigterm);
+      process.off('exit', onParentExit);
+    };
+
+    child.once('error', (err) => {
+      cleanup();
+      reject(new Error(`could not start artillery: ${err.message}`));
+    });
+    // 'close' (not 'exit') so the last output lines have been read.
+    child.once('close', (code, signal) => {
+      cleanup();
+      // One last report, e.g. the summary of a run too short for a 10 s period block.
+      progressChanged = true;
+      flushProgress();
+      if (reraise) {
+        process.kill(process.pid, reraise);
+        return;
+      }
+      if (callbackError !== undefined) {
+        reject(callbackError);
+        return;
+      }
+      resolvePromise({
+        exitCode: exitCodeOf(code, signal),
+        wallMs: performance.now() - started,
+        stopped,
+        outputTail: tail,
+      });
+    });
+  });
+}

@@ -1,0 +1,239 @@
+// @ts-check
+/**
+ * The Artillery processor shared by every lab scenario (create-<target>-person.yml,
+ * get-<target>-person.yml). ESM (.mjs) because artillery 2.0.21 imports `.mjs` processors
+ * with import() and `require()`s anything else, and faker 10 is ESM-only; a `.ts` processor
+ * would be bundled to CommonJS `.js`, which this "type": "module" package cannot require.
+ * Types for TypeScript callers live in lab-processor.d.mts.
+ *
+ * Inputs (environment, set by artillery-runner.ts):
+ *   LAB_TIMINGS_FILE   append one JSON line per response (labels + status + client ms + timing)
+ *   LAB_GOVIDS_FILE    create: append each GovId answered 201, one per line (a one-column CSV
+ *                      the get scenario reads back as its payload)
+ *   LAB_GOVID_PREFIX   prefix of generated GovIds (default: lab-<base36 time>-)
+ *   LAB_KEEPALIVE      variant label (on|off); default: read from the base path
+ *   LAB_SIGV4_REGION   sign every request with SigV4 for execute-api in this region (the API
+ *                      uses IAM authorization); credentials from LAB_SIGV4_ACCESS_KEY_ID /
+ *                      LAB_SIGV4_SECRET_ACCESS_KEY (the local lab's caller) or, when those are
+ *                      unset, the AWS default chain (AWS_PROFILE, SSO, env, ...)
+ * Scenario variables: labTarget (dynamodb|qldb), labPhase (create|get), basePath.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { faker } from '@faker-js/faker/locale/en';
+import { signRequest as sigv4 } from '../local/auth/sigv4-signer.mjs';
+
+export const GOV_ID_TYPES = ['Driver License', 'Passport', 'SSN'];
+
+const GOV_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const GOV_ID_RANDOM_CHARS = 16;
+const MAX_ADDRESS = 200;
+
+/** @param {string | undefined} prefix */
+export function govIdPrefix(prefix) {
+  const value = prefix ?? `lab-${Date.now().toString(36)}-`;
+  // Fail at load, not with a stream of 400s: the prefix must leave room for the random part.
+  if (value.length > 64 - GOV_ID_RANDOM_CHARS || !GOV_ID_PATTERN.test(`${value}x`)) {
+    throw new Error(`LAB_GOVID_PREFIX must be at most 48 of [A-Za-z0-9_-], got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+const PREFIX = govIdPrefix(process.env.LAB_GOVID_PREFIX);
+
+/**
+ * A realistic Person with a GovId unique per call (16 random alphanumerics: 62^16 values).
+ * @param {string} [prefix]
+ * @returns {import('./lab-processor.d.mts').LabPerson}
+ */
+export function buildPerson(prefix = PREFIX) {
+  const address = `${faker.location.streetAddress()}, ${faker.location.city()}, ${faker.location.state({
+    abbreviated: true,
+  })} ${faker.location.zipCode()}`;
+  return {
+    GovId: `${prefix}${faker.string.alphanumeric(GOV_ID_RANDOM_CHARS)}`,
+    FirstName: faker.person.firstName(),
+    LastName: faker.person.lastName(),
+    DOB: faker.date.birthdate({ mode: 'age', min: 18, max: 90 }).toISOString().slice(0, 10),
+    GovIdType: faker.helpers.arrayElement(GOV_ID_TYPES),
+    Address: address.slice(0, MAX_ADDRESS),
+  };
+}
+
+/**
+ * The response's timing block when it has the documented shape, else null.
+ * @param {string} body
+ * @returns {import('./lab-processor.d.mts').LabTiming | null}
+ */
+export function parseTiming(body) {
+  let parsed;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  const t = parsed?.timing;
+  if (
+    typeof t !== 'object' ||
+    t === null ||
+    typeof t.dbMs !== 'number' ||
+    typeof t.newConnection !== 'boolean' ||
+    typeof t.coldStart !== 'boolean' ||
+    typeof t.initType !== 'string'
+  ) {
+    return null;
+  }
+  return { dbMs: t.dbMs, newConnection: t.newConnection, coldStart: t.coldStart, initType: t.initType };
+}
+
+/**
+ * on|off from LAB_KEEPALIVE, else from a /keepalive-on|off base path, else 'default'.
+ * @param {string | undefined} basePath
+ * @param {string | undefined} label
+ */
+export function variantOf(basePath, label = process.env.LAB_KEEPALIVE) {
+  if (label) return label;
+  const m = /\/keepalive-(on|off)\/?$/.exec(basePath ?? '');
+  return m ? m[1] : 'default';
+}
+
+/** Lazily opened append-only files; one write() per line keeps lines whole across workers. */
+class LineFile {
+  /** @param {string | undefined} path */
+  constructor(path) {
+    this.path = path;
+    /** @type {number | undefined} */
+    this.fd = undefined;
+  }
+
+  /** @param {string} line */
+  append(line) {
+    if (!this.path) return;
+    this.fd ??= openSync(this.path, 'a');
+    writeSync(this.fd, `${line}\n`);
+  }
+
+  close() {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+const timingsFile = new LineFile(process.env.LAB_TIMINGS_FILE);
+const govIdsFile = new LineFile(process.env.LAB_GOVIDS_FILE);
+process.once('exit', () => {
+  timingsFile.close();
+  govIdsFile.close();
+});
+
+/**
+ * @typedef {{ vars: Record<string, unknown> }} Context
+ * @typedef {{ emit(type: 'counter' | 'histogram', name: string, value: number): void }} Events
+ * @typedef {{ json?: unknown, body?: string, url?: string, method?: string, headers?: Record<string, string> }} RequestParams
+ * @typedef {{ statusCode: number, body: unknown, timings?: { phases?: { firstByte?: number } } }} Response
+ * @typedef {(error?: Error) => void} Next
+ */
+
+/** @param {Context} context @param {string} name */
+function varOf(context, name) {
+  const v = context.vars[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/**
+ * beforeRequest of the create scenario: the body is a fresh Person.
+ * @param {RequestParams} requestParams @param {Context} context @param {Events} _events @param {Next} next
+ */
+export function setPersonBody(requestParams, context, _events, next) {
+  const person = buildPerson();
+  // The exact bytes sent, so the SigV4 payload hash covers them.
+  requestParams.body = JSON.stringify(person);
+  requestParams.headers = { ...requestParams.headers, 'content-type': 'application/json' };
+  context.vars.govId = person.GovId;
+  return next();
+}
+
+/**
+ * beforeRequest of the get scenario: fail the VU clearly when the payload had no GovId.
+ * @param {RequestParams} _requestParams @param {Context} context @param {Events} _events @param {Next} next
+ */
+export function requireGovId(_requestParams, context, _events, next) {
+  const govId = varOf(context, 'govId');
+  if (!govId) return next(new Error('no GovId in the payload: did the create phase record any?'));
+  return next();
+}
+
+/**
+ * afterResponse of every scenario: one timings line, custom metrics, and on a 201 the GovId.
+ * @param {RequestParams} _requestParams @param {Response} response @param {Context} context
+ * @param {Events} events @param {Next} next
+ */
+export function recordResponse(_requestParams, response, context, events, next) {
+  const status = response.statusCode;
+  const timing = parseTiming(typeof response.body === 'string' ? response.body : '');
+  const govId = varOf(context, 'govId');
+  const firstByte = response.timings?.phases?.firstByte;
+  /** @type {import('./lab-processor.d.mts').TimingLine} */
+  const line = {
+    at: Date.now(),
+    target: varOf(context, 'labTarget') ?? 'unknown',
+    variant: variantOf(varOf(context, 'basePath')),
+    phase: varOf(context, 'labPhase') ?? 'unknown',
+    status,
+    clientMs: typeof firstByte === 'number' ? firstByte : null,
+    govId: govId ?? null,
+    timing,
+  };
+  timingsFile.append(JSON.stringify(line));
+  if (timing) {
+    events.emit('histogram', 'lab.db_ms', timing.dbMs);
+    events.emit('counter', 'lab.new_connections', timing.newConnection ? 1 : 0);
+    events.emit('counter', 'lab.cold_starts', timing.coldStart ? 1 : 0);
+  } else {
+    events.emit('counter', 'lab.timing_missing', 1);
+  }
+  if (status === 201 && line.phase === 'create' && govId) {
+    govIdsFile.append(govId);
+    events.emit('counter', 'lab.govids_recorded', 1);
+  }
+  return next();
+}
+
+/** @type {Promise<() => Promise<import('../local/auth/sigv4-signer.mjs').Credentials>> | undefined} */
+let credentialSource;
+
+function credentials() {
+  const accessKeyId = process.env.LAB_SIGV4_ACCESS_KEY_ID;
+  const secretAccessKey = process.env.LAB_SIGV4_SECRET_ACCESS_KEY;
+  if (accessKeyId && secretAccessKey) return Promise.resolve({ accessKeyId, secretAccessKey });
+  // The AWS default chain, loaded only for cloud runs; it caches and refreshes credentials itself.
+  credentialSource ??= import('@aws-sdk/credential-provider-node').then((m) => m.defaultProvider());
+  return credentialSource.then((provider) => provider());
+}
+
+/** Fills `{{ name }}` from the virtual user's variables, as Artillery will. @param {string} s @param {Context} context */
+function resolve(s, context) {
+  return s.replace(/{{\s*([\w$.]+)\s*}}/g, (_, name) => String(context.vars[name] ?? ''));
+}
+
+/**
+ * beforeRequest of every scenario, after the others: SigV4-signs the request when
+ * LAB_SIGV4_REGION is set. The URL is resolved here because Artillery templates it later.
+ * @param {RequestParams} requestParams @param {Context} context @param {Events} _events @param {Next} next
+ */
+export function signRequest(requestParams, context, _events, next) {
+  const region = process.env.LAB_SIGV4_REGION;
+  if (!region) return next();
+  // Artillery prepends the target only to URLs that start with '/', which `{{ basePath }}` hides.
+  const path = resolve(requestParams.url ?? '', context);
+  const url = path.startsWith('/') ? `${String(context.vars.target ?? '')}${path}` : path;
+  requestParams.url = url;
+  const headers = { ...(requestParams.headers ?? {}) };
+  const method = (requestParams.method ?? 'GET').toUpperCase();
+  credentials()
+    .then((creds) => sigv4({ method, url, headers, body: requestParams.body }, creds, region))
+    .then((signed) => {
+      requestParams.headers = { ...headers, ...signed };
+      next();
+    })
+    .catch((e) => next(e instanceof Error ? e : new Error(String(e))));
+}

@@ -1,0 +1,303 @@
+/**
+ * `npm run load`: Artillery + Faker against the lab, each target x keep-alive variant,
+ * a create phase then a get phase, and a table that says what keep-alive is worth.
+ * Without `--target aws` it starts the whole lab locally first (what `npm run local`
+ * starts) and stops everything it started, by PID, however the run ends.
+ */
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PROJECT_ROOT } from '../lib/constructs/perf-function';
+import { engineOption, intOption, listOption, numberOption, runMain, UsageError } from '../local/cli/options';
+import {
+  DEFAULT_MAX_ENVIRONMENTS,
+  LOCAL_CALLER,
+  LOCAL_TARGETS,
+  type RunningLab,
+  startLab,
+} from '../local/lab';
+import { DEFAULT_RTT_MS } from '../local/network/network-model';
+import { parseLambdaLog } from '../report/lambda-log-parser';
+import { LatencyHistogram } from '../report/latency-histogram';
+import { runArtillery } from './artillery-runner';
+import { parseFunctionKey } from './lab-functions';
+import {
+  filterTimings,
+  type LabRow,
+  readArtilleryReport,
+  readTimingLines,
+  summarizeRun,
+  summarizeTimings,
+  toLabRow,
+} from './results';
+import { formatSummaryTable } from './summary-table';
+
+const TARGETS = ['dynamodb', 'qldb'] as const;
+const VARIANTS = ['on', 'off'] as const;
+type Variant = (typeof VARIANTS)[number];
+
+const HELP = `Usage: npm run load -- [options]
+
+  --duration S          seconds per phase (default 20)
+  --rate N              arrivals per second (default 10)
+  --targets LIST        comma list of dynamodb, qldb (default dynamodb; qldb cannot run locally)
+  --keep-alive LIST     comma list of on, off (default on,off)
+  --out DIR             where results go (default results/<timestamp>)
+  --target local|aws    local lab (default) or the deployed stack
+Local lab:
+  --rtt MS              emulated round trip to the database (default ${DEFAULT_RTT_MS})
+  --engine NAME         dynalite (default) or dynamodb-local
+  --data DIR            keep the engine's data on disk
+  --max-envs N          most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
+Deployed stack (--target aws):
+  --region R --profile P --stack-prefix NAME (default LatencyLab)
+  --platform aws:lambda run Artillery's distributed runner in your account (its own region option applies)
+`;
+
+interface Plan {
+  readonly url: string;
+  readonly basePath: (target: string, variant: Variant) => string;
+  readonly env: Record<string, string>;
+  readonly targets: readonly string[];
+  readonly variants: readonly Variant[];
+}
+
+function stamp(): string {
+  return new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '');
+}
+
+/** Cold starts and their Init Duration, from the REPORT (and INIT_REPORT) lines of one function. */
+function initStats(lines: readonly string[]): { initMsP50: number | null; inits: number } {
+  const parsed = parseLambdaLog(lines.join('\n'));
+  const h = new LatencyHistogram();
+  for (const r of parsed.reports) if (r.initDurationMs !== undefined) h.record(r.initDurationMs);
+  for (const i of parsed.inits) if (i.status === 'success') h.record(i.initDurationMs);
+  const out = { initMsP50: h.count > 0 ? h.percentile(50) : null, inits: h.count };
+  h.destroy();
+  return out;
+}
+
+async function planAws(
+  values: Record<string, string | boolean | undefined>,
+  targets: string[],
+  variants: Variant[],
+) {
+  // Loaded only for cloud runs: the local lab needs no AWS SDK clients in this process.
+  const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
+  const { resolveAwsOptions, sdkClientConfig } = await import('../aws/aws-options');
+  const { readLabOutputs } = await import('../aws/stack-outputs');
+  const aws = resolveAwsOptions({
+    region: values.region as string | undefined,
+    profile: values.profile as string | undefined,
+    'stack-prefix': values['stack-prefix'] as string | undefined,
+  });
+  const outputs = await readLabOutputs(new CloudFormationClient(sdkClientConfig(aws)), aws.stackPrefix);
+  const deployed = outputs.functions.map((f) => parseFunctionKey(f.key)).filter((p) => p !== undefined);
+  const both = deployed.some((p) => p.keepAlive !== undefined);
+  for (const t of targets) {
+    if (!deployed.some((p) => p.target === t))
+      throw new UsageError(`target ${t} is not deployed (deploy with -c targets=...)`);
+  }
+  if (both === false && variants.length > 1) {
+    throw new UsageError(
+      'the deployed API has one keep-alive variant: deploy with -c keepAlive=both, or pass --keep-alive on|off',
+    );
+  }
+  const plan: Plan = {
+    url: outputs.apiUrl,
+    basePath: (t, v) => (both ? `/${t}/keepalive-${v}` : `/${t}`),
+    env: {
+      LAB_SIGV4_REGION: outputs.region ?? aws.region,
+      ...(aws.profile ? { AWS_PROFILE: aws.profile } : {}),
+    },
+    targets,
+    variants,
+  };
+  return plan;
+}
+
+runMain(async () => {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string' },
+      rate: { type: 'string' },
+      targets: { type: 'string' },
+      'keep-alive': { type: 'string' },
+      out: { type: 'string' },
+      target: { type: 'string' },
+      rtt: { type: 'string' },
+      engine: { type: 'string' },
+      data: { type: 'string' },
+      'max-envs': { type: 'string' },
+      region: { type: 'string' },
+      profile: { type: 'string' },
+      'stack-prefix': { type: 'string' },
+      platform: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const durationS = intOption('duration', values.duration, 1, 3600, 20);
+  const ratePerS = numberOption('rate', values.rate, 0.1, 10_000, 10);
+  let targets = listOption('targets', values.targets, TARGETS, ['dynamodb']);
+  const variants = listOption('keep-alive', values['keep-alive'], VARIANTS, ['on', 'off']);
+  const where = values.target ?? 'local';
+  if (where !== 'local' && where !== 'aws')
+    throw new UsageError(`--target must be local or aws, got ${JSON.stringify(where)}`);
+  if (values.platform && where !== 'aws')
+    throw new UsageError('--platform needs --target aws: a cloud runner cannot reach 127.0.0.1');
+  const engine = engineOption(values.engine);
+  const rttMs = numberOption('rtt', values.rtt, 0, 1000, DEFAULT_RTT_MS);
+  const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
+  const outDir = resolve(values.out ?? join(PROJECT_ROOT, 'results', stamp()));
+  mkdirSync(outDir, { recursive: true });
+
+  // Ctrl-C or SIGTERM: stop Artillery, then the lab, then exit with the signal's code.
+  const abort = new AbortController();
+  let interrupted: NodeJS.Signals | undefined;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      interrupted = sig;
+      console.error(`\n${sig}: stopping ...`);
+      abort.abort();
+    });
+  }
+
+  const functionLogs = new Map<string, string[]>();
+  const logFile = join(outDir, 'lambda-logs.log');
+  let lab: RunningLab | undefined;
+  try {
+    let plan: Plan;
+    if (where === 'aws') {
+      plan = await planAws(values, targets, variants);
+      console.log(`Target: ${plan.url} (deployed stack)`);
+    } else {
+      if (targets.some((t) => !(LOCAL_TARGETS as readonly string[]).includes(t))) {
+        targets = targets.filter((t) => (LOCAL_TARGETS as readonly string[]).includes(t));
+        if (targets.length === 0)
+          throw new UsageError('QLDB cannot run locally; use --targets dynamodb or --target aws');
+      }
+      lab = await startLab({
+        port: 0,
+        engine,
+        rttMs,
+        dataDir: values.data,
+        maxEnvironments,
+        context: { keepAlive: variants.length > 1 ? 'both' : variants[0] },
+        log: (line) => console.log(line),
+        onFunctionLog: (fn, line) => {
+          appendFileSync(logFile, `[${fn}] ${line}\n`);
+          const list = functionLogs.get(fn) ?? [];
+          list.push(line);
+          functionLogs.set(fn, list);
+        },
+      });
+      const both = variants.length > 1;
+      plan = {
+        url: lab.url,
+        basePath: (t, v) => (both ? `/${t}/keepalive-${v}` : `/${t}`),
+        env: {
+          LAB_SIGV4_REGION: LOCAL_CALLER.region,
+          LAB_SIGV4_ACCESS_KEY_ID: LOCAL_CALLER.accessKeyId,
+          LAB_SIGV4_SECRET_ACCESS_KEY: LOCAL_CALLER.secretAccessKey,
+        },
+        targets,
+        variants,
+      };
+      console.log(`Lab API: ${lab.url}`);
+    }
+
+    const timingsFile = join(outDir, 'timings.jsonl');
+    const rows: LabRow[] = [];
+    const phases = ['create', 'get'] as const;
+    const total = plan.targets.length * plan.variants.length * phases.length;
+    let n = 0;
+    for (const target of plan.targets) {
+      for (const variant of plan.variants) {
+        const govIds = join(outDir, `govids-${target}-keepalive-${variant}.csv`);
+        for (const phase of phases) {
+          n += 1;
+          const label = `${target} keep-alive ${variant} ${phase}`;
+          console.log(`\n[${n}/${total}] ${label}: ${durationS} s at ${ratePerS}/s`);
+          const outJson = join(outDir, `artillery-${target}-keepalive-${variant}-${phase}.json`);
+          const result = await runArtillery({
+            scenario: join('loadtest', `${phase}-${target}-person.yml`),
+            target: plan.url,
+            basePath: plan.basePath(target, variant),
+            durationS,
+            ratePerS,
+            outJson,
+            env: {
+              ...plan.env,
+              LAB_TIMINGS_FILE: timingsFile,
+              LAB_GOVIDS_FILE: govIds,
+              LAB_KEEPALIVE: variant,
+            },
+            payload: phase === 'get' ? govIds : undefined,
+            platform: values.platform,
+            signal: abort.signal,
+            onProgress: (p) =>
+              console.log(
+                `  ${label}: ${Math.round(p.elapsedS)}/${durationS} s  requests ${p.requests}  errors ${p.errors}`,
+              ),
+          });
+          if (interrupted) return 130;
+          if (result.exitCode !== 0) {
+            console.error(
+              `Artillery exited with ${result.exitCode}:\n${result.outputTail.slice(-15).join('\n')}`,
+            );
+          }
+          const run = summarizeRun(readArtilleryReport(outJson));
+          const timings = summarizeTimings(
+            filterTimings(readTimingLines(timingsFile), { target, variant, phase }),
+          );
+          const fnLines = [...functionLogs].filter(([fn]) => {
+            const p = parseFunctionKey(fn);
+            return (
+              p?.target === target && p.operation === phase && (p.keepAlive ?? plan.variants[0]) === variant
+            );
+          });
+          const init = initStats(fnLines.flatMap(([, l]) => l));
+          const row = toLabRow({ target, keepAlive: variant, phase }, run, timings, init.initMsP50);
+          rows.push(row);
+          console.log(
+            `  done in ${(result.wallMs / 1000).toFixed(1)} s: ${row.requests} requests, ${row.errors} errors, p50 ${row.latencyMs?.p50 ?? '-'} ms, db p50 ${row.dbMs?.p50?.toFixed(2) ?? '-'} ms`,
+          );
+        }
+      }
+    }
+
+    const summary = {
+      generatedAt: new Date().toISOString(),
+      lab: {
+        target: where,
+        url: plan.url,
+        durationS,
+        ratePerS,
+        ...(where === 'local' ? { engine, rttMs, maxEnvironments } : {}),
+      },
+      runs: rows,
+    };
+    writeFileSync(join(outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+    console.log(`\n${formatSummaryTable(rows)}\n`);
+    const dbOn = rows.find((r) => r.keepAlive === 'on' && r.phase === 'get')?.dbMs?.p50;
+    const dbOff = rows.find((r) => r.keepAlive === 'off' && r.phase === 'get')?.dbMs?.p50;
+    if (dbOn && dbOff) {
+      console.log(
+        `Keep-alive: database time p50 ${dbOff.toFixed(1)} ms without, ${dbOn.toFixed(1)} ms with (${(dbOff / dbOn).toFixed(1)}x; the articles saw 33 ms vs 10 ms).`,
+      );
+    }
+    console.log(
+      `Results in ${relative(process.cwd(), outDir) || '.'}: summary.json, artillery-*.json, timings.jsonl${where === 'local' ? ', lambda-logs.log' : ''}`,
+    );
+    const errors = rows.reduce((s, r) => s + r.errors, 0);
+    if (errors > 0) console.error(`${errors} requests failed: exit status 1`);
+    return errors > 0 ? 1 : 0;
+  } finally {
+    await lab?.stop();
+  }
+});

@@ -1,0 +1,47 @@
+/** The terminal table printed at the end of `npm run load`. */
+import type { LabRow } from './results';
+
+const ms = (n: number | null | undefined) =>
+  n === null || n === undefined ? '-' : n < 10 ? n.toFixed(2) : n.toFixed(1);
+const pct = (n: number | null) => (n === null ? '-' : `${Math.round(n * 100)}%`);
+
+export function formatSummaryTable(rows: readonly LabRow[]): string {
+  const header = [
+    'target',
+    'keep-alive',
+    'phase',
+    'requests',
+    'errors',
+    'req/s',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    'max ms',
+    'db p50',
+    'db p99',
+    'new conn',
+    'cold',
+    'init p50',
+  ];
+  const body = rows.map((r) => [
+    r.target,
+    r.keepAlive,
+    r.phase,
+    String(r.requests),
+    String(r.errors),
+    r.throughputPerSec.toFixed(1),
+    ms(r.latencyMs?.p50),
+    ms(r.latencyMs?.p95),
+    ms(r.latencyMs?.p99),
+    ms(r.latencyMs?.max),
+    ms(r.dbMs?.p50),
+    ms(r.dbMs?.p99),
+    pct(r.newConnectionShare),
+    String(r.coldStarts),
+    ms(r.initMsP50),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningLab, startLab } from '../../local/lab';
+import { person, rawRequest, scanTables } from '../support/lab-http';
+
+const BASE = '/dynamodb/keepalive-on/person';
+
+/** [method, path under the stage, body, signed?] */
+type Case = [string, string, string | Buffer | undefined, boolean?];
+
+function cases(): Case[] {
+  const ok = person('FUZZ-OK');
+  const body = (o: unknown) => JSON.stringify(o);
+  const without = (k: string) => body(Object.fromEntries(Object.entries(ok).filter(([key]) => key !== k)));
+  const out: Case[] = [
+    // broken JSON
+    ['POST', BASE, '{'],
+    ['POST', BASE, '{"GovId": "A1",'],
+    ['POST', BASE, "{'GovId': 'A1'}"],
+    ['POST', BASE, '{"GovId": "A1"} trailing'],
+    ['POST', BASE, 'null'],
+    ['POST', BASE, '[]'],
+    ['POST', BASE, '42'],
+    ['POST', BASE, '"string"'],
+    ['POST', BASE, ''],
+    ['POST', BASE, Buffer.from([0xff, 0xfe, 0x00, 0x7b])],
+    ['POST', BASE, '\u0000\u0001\u0002'],
+    ['POST', BASE, '{"GovId": "A1", "GovId": }'],
+    // wrong types
+    ...(['GovId', 'FirstName', 'LastName', 'DOB', 'GovIdType', 'Address'] as const).flatMap((f): Case[] => [
+      ['POST', BASE, body({ ...ok, [f]: 12345 })],
+      ['POST', BASE, body({ ...ok, [f]: ['x'] })],
+      ['POST', BASE, body({ ...ok, [f]: { nested: true } })],
+    ]),
+    ['POST', BASE, body({ ...ok, FirstName: true })],
+    ['POST', BASE, body({ ...ok, LastName: null })],
+    // missing and empty fields
+    ...(['GovId', 'FirstName', 'LastName', 'DOB', 'GovIdType'] as const).flatMap((f): Case[] => [
+      ['POST', BASE, without(f)],
+      ['POST', BASE, body({ ...ok, [f]: '' })],
+    ]),
+    ['POST', BASE, body({})],
+    ['POST', BASE, body({ ...ok, Role: 'admin' })],
+    ['POST', BASE, body({ ...ok, __proto__: { polluted: true }, constructor: 'x' })],
+    // bad values
+    ['POST', BASE, body({ ...ok, DOB: '2024-02-30' })],
+    ['POST', BASE, body({ ...ok, DOB: 'yesterday' })],
+    ['POST', BASE, body({ ...ok, FirstName: 'x'.repeat(101) })],
+    ['POST', BASE, body({ ...ok, FirstName: 'Ada\nLovelace' })],
+    // huge bodies: over the handler limit, and over API Gateway's 10 MB
+    ['POST', BASE, body({ ...ok, Address: 'x'.repeat(20_000) })],
+    ['POST', BASE, Buffer.alloc(10 * 1024 * 1024 + 10, 0x61)],
+    // very long or odd GovIds, in the body and in the path
+    ['POST', BASE, body({ ...ok, GovId: 'x'.repeat(65) })],
+    ['POST', BASE, body({ ...ok, GovId: 'x'.repeat(100_00) })],
+    ...[
+      'ünïcödé',
+      '漢字',
+      '🙂',
+      'a/b',
+      '../etc',
+      '..',
+      '.',
+      'a.b',
+      'a%2Fb',
+      'a b',
+      'tab\t',
+      'nul\u0000',
+      'line\n',
+      '<script>',
+    ].map((id): Case => ['POST', BASE, body({ ...ok, GovId: id })]),
+    ...[
+      `${'x'.repeat(65)}`,
+      '%C3%BC',
+      '%F0%9F%99%82',
+      '%00',
+      '%0A',
+      '%2e%2e',
+      'a%2Fb',
+      '%25',
+      '%ZZ',
+      '%',
+      'a%20b',
+      'a.b',
+      '%3Cscript%3E',
+    ].map((id): Case => ['GET', `${BASE}/${id}`, undefined]),
+    ['GET', `${BASE}/a/b`, undefined],
+    ['GET', `${BASE}/../../etc/passwd`, undefined],
+    ['GET', `${BASE}//`, undefined],
+    // wrong methods and unknown routes
+    ['PUT', BASE, body(ok)],
+    ['DELETE', `${BASE}/FUZZ-OK`, undefined],
+    ['PATCH', `${BASE}/FUZZ-OK`, body(ok)],
+    ['GET', BASE, undefined],
+    ['POST', `${BASE}/FUZZ-OK`, body(ok)],
+    ['GET', '/dynamodb/keepalive-on', undefined],
+    ['GET', '/qldb/person/A1', undefined],
+    ['GET', '/', undefined],
+    ['POST', '/admin', body(ok)],
+    // anonymous: no signature at all
+    ['POST', BASE, body(person('FUZZ-ANON')), false],
+    ['GET', `${BASE}/FUZZ-ANON`, undefined, false],
+  ];
+  return out;
+}
+
+describe('fuzzing the local lab with malformed requests', () => {
+  let lab: RunningLab;
+  beforeAll(async () => {
+    lab = await startLab({ port: 0 });
+  }, 120_000);
+  afterAll(async () => {
+    await lab?.stop();
+  });
+
+  it('answers every one 4xx with a JSON error, never 5xx, and writes nothing', async () => {
+    const all = cases();
+    expect(all.length).toBeGreaterThanOrEqual(50);
+    const before = await scanTables(lab);
+    const outcomes: string[] = [];
+    for (const [method, path, body, signed = true] of all) {
+      const r = await rawRequest(lab, method, path, body, { unsigned: !signed });
+      const label = `${method} ${path.slice(0, 60)} ${String(body ?? '').slice(0, 40)}`;
+      outcomes.push(`${r.status}`);
+      expect(r.status, label).toBeGreaterThanOrEqual(400);
+      expect(r.status, label).toBeLessThan(500);
+      expect(r.json, `${label} -> ${r.text.slice(0, 80)}`).toBeDefined();
+      const message = r.json?.error ?? r.json?.message;
+      expect(typeof message, label).toBe('string');
+    }
+    expect(await scanTables(lab)).toEqual(before);
+    // The lab still serves good requests afterwards.
+    const good = await rawRequest(lab, 'POST', BASE, JSON.stringify(person('FUZZ-GOOD')));
+    expect(good.status).toBe(201);
+    const counts = outcomes.reduce<Record<string, number>>((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {});
+    console.log(`fuzz: ${all.length} malformed requests answered ${JSON.stringify(counts)}`);
+  }, 120_000);
+});

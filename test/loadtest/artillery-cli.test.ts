@@ -1,0 +1,107 @@
+/** What runArtillery hands artillery, and how it reads artillery's console output back. */
+import { describe, expect, it } from 'vitest';
+import { ArtilleryOutputParser } from '../../loadtest/artillery-progress';
+import { artilleryArgs, type RunArtilleryOptions } from '../../loadtest/artillery-runner';
+
+const base: RunArtilleryOptions = {
+  scenario: 'loadtest/get-dynamodb-person.yml',
+  target: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod/lab/',
+  basePath: 'dynamodb/keepalive-on/',
+  durationS: 60,
+  ratePerS: 20,
+  outJson: '/tmp/out/get.json',
+  env: {},
+};
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i < 0 ? undefined : args[i + 1];
+}
+
+describe('artilleryArgs', () => {
+  it('passes target, base path and one phase as artillery flags', () => {
+    const args = artilleryArgs({ ...base, payload: '/tmp/out/govids.csv' });
+    expect(args[0]).toBe('run');
+    // artillery concatenates target + '/dynamodb/...': no trailing slash, or the path gets '//'.
+    expect(flag(args, '--target')).toBe('https://abc.execute-api.eu-west-1.amazonaws.com/prod/lab');
+    expect(JSON.parse(flag(args, '--variables') ?? '')).toEqual({ basePath: '/dynamodb/keepalive-on' });
+    expect(JSON.parse(flag(args, '--overrides') ?? '')).toEqual({
+      config: { phases: [{ name: 'get-dynamodb-person', duration: 60, arrivalRate: 20 }] },
+    });
+    expect(flag(args, '--output')).toBe('/tmp/out/get.json');
+    expect(flag(args, '--payload')).toBe('/tmp/out/govids.csv');
+    expect(args.at(-1)).toMatch(/\/loadtest\/get-dynamodb-person\.yml$/);
+    expect(args).not.toContain('--platform');
+    expect(args).not.toContain('--quiet');
+  });
+
+  it('passes the platform and its options through', () => {
+    const args = artilleryArgs({ ...base, platform: 'aws:lambda', platformOpts: { region: 'eu-west-1' } });
+    expect(flag(args, '--platform')).toBe('aws:lambda');
+    expect(flag(args, '--platform-opt')).toBe('region=eu-west-1');
+  });
+
+  it('refuses what artillery would misread', () => {
+    expect(() => artilleryArgs({ ...base, target: 'ftp://x' })).toThrow('http(s)');
+    expect(() => artilleryArgs({ ...base, basePath: '/dynamodb/{{ x }}' })).toThrow('basePath');
+    expect(() => artilleryArgs({ ...base, durationS: 0 })).toThrow('durationS');
+    expect(() => artilleryArgs({ ...base, ratePerS: Number.NaN })).toThrow('ratePerS');
+  });
+});
+
+/** Console output shaped as artillery 2.0.21 prints it (padded to 79 columns with dots). */
+const pad = (name: string, value: string | number): string => {
+  const label = name.length > 79 ? `${name.slice(0, 76)}...` : name;
+  return `${label} ${'.'.repeat(79 - label.length)} ${value}`;
+};
+
+describe('ArtilleryOutputParser', () => {
+  it('adds up period blocks, then takes the summary totals', () => {
+    let t = 1000;
+    const parser = new ArtilleryOutputParser(() => t);
+    const feed = (lines: string[]) => lines.map((l) => parser.push(l));
+    feed(['Test run id: t1', 'Phase started: get-dynamodb-person (index: 0, duration: 60s) 08:00:00(+0000)']);
+    expect(parser.snapshot()).toEqual({ elapsedS: 0, requests: 0, errors: 0, phase: 'get-dynamodb-person' });
+
+    t = 11_000;
+    feed([
+      '--------------------------------------',
+      'Metrics for period to: 08:00:10(+0000) (width: 9.8s)',
+      '--------------------------------------',
+      '',
+      pad('errors.ECONNREFUSED:', 2),
+      pad('http.codes.200:', 45),
+      pad('http.codes.404:', 3),
+      pad('http.request_rate:', '5/sec'),
+      pad('http.requests:', 50),
+      pad('http.response_time:', ''),
+      pad('  min:', 1),
+      pad('  p99:', 7),
+      pad('vusers.failed:', 2),
+    ]);
+    expect(parser.snapshot()).toEqual({
+      elapsedS: 10,
+      requests: 50,
+      errors: 5,
+      phase: 'get-dynamodb-person',
+    });
+
+    feed([
+      'Metrics for period to: 08:00:20(+0000) (width: 10s)',
+      // ANSI colour codes and a name long enough to be truncated still parse.
+      `\u001b[90m${pad(`errors.${'no GovId in the payload: did the create phase record any?'.repeat(2)}:`, 1)}\u001b[39m`,
+      pad('http.codes.200:', 49),
+      pad('http.requests:', 50),
+    ]);
+    expect(parser.snapshot()).toMatchObject({ requests: 100, errors: 6 });
+
+    t = 61_500;
+    // The summary header alone changes nothing: no moment of zeros.
+    expect(
+      feed(['Phase completed: get-dynamodb-person (index: 0, duration: 60s)', 'Summary report @ 08:01:01']),
+    ).toEqual([false, false]);
+    expect(parser.snapshot().requests).toBe(100);
+    feed([pad('http.codes.200:', 290), pad('http.codes.503:', 10), pad('http.requests:', 300)]);
+    expect(parser.snapshot()).toEqual({ elapsedS: 60.5, requests: 300, errors: 10, phase: 'summary' });
+  });
+});

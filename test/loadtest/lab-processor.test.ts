@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { validatePerson } from '../../lambda/shared/person';
+import {
+  buildPerson,
+  GOV_ID_TYPES,
+  govIdPrefix,
+  parseTiming,
+  variantOf,
+} from '../../loadtest/lab-processor.mjs';
+
+describe('buildPerson', () => {
+  it('builds Persons the API accepts, each with its own GovId', () => {
+    const people = Array.from({ length: 500 }, () => buildPerson('p-'));
+    for (const p of people) {
+      const v = validatePerson(p);
+      expect(v.ok, JSON.stringify({ p, v })).toBe(true);
+      expect(p.GovId).toMatch(/^p-[A-Za-z0-9]{16}$/);
+      expect(GOV_ID_TYPES).toContain(p.GovIdType);
+    }
+    expect(new Set(people.map((p) => p.GovId)).size).toBe(people.length);
+    expect(new Set(people.map((p) => p.GovIdType))).toEqual(new Set(GOV_ID_TYPES));
+  });
+
+  it('gives adults born in the last 90 years', () => {
+    const year = new Date().getUTCFullYear();
+    for (let i = 0; i < 100; i += 1) {
+      const born = Number(buildPerson().DOB.slice(0, 4));
+      expect(born).toBeGreaterThanOrEqual(year - 91);
+      expect(born).toBeLessThanOrEqual(year - 18);
+    }
+  });
+});
+
+describe('govIdPrefix', () => {
+  it('defaults to a per-run prefix and refuses one that breaks the GovId pattern or length', () => {
+    expect(govIdPrefix(undefined)).toMatch(/^lab-[a-z0-9]+-$/);
+    expect(govIdPrefix('run_7-')).toBe('run_7-');
+    expect(() => govIdPrefix('has space')).toThrow('LAB_GOVID_PREFIX');
+    expect(() => govIdPrefix('x'.repeat(49))).toThrow('at most 48');
+  });
+});
+
+describe('parseTiming', () => {
+  it('returns the timing block of a lab response', () => {
+    const timing = { dbMs: 3.25, newConnection: true, coldStart: false, initType: 'on-demand' };
+    expect(parseTiming(JSON.stringify({ person: {}, timing }))).toEqual(timing);
+  });
+
+  it('returns null for bodies without a well-formed block', () => {
+    expect(parseTiming('<html>502 Bad Gateway</html>')).toBeNull();
+    expect(parseTiming('{"message":"Internal server error"}')).toBeNull();
+    expect(parseTiming('{"timing":{"dbMs":"3"}}')).toBeNull();
+    expect(parseTiming('null')).toBeNull();
+  });
+});
+
+describe('variantOf', () => {
+  it('prefers the label, then the base path, then "default"', () => {
+    expect(variantOf('/dynamodb/keepalive-off', 'on')).toBe('on');
+    expect(variantOf('/dynamodb/keepalive-off', '')).toBe('off');
+    expect(variantOf('/qldb/keepalive-on/', '')).toBe('on');
+    expect(variantOf('/dynamodb', '')).toBe('default');
+    expect(variantOf(undefined, '')).toBe('default');
+  });
+});

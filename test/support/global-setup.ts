@@ -1,0 +1,9 @@
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+import { ensureSynth } from '../../local/assembly/ensure-synth';
+import { localSynthContext } from '../../local/lab';
+
+/** Synthesizes cdk.out once for every test that starts the local lab, so they never race to write it. */
+export default async function setup(): Promise<void> {
+  await ensureSynth(join(PROJECT_ROOT, 'cdk.out'), localSynthContext(), (line) => console.log(line));
+}
