@@ -1,0 +1,74 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+
+interface SummaryRow {
+  target: string;
+  keepAlive: string;
+  phase: string;
+  requests: number;
+  errors: number;
+  latencyMs: { p50: number; p95: number; p99: number; max: number } | null;
+  dbMs: { p50: number; p99: number } | null;
+  newConnectionShare: number | null;
+}
+
+describe('npm run load, end to end on the local lab', () => {
+  const out = mkdtempSync(join(tmpdir(), 'lab-load-'));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('runs every target x variant x phase with requests and no errors, and says what keep-alive is worth', () => {
+    const started = Date.now();
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'loadtest/load.ts', '--duration', '3', '--rate', '4', '--out', out],
+      { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 180_000 },
+    );
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { runs: SummaryRow[] };
+    expect(summary.runs.map((x) => `${x.target}/${x.keepAlive}/${x.phase}`)).toEqual([
+      'dynamodb/on/create',
+      'dynamodb/on/get',
+      'dynamodb/off/create',
+      'dynamodb/off/get',
+    ]);
+    for (const run of summary.runs) {
+      expect(run.requests, JSON.stringify(run)).toBeGreaterThan(0);
+      expect(run.errors, JSON.stringify(run)).toBe(0);
+      expect(run.latencyMs?.p50).toBeGreaterThan(0);
+      expect(run.dbMs?.p50).toBeGreaterThan(0);
+    }
+    // Without keep-alive every call opens a connection; with it, only each environment's first.
+    const off = summary.runs.filter((x) => x.keepAlive === 'off');
+    for (const x of off) expect(x.newConnectionShare).toBe(1);
+    const on = summary.runs.filter((x) => x.keepAlive === 'on');
+    for (const x of on) expect(x.newConnectionShare).toBeLessThan(1);
+    for (const f of ['timings.jsonl', 'lambda-logs.log', 'artillery-dynamodb-keepalive-off-get.json']) {
+      expect(existsSync(join(out, f)), f).toBe(true);
+    }
+    expect(readFileSync(join(out, 'lambda-logs.log'), 'utf8')).toMatch(/REPORT RequestId: \S+\tDuration: /);
+    expect(r.stdout).toMatch(/Keep-alive: database time p50 [\d.]+ ms without, [\d.]+ ms with/);
+    // Four 3 s phases: Artillery's telemetry wait would add ~12 s to each.
+    expect(Date.now() - started).toBeLessThan(120_000);
+  }, 200_000);
+
+  it('rejects bad options with one line and exit code 2, before starting anything', () => {
+    for (const args of [
+      ['--rate', 'fast'],
+      ['--keep-alive', 'maybe'],
+      ['--target', 'mars'],
+      ['--engine', 'mongo'],
+    ]) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'loadtest/load.ts', ...args], {
+        cwd: PROJECT_ROOT,
+        encoding: 'utf8',
+      });
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^error: --/);
+    }
+  });
+});
