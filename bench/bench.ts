@@ -4,7 +4,8 @@
  *   2. the local host's overhead: client p50 through the host minus a direct SDK call's p50
  *      to the same engine through the same network model
  *   3. each bundle's init duration on the local host
- *   4. (--max-rate) the highest arrival rate the machine sustains for 60 s with 0 errors
+ *   4. (--max-rate, or --only-max-rate) the highest arrival rate the machine sustains for
+ *      60 s with 0 errors; takes several minutes
  */
 
 import { readFileSync } from 'node:fs';
@@ -18,9 +19,15 @@ import { ExecutionEnvironment } from '../local/host/execution-environment';
 import { LOCAL_CALLER, type RunningLab, startLab } from '../local/lab';
 import { ladderOf } from '../report/latency-histogram';
 import { LabClient } from './lab-client';
+import { findMaxRate } from './max-rate';
 
 const { values } = parseArgs({
-  options: { calls: { type: 'string' }, 'max-rate': { type: 'boolean' }, inits: { type: 'string' } },
+  options: {
+    calls: { type: 'string' },
+    'max-rate': { type: 'boolean' },
+    'only-max-rate': { type: 'boolean' },
+    inits: { type: 'string' },
+  },
 });
 const CALLS = Number(values.calls ?? 300);
 const INITS = Number(values.inits ?? 5);
@@ -99,6 +106,10 @@ async function main() {
   const lab = await startLab({ port: 0, log: (l) => console.log(`  ${l}`) });
   try {
     const client = new LabClient(lab.url, LOCAL_CALLER, LOCAL_CALLER.region);
+    if (values['only-max-rate']) {
+      await maxRate(lab);
+      return;
+    }
     console.log(`\n1. keep-alive off/on, ${CALLS} sequential GETs per variant (p50, ms)`);
     const ka = await keepAliveRatio(client);
     const p = (xs: number[]) => ladderOf(xs)?.p50 ?? Number.NaN;
@@ -123,9 +134,26 @@ async function main() {
       const l = ladderOf(r.initMs);
       console.log(`   ${r.fn.padEnd(34)} p50 ${fmt(l?.p50)}   max ${fmt(l?.max)}`);
     }
+    if (values['max-rate']) await maxRate(lab);
   } finally {
     await lab.stop();
   }
+}
+
+async function maxRate(lab: RunningLab) {
+  console.log('\n4. highest arrival rate sustained for 60 s with 0 errors (create, keep-alive on)');
+  const { best } = await findMaxRate(lab, {
+    probeS: 15,
+    holdS: 60,
+    rates: [25, 50, 75, 100, 150, 200, 300],
+    log: (s) =>
+      console.log(
+        `   ${String(s.rate).padStart(4)}/s for ${s.durationS} s: ${s.run.requests} requests, ${s.run.errors} errors, p50 ${fmt(s.run.latencyMs?.p50)} p99 ${fmt(s.run.latencyMs?.p99)} ms -> ${s.sustained ? 'sustained' : 'not sustained'}`,
+      ),
+  });
+  console.log(
+    best ? `   highest sustained: ${best.rate}/s for ${best.durationS} s` : '   no rate was sustained',
+  );
 }
 
 main().catch((e) => {

@@ -11,7 +11,7 @@ export interface PoolOptions {
   readonly fn: AssemblyFunction;
   /** The function's environment with local endpoints substituted. */
   readonly env: Record<string, string>;
-  /** Most environments at once; beyond it invocations are throttled. */
+  /** Most environments at once; beyond it invocations wait for a free one (see invoke). */
   readonly maxEnvironments: number;
   /** Every log line of this function (platform lines and the function's own). */
   readonly log: (line: string) => void;
@@ -33,14 +33,17 @@ export interface PoolStats {
   readonly coldStarts: number;
   readonly initMs: number[];
   readonly crashes: number;
+  /** Requests that waited for a free environment because the cap was reached. */
+  readonly queued: number;
 }
 
 export class FunctionPool {
   private readonly envs = new Set<ExecutionEnvironment>();
   private readonly idle: ExecutionEnvironment[] = [];
   private starting = 0;
+  private readonly waiters: ((env: ExecutionEnvironment | undefined) => void)[] = [];
   private stopped = false;
-  private readonly stats = { started: 0, coldStarts: 0, initMs: [] as number[], crashes: 0 };
+  private readonly stats = { started: 0, coldStarts: 0, queued: 0, initMs: [] as number[], crashes: 0 };
 
   constructor(private readonly opts: PoolOptions) {}
 
@@ -79,22 +82,29 @@ export class FunctionPool {
     let initDurationMs: number | undefined;
     if (!env) {
       if (this.envs.size + this.starting >= this.opts.maxEnvironments) {
-        return {
-          ok: false,
-          requestId,
-          reason: 'throttled',
-          message: `concurrency cap of ${this.opts.maxEnvironments} reached`,
-        };
+        // Lambda would start another environment (its limit is 1000s); a laptop cannot, so the
+        // request waits for the next free one, up to the function timeout, and only then is throttled.
+        env = await this.waitForIdle(this.opts.fn.timeoutSeconds * 1000);
+        if (!env) {
+          return {
+            ok: false,
+            requestId,
+            reason: 'throttled',
+            message: `all ${this.opts.maxEnvironments} environments stayed busy for ${this.opts.fn.timeoutSeconds} s`,
+          };
+        }
+        this.stats.queued += 1;
+      } else {
+        try {
+          env = await this.spawn('on-demand');
+        } catch (e) {
+          const message = e instanceof Error ? e.message : String(e);
+          this.opts.log(`${new Date().toISOString()}\t${requestId}\tERROR\t${message}`);
+          return { ok: false, requestId, reason: 'init', message };
+        }
+        this.stats.coldStarts += 1;
+        initDurationMs = env.initMs;
       }
-      try {
-        env = await this.spawn('on-demand');
-      } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        this.opts.log(`${new Date().toISOString()}\t${requestId}\tERROR\t${message}`);
-        return { ok: false, requestId, reason: 'init', message };
-      }
-      this.stats.coldStarts += 1;
-      initDurationMs = env.initMs;
     }
     const log = this.opts.log;
     log(startLine(requestId));
@@ -112,12 +122,36 @@ export class FunctionPool {
         errorType: outcome.kind === 'crash' ? 'Runtime.ExitError' : undefined,
       }),
     );
-    if (env.alive && !env.busy) this.idle.push(env);
+    this.release(env);
     return result;
+  }
+
+  /** Hands a free environment to the longest-waiting request, or parks it as idle. */
+  private release(env: ExecutionEnvironment): void {
+    if (!env.alive || env.busy) return;
+    const waiter = this.waiters.shift();
+    if (waiter) waiter(env);
+    else this.idle.push(env);
+  }
+
+  private waitForIdle(timeoutMs: number): Promise<ExecutionEnvironment | undefined> {
+    return new Promise((resolve) => {
+      const waiter = (env: ExecutionEnvironment | undefined) => {
+        clearTimeout(timer);
+        resolve(env);
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        resolve(undefined);
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const w of this.waiters.splice(0)) w(undefined);
     this.idle.length = 0;
     await Promise.all([...this.envs].map((e) => e.stop()));
   }
@@ -171,6 +205,16 @@ export class FunctionPool {
           this.envs.delete(e);
           const i = this.idle.indexOf(e);
           if (i >= 0) this.idle.splice(i, 1);
+          // A crash or timeout frees a slot: a waiting request gets a fresh environment.
+          if (this.waiters.length > 0 && !this.stopped) {
+            this.spawn('on-demand').then(
+              (fresh) => {
+                this.stats.coldStarts += 1;
+                this.release(fresh);
+              },
+              () => {},
+            );
+          }
         },
       });
       this.envs.add(env);

@@ -1,0 +1,68 @@
+/**
+ * The highest arrival rate the local lab sustains: no errors and at least 95 % of the
+ * offered rate served. Short steps find the knee; the best rate is then held for the
+ * full duration, stepping down until it holds.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runArtillery } from '../loadtest/artillery-runner';
+import { type RunSummary, readArtilleryReport, summarizeRun } from '../loadtest/results';
+import { LOCAL_CALLER, type RunningLab } from '../local/lab';
+
+export interface RateStep {
+  readonly rate: number;
+  readonly durationS: number;
+  readonly run: RunSummary;
+  readonly sustained: boolean;
+}
+
+async function step(lab: RunningLab, rate: number, durationS: number, dir: string): Promise<RateStep> {
+  const outJson = join(dir, `rate-${rate}-${durationS}s.json`);
+  await runArtillery({
+    scenario: join('loadtest', 'create-dynamodb-person.yml'),
+    target: lab.url,
+    basePath: '/dynamodb/keepalive-on',
+    durationS,
+    ratePerS: rate,
+    outJson,
+    env: {
+      LAB_SIGV4_REGION: LOCAL_CALLER.region,
+      LAB_SIGV4_ACCESS_KEY_ID: LOCAL_CALLER.accessKeyId,
+      LAB_SIGV4_SECRET_ACCESS_KEY: LOCAL_CALLER.secretAccessKey,
+      LAB_TIMINGS_FILE: join(dir, 'timings.jsonl'),
+      LAB_GOVIDS_FILE: join(dir, 'govids.csv'),
+    },
+  });
+  const run = summarizeRun(readArtilleryReport(outJson));
+  const sustained = run.errors === 0 && run.requests >= 0.95 * rate * durationS;
+  return { rate, durationS, run, sustained };
+}
+
+export async function findMaxRate(
+  lab: RunningLab,
+  opts: { probeS: number; holdS: number; rates: readonly number[]; log: (s: RateStep) => void },
+): Promise<{ best?: RateStep; steps: RateStep[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'lab-max-rate-'));
+  const steps: RateStep[] = [];
+  try {
+    let candidate: number | undefined;
+    for (const rate of opts.rates) {
+      const s = await step(lab, rate, opts.probeS, dir);
+      steps.push(s);
+      opts.log(s);
+      if (!s.sustained) break;
+      candidate = rate;
+    }
+    while (candidate !== undefined && candidate > 0) {
+      const s = await step(lab, candidate, opts.holdS, dir);
+      steps.push(s);
+      opts.log(s);
+      if (s.sustained) return { best: s, steps };
+      candidate = Math.floor(candidate * 0.8);
+    }
+    return { steps };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
