@@ -27,6 +27,7 @@ const { values } = parseArgs({
     'max-rate': { type: 'boolean' },
     'only-max-rate': { type: 'boolean' },
     inits: { type: 'string' },
+    rates: { type: 'string' },
   },
 });
 const CALLS = Number(values.calls ?? 300);
@@ -145,7 +146,7 @@ async function maxRate(lab: RunningLab) {
   const { best } = await findMaxRate(lab, {
     probeS: 15,
     holdS: 60,
-    rates: [25, 50, 75, 100, 150, 200, 300],
+    rates: values.rates ? values.rates.split(',').map(Number) : [25, 50, 100, 200, 300, 400, 500, 600, 800],
     log: (s) =>
       console.log(
         `   ${String(s.rate).padStart(4)}/s for ${s.durationS} s: ${s.run.requests} requests, ${s.run.errors} errors, p50 ${fmt(s.run.latencyMs?.p50)} p99 ${fmt(s.run.latencyMs?.p99)} ms -> ${s.sustained ? 'sustained' : 'not sustained'}`,

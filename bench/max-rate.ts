@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runArtillery } from '../loadtest/artillery-runner';
 import { type RunSummary, readArtilleryReport, summarizeRun } from '../loadtest/results';
-import { LOCAL_CALLER, type RunningLab } from '../local/lab';
+import { localSigningEnv, type RunningLab } from '../local/lab';
 
 export interface RateStep {
   readonly rate: number;
@@ -27,9 +27,7 @@ async function step(lab: RunningLab, rate: number, durationS: number, dir: strin
     ratePerS: rate,
     outJson,
     env: {
-      LAB_SIGV4_REGION: LOCAL_CALLER.region,
-      LAB_SIGV4_ACCESS_KEY_ID: LOCAL_CALLER.accessKeyId,
-      LAB_SIGV4_SECRET_ACCESS_KEY: LOCAL_CALLER.secretAccessKey,
+      ...localSigningEnv(),
       LAB_TIMINGS_FILE: join(dir, 'timings.jsonl'),
       LAB_GOVIDS_FILE: join(dir, 'govids.csv'),
     },

@@ -11,8 +11,8 @@ import { PROJECT_ROOT } from '../lib/constructs/perf-function';
 import { engineOption, intOption, listOption, numberOption, runMain, UsageError } from '../local/cli/options';
 import {
   DEFAULT_MAX_ENVIRONMENTS,
-  LOCAL_CALLER,
   LOCAL_TARGETS,
+  localSigningEnv,
   type RunningLab,
   startLab,
 } from '../local/lab';
@@ -201,9 +201,7 @@ runMain(async () => {
         url: lab.url,
         basePath: (t, v) => (both ? `/${t}/keepalive-${v}` : `/${t}`),
         env: {
-          LAB_SIGV4_REGION: LOCAL_CALLER.region,
-          LAB_SIGV4_ACCESS_KEY_ID: LOCAL_CALLER.accessKeyId,
-          LAB_SIGV4_SECRET_ACCESS_KEY: LOCAL_CALLER.secretAccessKey,
+          ...localSigningEnv(),
         },
         targets,
         variants,

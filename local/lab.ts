@@ -35,6 +35,15 @@ export const LOCAL_CALLER = {
   region: 'us-east-1',
 } as const;
 
+/** What the Artillery processor needs to sign requests for the local lab (see lab-processor.mjs). */
+export function localSigningEnv(): Record<string, string> {
+  return {
+    LAB_SIGV4_REGION: LOCAL_CALLER.region,
+    LAB_SIGV4_ACCESS_KEY_ID: LOCAL_CALLER.accessKeyId,
+    LAB_SIGV4_SECRET_ACCESS_KEY: LOCAL_CALLER.secretAccessKey,
+  };
+}
+
 export interface LabOptions {
   /** @default DEFAULT_PORT; 0 picks a free port */
   readonly port?: number;

@@ -28,45 +28,14 @@ export const REQUEST_TIMEOUT_MS = 2000;
 export const MAX_ATTEMPTS = 2;
 export const DB_DEADLINE_MS = 5000;
 
-/** Shared by the http and https agents: local engines may be plain http, AWS is https. */
-export class SocketCounter {
-  opened = 0;
-}
-
-type ConnectionCallback = (err: Error | null, stream: Duplex) => void;
-
-class CountingHttpAgent extends http.Agent {
-  constructor(
-    options: http.AgentOptions,
-    private readonly counter: SocketCounter,
-  ) {
-    super(options);
-  }
-
-  override createConnection(
-    options: ClientRequestArgs,
-    callback?: ConnectionCallback,
-  ): Duplex | null | undefined {
-    this.counter.opened += 1;
-    return super.createConnection(options, callback);
-  }
-}
-
-class CountingHttpsAgent extends https.Agent {
-  constructor(
-    options: https.AgentOptions,
-    private readonly counter: SocketCounter,
-  ) {
-    super(options);
-  }
-
-  override createConnection(
-    options: ClientRequestArgs,
-    callback?: ConnectionCallback,
-  ): Duplex | null | undefined {
-    this.counter.opened += 1;
-    return super.createConnection(options, callback);
-  }
+/** Counts sockets as the agent creates them; one counter serves the http and https agents. */
+function countingSockets<A extends http.Agent>(agent: A, counter: { opened: number }): A {
+  const create = agent.createConnection.bind(agent);
+  agent.createConnection = (options: ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void) => {
+    counter.opened += 1;
+    return create(options, callback);
+  };
+  return agent;
 }
 
 export interface LabHttp {
@@ -77,11 +46,12 @@ export interface LabHttp {
 }
 
 export function createLabHttp(keepAlive: KeepAliveVariant): LabHttp {
-  const counter = new SocketCounter();
+  const counter = { opened: 0 };
   const agentOptions = { keepAlive: keepAlive === 'on', maxSockets: 50 };
   const options: NodeHttpHandlerOptions = {
-    httpAgent: new CountingHttpAgent(agentOptions, counter),
-    httpsAgent: new CountingHttpsAgent(agentOptions, counter),
+    // Local engines may be plain http; AWS is https.
+    httpAgent: countingSockets(new http.Agent(agentOptions), counter),
+    httpsAgent: countingSockets(new https.Agent(agentOptions), counter),
     connectionTimeout: CONNECTION_TIMEOUT_MS,
     requestTimeout: REQUEST_TIMEOUT_MS,
     // Without this the handler only logs a warning when requestTimeout passes, and keeps waiting.

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+/** `npm run test:soak`: the 60 s soak, alone, so no other test competes for the two cores. */
+export default defineConfig({
+  test: {
+    include: ['test/soak/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
+    maxWorkers: 1,
+  },
+});
