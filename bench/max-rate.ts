@@ -39,7 +39,9 @@ async function step(lab: RunningLab, rate: number, durationS: number, dir: strin
   });
   const run = summarizeRun(readArtilleryReport(outJson));
   const sustained =
-    run.errors === 0 && run.requests >= 0.95 * rate * durationS && (run.latencyMs?.p99 ?? Infinity) < MAX_P99_MS;
+    run.errors === 0 &&
+    run.requests >= 0.95 * rate * durationS &&
+    (run.latencyMs?.p99 ?? Infinity) < MAX_P99_MS;
   return { rate, durationS, run, sustained };
 }
 

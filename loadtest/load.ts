@@ -4,7 +4,7 @@
  * Without `--target aws` it starts the whole lab locally first (what `npm run local`
  * starts) and stops everything it started, by PID, however the run ends.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../lib/constructs/perf-function';
@@ -168,7 +168,8 @@ runMain(async () => {
   }
 
   const functionLogs = new Map<string, string[]>();
-  const logFile = join(outDir, 'lambda-logs.log');
+  // A stream, not a write per line: the host calls this for every log line of every invocation.
+  const logFile = createWriteStream(join(outDir, 'lambda-logs.log'));
   let lab: RunningLab | undefined;
   try {
     let plan: Plan;
@@ -190,7 +191,7 @@ runMain(async () => {
         context: { keepAlive: variants.length > 1 ? 'both' : variants[0] },
         log: (line) => console.log(line),
         onFunctionLog: (fn, line) => {
-          appendFileSync(logFile, `[${fn}] ${line}\n`);
+          logFile.write(`[${fn}] ${line}\n`);
           const list = functionLogs.get(fn) ?? [];
           list.push(line);
           functionLogs.set(fn, list);
@@ -297,5 +298,6 @@ runMain(async () => {
     return errors > 0 ? 1 : 0;
   } finally {
     await lab?.stop();
+    await new Promise((r) => logFile.end(r));
   }
 });

@@ -18,7 +18,8 @@ import {
   startEngine,
 } from './engines';
 import { FunctionPool, type PoolStats } from './host/function-pool';
-import { DEFAULT_RTT_MS, type NetworkModel, startNetworkModel } from './network/network-model';
+import { DEFAULT_RTT_MS } from './network/network-model';
+import { type NetworkModelProcess, startNetworkModelProcess } from './network/network-model-process';
 import { type ApiServer, compileRoute, startApiServer } from './server/api-gateway';
 import { ensureCertificates } from './tls/certificates';
 
@@ -71,7 +72,7 @@ export interface RunningLab {
   readonly assembly: Assembly;
   /** The engine now running (replaced by restartEngine). */
   readonly engine: Engine;
-  readonly model: NetworkModel;
+  readonly model: NetworkModelProcess;
   readonly caCertPath: string;
   /** Local names of the tables created in the engine. */
   readonly tableNames: readonly string[];
@@ -127,12 +128,10 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
 
     const certs = await ensureCertificates(join(PROJECT_ROOT, '.cache', 'tls'));
     const rttMs = opts.rttMs ?? DEFAULT_RTT_MS;
-    const model = await startNetworkModel({
-      upstreamHost: '127.0.0.1',
-      upstreamPort: engine.port,
-      rttMs,
-      tls: certs,
-    });
+    const model = await startNetworkModelProcess(
+      { upstreamHost: '127.0.0.1', upstreamPort: engine.port, rttMs, tls: certs },
+      log,
+    );
     cleanup.push(() => model.close());
     log(
       `Network model on ${model.url}: TLS 1.3, ${rttMs} ms round trip, new connections pay TCP + TLS set-up`,
