@@ -54,7 +54,7 @@ describe(`soak: ${DURATION_S} s at ${RATE} creates/s on the local lab`, () => {
     const missing: string[] = [];
     let next = 0;
     await Promise.all(
-      Array.from({ length: 8 }, async () => {
+      Array.from({ length: 10 }, async () => {
         while (next < created.length) {
           const id = created[next++];
           const r = await rawRequest(lab, 'GET', `${BASE}/${id}`);
