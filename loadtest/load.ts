@@ -19,6 +19,7 @@ import {
 import { DEFAULT_RTT_MS } from '../local/network/network-model';
 import { parseLambdaLog } from '../report/lambda-log-parser';
 import { LatencyHistogram } from '../report/latency-histogram';
+import { writeReport } from '../report/write-report';
 import { runArtillery } from './artillery-runner';
 import { parseFunctionKey } from './lab-functions';
 import {
@@ -167,6 +168,7 @@ runMain(async () => {
     });
   }
 
+  let exitCode = 0;
   const functionLogs = new Map<string, string[]>();
   // A stream, not a write per line: the host calls this for every log line of every invocation.
   const logFile = createWriteStream(join(outDir, 'lambda-logs.log'));
@@ -295,9 +297,18 @@ runMain(async () => {
     );
     const errors = rows.reduce((s, r) => s + r.errors, 0);
     if (errors > 0) console.error(`${errors} requests failed: exit status 1`);
-    return errors > 0 ? 1 : 0;
+    exitCode = errors > 0 ? 1 : 0;
   } finally {
     await lab?.stop();
     await new Promise((r) => logFile.end(r));
   }
+  // After the log stream is closed: the report reads the whole lambda-logs.log.
+  try {
+    const { files } = await writeReport({ inDir: outDir, outDir });
+    console.log(`Report: ${relative(process.cwd(), files.html)} (and report.md, report.json)`);
+  } catch (e) {
+    // The run's results stand; a report can be rebuilt with npm run report -- --in <dir>.
+    console.error(`The report could not be written: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return exitCode;
 });

@@ -46,7 +46,14 @@ describe('npm run load, end to end on the local lab', () => {
     for (const x of off) expect(x.newConnectionShare).toBe(1);
     const on = summary.runs.filter((x) => x.keepAlive === 'on');
     for (const x of on) expect(x.newConnectionShare).toBeLessThan(1);
-    for (const f of ['timings.jsonl', 'lambda-logs.log', 'artillery-dynamodb-keepalive-off-get.json']) {
+    for (const f of [
+      'timings.jsonl',
+      'lambda-logs.log',
+      'artillery-dynamodb-keepalive-off-get.json',
+      'report.html',
+      'report.md',
+      'report.json',
+    ]) {
       expect(existsSync(join(out, f)), f).toBe(true);
     }
     expect(readFileSync(join(out, 'lambda-logs.log'), 'utf8')).toMatch(/REPORT RequestId: \S+\tDuration: /);

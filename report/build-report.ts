@@ -1,0 +1,810 @@
+/**
+ * Builds a `LabReport` (report-model.ts) from one of three inputs:
+ *   - a load run's results folder (summary.json, artillery-*.json, timings.jsonl, lambda-logs.log),
+ *   - a file of Lambda log lines as CloudWatch exports them (`--logs`),
+ *   - the deployed stack's log groups through Logs Insights (`--from-cloudwatch`).
+ * Bad input (a missing folder, no summary.json, JSON that does not parse) throws a
+ * ReportInputError before anything is written; malformed log lines are counted instead.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import type { AwsOptions } from '../aws/aws-options';
+import type { InsightsProgress } from '../aws/logs-insights';
+import { parseFunctionKey } from '../loadtest/lab-functions';
+import {
+  type ArtilleryReport,
+  type ArtillerySummary,
+  parseArtilleryReport,
+  parseTimingLines,
+  summarizeRun,
+  type TimingLine,
+  timeline,
+} from '../loadtest/results';
+import { type InitRecord, parseLambdaLog, type ReportRecord } from './lambda-log-parser';
+import {
+  type ColdStarts,
+  type ConnectionReuse,
+  type Distribution,
+  distributionOf,
+  durationSummary,
+  type FunctionStats,
+  type GroupReport,
+  initSummary,
+  KEEP_ALIVE_REFERENCE,
+  type KeepAliveComparison,
+  LAYERS,
+  type LabReport,
+  type LayerRatio,
+  type LayerStats,
+  type MalformedLine,
+  type MalformedSummary,
+  type TimelinePoint,
+  type TuningReport,
+} from './report-model';
+
+/** Input the report cannot be built from: the CLI prints the message alone and exits 2. */
+export class ReportInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReportInputError';
+  }
+}
+
+export interface BuildOptions {
+  /** Folders searched for `npm run tune` outputs. @default `<in>/tuning` and `results/tuning` */
+  readonly tuningDirs?: readonly string[];
+  /** @default new Date() */
+  readonly now?: Date;
+}
+
+const DEFAULT_TUNING_DIR = 'results/tuning';
+const MALFORMED_EXAMPLES = 10;
+const PHASE_ORDER = ['create', 'get'];
+const VARIANT_ORDER = ['off', 'on', 'default'];
+
+// ---------------------------------------------------------------- small readers
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function readJson(path: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ReportInputError(`cannot read ${what} ${path}: ${(e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ReportInputError(`${what} ${path} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+class MalformedCollector {
+  private readonly lines: MalformedLine[] = [];
+
+  add(file: string, line: number, reason: string, text: string): void {
+    this.lines.push({ file, line, reason, text: text.length > 200 ? `${text.slice(0, 200)}...` : text });
+  }
+
+  summary(): MalformedSummary {
+    const byReason: Record<string, number> = {};
+    for (const m of this.lines) byReason[m.reason] = (byReason[m.reason] ?? 0) + 1;
+    return { count: this.lines.length, byReason, examples: this.lines.slice(0, MALFORMED_EXAMPLES) };
+  }
+}
+
+function parseLogText(text: string, file: string, malformed: MalformedCollector) {
+  const parsed = parseLambdaLog(text);
+  for (const m of parsed.malformed) malformed.add(file, m.line, m.reason, m.text);
+  return parsed;
+}
+
+/** Timings line by line: a line cut short by a killed run is counted, not fatal. */
+function readTimings(path: string, malformed: MalformedCollector): TimingLine[] {
+  const lines: TimingLine[] = [];
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .forEach((raw, i) => {
+      if (raw.trim() === '') return;
+      try {
+        lines.push(...parseTimingLines(raw));
+      } catch (e) {
+        const reason = /is not a timing line/.test((e as Error).message) ? 'not a timing line' : 'not JSON';
+        malformed.add(basename(path), i + 1, reason, raw);
+      }
+    });
+  return lines;
+}
+
+// ---------------------------------------------------------------- groups
+
+/** What a handler's timing block says about one call. */
+interface HandlerSample {
+  readonly status: number;
+  readonly dbMs?: number;
+  readonly newConnection: boolean;
+  readonly coldStart: boolean;
+  readonly initType: string;
+}
+
+interface GroupInputs {
+  readonly target: string;
+  readonly keepAlive: string;
+  readonly phase: string;
+  readonly clientMs: number[];
+  artillery?: ArtilleryReport;
+  run?: { readonly requests: number; readonly errors: number; readonly throughputPerSec: number };
+  readonly reports: ReportRecord[];
+  readonly inits: InitRecord[];
+  /** null when the input has no handler timings at all */
+  handler: HandlerSample[] | null;
+}
+
+class Groups {
+  private readonly map = new Map<string, GroupInputs>();
+
+  get(target: string, keepAlive: string, phase: string): GroupInputs {
+    const id = groupId(target, keepAlive, phase);
+    let g = this.map.get(id);
+    if (!g) {
+      g = { target, keepAlive, phase, clientMs: [], reports: [], inits: [], handler: null };
+      this.map.set(id, g);
+    }
+    return g;
+  }
+
+  all(): GroupInputs[] {
+    const rank = (list: string[], v: string) => (list.includes(v) ? list.indexOf(v) : list.length);
+    return [...this.map.values()].sort(
+      (a, b) =>
+        a.target.localeCompare(b.target) ||
+        rank(PHASE_ORDER, a.phase) - rank(PHASE_ORDER, b.phase) ||
+        a.phase.localeCompare(b.phase) ||
+        rank(VARIANT_ORDER, a.keepAlive) - rank(VARIANT_ORDER, b.keepAlive) ||
+        a.keepAlive.localeCompare(b.keepAlive),
+    );
+  }
+}
+
+export function groupId(target: string, keepAlive: string, phase: string): string {
+  return `${target}-${phase}-keepalive-${keepAlive}`;
+}
+
+function addHandlerSample(g: GroupInputs, s: HandlerSample): void {
+  g.handler ??= [];
+  g.handler.push(s);
+}
+
+/** Artillery's own percentiles (whole milliseconds), when no per-request client time exists. */
+function artilleryDistribution(s: ArtillerySummary): Distribution {
+  return {
+    ladder: {
+      count: s.count,
+      min: s.min,
+      mean: s.mean,
+      p50: s.p50,
+      p75: s.p75,
+      p90: s.p90,
+      p95: s.p95,
+      p99: s.p99,
+      'p99.9': s.p999,
+      max: s.max,
+    },
+    cdf: [
+      { ms: s.min, percentile: 0 },
+      { ms: s.p50, percentile: 50 },
+      { ms: s.p75, percentile: 75 },
+      { ms: s.p90, percentile: 90 },
+      { ms: s.p95, percentile: 95 },
+      { ms: s.p99, percentile: 99 },
+      { ms: s.p999, percentile: 99.9 },
+      { ms: s.max, percentile: 100 },
+    ],
+  };
+}
+
+function coldStartsOf(g: GroupInputs): ColdStarts {
+  const cold = g.reports.filter((r) => r.initDurationMs !== undefined);
+  const warm = g.reports.filter((r) => r.initDurationMs === undefined);
+  const byInitType: Record<string, number> = {};
+  let handlerColdStarts: number | null = null;
+  if (g.handler) {
+    handlerColdStarts = 0;
+    for (const s of g.handler) {
+      if (!s.coldStart) continue;
+      handlerColdStarts += 1;
+      byInitType[s.initType] = (byInitType[s.initType] ?? 0) + 1;
+    }
+  }
+  return {
+    invocations: g.reports.length,
+    onDemandColdStarts: cold.length,
+    provisionedInits: g.inits.filter((i) => i.status === 'success').length,
+    failedInits: g.inits.filter((i) => i.status !== 'success').length,
+    handlerColdStarts,
+    coldStartsByInitType: byInitType,
+    init: initSummary([...cold.map((r) => r.initDurationMs ?? 0), ...g.inits.map((i) => i.initDurationMs)]),
+    cold: durationSummary(cold.map((r) => r.durationMs)),
+    warm: durationSummary(warm.map((r) => r.durationMs)),
+  };
+}
+
+/** A 400 never reached the database (validation failed first): its dbMs is not database time. */
+const reachedDatabase = (s: HandlerSample): s is HandlerSample & { dbMs: number } =>
+  s.status !== 400 && s.dbMs !== undefined;
+
+function connectionsOf(g: GroupInputs): ConnectionReuse | null {
+  const calls = (g.handler ?? []).filter(reachedDatabase);
+  if (calls.length === 0) return null;
+  const fresh = calls.filter((s) => s.newConnection);
+  return {
+    calls: calls.length,
+    newConnections: fresh.length,
+    newConnectionShare: fresh.length / calls.length,
+    newConnection: distributionOf(fresh.map((s) => s.dbMs)),
+    reused: distributionOf(calls.filter((s) => !s.newConnection).map((s) => s.dbMs)),
+  };
+}
+
+function assemble(g: GroupInputs, t0: number): GroupReport {
+  const layers: LayerStats[] = [];
+  const client = distributionOf(g.clientMs);
+  const artillerySummary = g.artillery?.aggregate.summaries['http.response_time'];
+  if (client) layers.push({ layer: 'client', source: 'timings.jsonl clientMs', ...client });
+  else if (artillerySummary && artillerySummary.count > 0) {
+    layers.push({
+      layer: 'client',
+      source: "Artillery's http.response_time summary (whole ms)",
+      ...artilleryDistribution(artillerySummary),
+    });
+  }
+  const fn = distributionOf(g.reports.map((r) => r.durationMs));
+  if (fn) layers.push({ layer: 'function', source: 'REPORT Duration', ...fn });
+  const db = distributionOf((g.handler ?? []).filter(reachedDatabase).map((s) => s.dbMs));
+  if (db) layers.push({ layer: 'database', source: 'handler timing dbMs', ...db });
+
+  const run = g.run ?? (g.artillery ? summarizeRun(g.artillery) : undefined);
+  const points: TimelinePoint[] = g.artillery
+    ? timeline(g.artillery).map((p) => ({
+        offsetS: (p.startMs - t0) / 1000,
+        startMs: p.startMs,
+        requests: p.requests,
+        responses: p.responses,
+        errors: p.errors,
+        throughputPerSec: p.throughputPerSec,
+      }))
+    : [];
+  return {
+    id: groupId(g.target, g.keepAlive, g.phase),
+    target: g.target,
+    keepAlive: g.keepAlive,
+    phase: g.phase,
+    label: `${g.target} ${g.phase}, keep-alive ${g.keepAlive}`,
+    requests: run?.requests ?? null,
+    errors: run?.errors ?? null,
+    throughputPerSec: run?.throughputPerSec ?? null,
+    layers,
+    coldStarts: coldStartsOf(g),
+    connections: connectionsOf(g),
+    timeline: points,
+  };
+}
+
+function assembleGroups(groups: Groups): GroupReport[] {
+  const all = groups.all();
+  const starts = all.flatMap((g) => g.artillery?.intermediate.map((m) => m.period) ?? []);
+  const t0 = starts.length > 0 ? Math.min(...starts) : 0;
+  return all.map((g) => assemble(g, t0));
+}
+
+export function compareKeepAlive(groups: readonly GroupReport[]): KeepAliveComparison[] {
+  const out: KeepAliveComparison[] = [];
+  const seen = new Set<string>();
+  for (const g of groups) {
+    const key = `${g.target}\u0000${g.phase}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const off = groups.find((x) => x.target === g.target && x.phase === g.phase && x.keepAlive === 'off');
+    const on = groups.find((x) => x.target === g.target && x.phase === g.phase && x.keepAlive === 'on');
+    if (!off || !on) continue;
+    const layers: LayerRatio[] = [];
+    for (const layer of LAYERS) {
+      const a = off.layers.find((l) => l.layer === layer)?.ladder;
+      const b = on.layers.find((l) => l.layer === layer)?.ladder;
+      if (!a || !b || b.p50 <= 0 || b.p99 <= 0) continue;
+      layers.push({
+        layer,
+        offP50: a.p50,
+        onP50: b.p50,
+        ratioP50: a.p50 / b.p50,
+        offP99: a.p99,
+        onP99: b.p99,
+        ratioP99: a.p99 / b.p99,
+      });
+    }
+    if (layers.length > 0) out.push({ target: g.target, phase: g.phase, layers });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- functions (REPORT lines)
+
+interface FunctionLines {
+  readonly name: string;
+  readonly nameFrom: FunctionStats['nameFrom'];
+  readonly reports: ReportRecord[];
+  readonly inits: InitRecord[];
+}
+
+function functionStats(f: FunctionLines): FunctionStats | null {
+  const durations = f.reports.map((r) => r.durationMs);
+  const d = distributionOf(durations);
+  if (!d) return null;
+  const cold = f.reports.filter((r) => r.initDurationMs !== undefined);
+  const memory = [...new Set(f.reports.map((r) => r.memorySizeMb))];
+  return {
+    name: f.name,
+    nameFrom: f.nameFrom,
+    duration: {
+      count: d.ladder.count,
+      avg: d.ladder.mean,
+      min: d.ladder.min,
+      max: d.ladder.max,
+      p50: d.ladder.p50,
+      p95: d.ladder.p95,
+      p99: d.ladder.p99,
+    },
+    billedDuration: { avg: f.reports.reduce((s, r) => s + r.billedDurationMs, 0) / f.reports.length },
+    maxMemoryUsedMb: { max: Math.max(...f.reports.map((r) => r.maxMemoryUsedMb)) },
+    memorySizeMb: memory.length === 1 ? memory[0] : null,
+    init: initSummary([...cold.map((r) => r.initDurationMs ?? 0), ...f.inits.map((i) => i.initDurationMs)]),
+    cold: durationSummary(cold.map((r) => r.durationMs)),
+    warm: durationSummary(f.reports.filter((r) => r.initDurationMs === undefined).map((r) => r.durationMs)),
+    provisionedInits: f.inits.filter((i) => i.status === 'success').length,
+    failedInits: f.inits.filter((i) => i.status !== 'success').length,
+    failedInvocations: f.reports.filter((r) => r.status !== undefined).length,
+    cdf: d.cdf,
+  };
+}
+
+/**
+ * Who a line belongs to: a `/aws/lambda/<name>` log group names the function; a log
+ * stream (`2026/01/02/[$LATEST]abc...`) names only an execution environment, so streams
+ * are grouped by their version qualifier; a `[key]` prefix is the function itself; with
+ * no prefix at all, the file is all we know.
+ */
+export function functionNameOf(
+  source: string | undefined,
+  fallback: string,
+): { name: string; nameFrom: FunctionStats['nameFrom'] } {
+  if (source === undefined || /^\d{4}-\d{2}-\d{2}/.test(source)) return { name: fallback, nameFrom: 'file' };
+  const group = /^\/aws\/lambda\/(.+)$/.exec(source);
+  if (group) return { name: group[1], nameFrom: 'log-group' };
+  const stream = /^\d{4}\/\d{2}\/\d{2}\/(\[[^\]]*\])/.exec(source);
+  if (stream) return { name: `log streams ${stream[1]}`, nameFrom: 'log-stream' };
+  return { name: source, nameFrom: 'function' };
+}
+
+function collectFunctions(
+  reports: readonly ReportRecord[],
+  inits: readonly InitRecord[],
+  nameOf: (source: string | undefined) => { name: string; nameFrom: FunctionStats['nameFrom'] },
+  warnings: string[],
+): FunctionStats[] {
+  const byName = new Map<string, FunctionLines>();
+  const entry = (source: string | undefined) => {
+    const { name, nameFrom } = nameOf(source);
+    let f = byName.get(name);
+    if (!f) {
+      f = { name, nameFrom, reports: [], inits: [] };
+      byName.set(name, f);
+    }
+    return f;
+  };
+  for (const r of reports) entry(r.source).reports.push(r);
+  for (const i of inits) entry(i.source).inits.push(i);
+  const out: FunctionStats[] = [];
+  for (const f of [...byName.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    const s = functionStats(f);
+    if (s) out.push(s);
+    else warnings.push(`${f.inits.length} INIT_REPORT line(s) of ${f.name} have no REPORT line to go with`);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- Power Tuning outputs
+
+async function readTuning(dirs: readonly string[], warnings: string[]): Promise<TuningReport[]> {
+  const files: string[] = [];
+  for (const dir of [...new Set(dirs.map((d) => resolve(d)))]) {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
+    for (const f of readdirSync(dir).sort()) if (f.endsWith('.json')) files.push(join(dir, f));
+  }
+  if (files.length === 0) return [];
+  // Loaded only when there is something to read: tune.ts brings the Step Functions client along.
+  const { parsePowerTuningOutput } = await import('../tune/tune');
+  const out: TuningReport[] = [];
+  for (const file of files) {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      warnings.push(`Power Tuning file ${file} skipped: not valid JSON (${(e as Error).message})`);
+      continue;
+    }
+    const o = isRecord(json) ? json : {};
+    const output = parsePowerTuningOutput(o.output);
+    if (!output) {
+      warnings.push(`Power Tuning file ${file} skipped: it holds no result (power, cost, duration)`);
+      continue;
+    }
+    const fn = isRecord(o.function) ? o.function : {};
+    const input = isRecord(o.input) ? o.input : {};
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    out.push({
+      file,
+      function: str(fn.key) ?? str(fn.name) ?? str(o.function) ?? basename(file, '.json'),
+      executionArn: str(o.executionArn),
+      strategy: str(input.strategy),
+      powerMb: output.power,
+      costUsd: output.cost,
+      durationMs: output.duration,
+      visualization: output.stateMachine?.visualization ?? null,
+      executionCostUsd: output.stateMachine?.executionCost ?? null,
+      lambdaCostUsd: output.stateMachine?.lambdaCost ?? null,
+      memory: [...(output.stats ?? [])]
+        .sort((a, b) => a.value - b.value)
+        .map((s) => ({
+          memoryMb: s.value,
+          avgDurationMs: s.averageDuration ?? null,
+          avgCostUsd: s.averagePrice ?? null,
+          totalCostUsd: s.totalCost ?? null,
+        })),
+    });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- results folder
+
+interface SummaryRun {
+  readonly target: string;
+  readonly keepAlive: string;
+  readonly phase: string;
+  readonly requests?: number;
+  readonly errors?: number;
+  readonly throughputPerSec?: number;
+}
+
+function parseSummary(
+  json: unknown,
+  path: string,
+): { lab: Record<string, unknown> | null; runs: SummaryRun[] } {
+  if (!isRecord(json) || !Array.isArray(json.runs)) {
+    throw new ReportInputError(`${path} is not a load summary: it needs a "runs" array`);
+  }
+  const runs = json.runs.map((r: unknown, i): SummaryRun => {
+    if (
+      !isRecord(r) ||
+      typeof r.target !== 'string' ||
+      typeof r.keepAlive !== 'string' ||
+      typeof r.phase !== 'string'
+    ) {
+      throw new ReportInputError(`${path}: runs[${i}] needs string target, keepAlive and phase`);
+    }
+    const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+    return {
+      target: r.target,
+      keepAlive: r.keepAlive,
+      phase: r.phase,
+      requests: num(r.requests),
+      errors: num(r.errors),
+      throughputPerSec: num(r.throughputPerSec),
+    };
+  });
+  return { lab: isRecord(json.lab) ? json.lab : null, runs };
+}
+
+const ARTILLERY_FILE = /^artillery-([a-z0-9]+)-keepalive-([a-z]+)-([a-z]+)\.json$/;
+
+/** Builds the report of one `npm run load` results folder. */
+export async function buildFromResultsDir(inDir: string, options: BuildOptions = {}): Promise<LabReport> {
+  const dir = resolve(inDir);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new ReportInputError(`--in ${inDir}: no such results folder`);
+  }
+  const summaryPath = join(dir, 'summary.json');
+  if (!existsSync(summaryPath)) {
+    throw new ReportInputError(`${summaryPath} not found: is ${inDir} the folder npm run load wrote?`);
+  }
+  const summary = parseSummary(readJson(summaryPath, 'summary'), summaryPath);
+  const files = ['summary.json'];
+  const malformed = new MalformedCollector();
+  const warnings: string[] = [];
+  const groups = new Groups();
+
+  for (const r of summary.runs) {
+    const g = groups.get(r.target, r.keepAlive, r.phase);
+    if (r.requests !== undefined && r.errors !== undefined && r.throughputPerSec !== undefined) {
+      g.run = { requests: r.requests, errors: r.errors, throughputPerSec: r.throughputPerSec };
+    }
+  }
+
+  for (const f of readdirSync(dir).sort()) {
+    const m = ARTILLERY_FILE.exec(f);
+    if (!m) continue;
+    let report: ArtilleryReport;
+    try {
+      report = parseArtilleryReport(readJson(join(dir, f), 'Artillery report'));
+    } catch (e) {
+      if (e instanceof ReportInputError) throw e;
+      throw new ReportInputError(`Artillery report ${join(dir, f)} does not fit: ${(e as Error).message}`);
+    }
+    groups.get(m[1], m[2], m[3]).artillery = report;
+    files.push(f);
+  }
+
+  const timingsPath = join(dir, 'timings.jsonl');
+  if (existsSync(timingsPath)) {
+    files.push('timings.jsonl');
+    for (const t of readTimings(timingsPath, malformed)) {
+      const g = groups.get(t.target, t.variant, t.phase);
+      if (t.clientMs !== null) g.clientMs.push(t.clientMs);
+      if (t.timing) addHandlerSample(g, { status: t.status, ...t.timing });
+    }
+  } else warnings.push('no timings.jsonl: no database layer, and client times come from Artillery');
+
+  let functions: FunctionStats[] = [];
+  const logPath = join(dir, 'lambda-logs.log');
+  if (existsSync(logPath)) {
+    files.push('lambda-logs.log');
+    const parsed = parseLogText(readFileSync(logPath, 'utf8'), 'lambda-logs.log', malformed);
+    const variantsOf = (target: string, phase: string) => [
+      ...new Set(
+        summary.runs.filter((r) => r.target === target && r.phase === phase).map((r) => r.keepAlive),
+      ),
+    ];
+    const groupOf = (source: string | undefined) => {
+      const key = source ? parseFunctionKey(source) : undefined;
+      if (!key) return undefined;
+      // A single-variant deployment has no -keepalive- suffix: the run's one variant is it.
+      const only = variantsOf(key.target, key.operation);
+      return groups.get(
+        key.target,
+        key.keepAlive ?? (only.length === 1 ? only[0] : 'default'),
+        key.operation,
+      );
+    };
+    for (const r of parsed.reports) groupOf(r.source)?.reports.push(r);
+    for (const i of parsed.inits) groupOf(i.source)?.inits.push(i);
+    functions = collectFunctions(
+      parsed.reports,
+      parsed.inits,
+      (s) => functionNameOf(s, 'lambda-logs.log'),
+      warnings,
+    );
+  }
+
+  const reportGroups = assembleGroups(groups);
+  const tuning = await readTuning(options.tuningDirs ?? [join(dir, 'tuning'), DEFAULT_TUNING_DIR], warnings);
+  return {
+    schemaVersion: 1,
+    generatedAt: (options.now ?? new Date()).toISOString(),
+    mode: 'results',
+    input: `load results in ${dir}`,
+    files,
+    lab: summary.lab,
+    groups: reportGroups,
+    keepAlive: compareKeepAlive(reportGroups),
+    keepAliveReference: KEEP_ALIVE_REFERENCE,
+    functions,
+    insights: null,
+    tuning,
+    malformed: malformed.summary(),
+    warnings,
+  };
+}
+
+// ---------------------------------------------------------------- a log file
+
+/**
+ * `aws logs tail` prints `<ISO time with offset> <log stream> <message>`; the parser reads
+ * a leading `...Z` timestamp only, so the offset form is dropped here to let it find the stream.
+ */
+function normalizeLogLine(line: string): string {
+  return line.replace(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?[+-]\d{2}:?\d{2}\s+/, '');
+}
+
+/** Groups REPORT lines whose source is a lab function key (local `[key]` prefixes, or mapped log groups). */
+function groupsFromKeyedReports(
+  reports: readonly ReportRecord[],
+  inits: readonly InitRecord[],
+  keyOf: (source: string | undefined) => string | undefined,
+  groups: Groups,
+): void {
+  const groupOf = (source: string | undefined) => {
+    const key = keyOf(source);
+    const parts = key ? parseFunctionKey(key) : undefined;
+    return parts ? groups.get(parts.target, parts.keepAlive ?? 'default', parts.operation) : undefined;
+  };
+  for (const r of reports) groupOf(r.source)?.reports.push(r);
+  for (const i of inits) groupOf(i.source)?.inits.push(i);
+}
+
+/** Builds the report of a file of Lambda log lines (CloudWatch export, `aws logs tail`, lambda-logs.log). */
+export async function buildFromLogFile(path: string, options: BuildOptions = {}): Promise<LabReport> {
+  const file = resolve(path);
+  if (!existsSync(file) || !statSync(file).isFile())
+    throw new ReportInputError(`--logs ${path}: no such file`);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ReportInputError(`cannot read --logs ${path}: ${(e as Error).message}`);
+  }
+  const malformed = new MalformedCollector();
+  const warnings: string[] = [];
+  const parsed = parseLogText(text.split('\n').map(normalizeLogLine).join('\n'), basename(file), malformed);
+  if (parsed.reports.length === 0) warnings.push(`no REPORT line in ${basename(file)}`);
+  const functions = collectFunctions(
+    parsed.reports,
+    parsed.inits,
+    (s) => functionNameOf(s, basename(file)),
+    warnings,
+  );
+  const groups = new Groups();
+  groupsFromKeyedReports(parsed.reports, parsed.inits, (s) => s, groups);
+  const reportGroups = assembleGroups(groups);
+  return {
+    schemaVersion: 1,
+    generatedAt: (options.now ?? new Date()).toISOString(),
+    mode: 'logs',
+    input: `Lambda log lines in ${file} (${parsed.reports.length} REPORT, ${parsed.inits.length} INIT_REPORT, ${parsed.otherLines} other lines)`,
+    files: [basename(file)],
+    lab: null,
+    groups: reportGroups,
+    keepAlive: compareKeepAlive(reportGroups),
+    keepAliveReference: KEEP_ALIVE_REFERENCE,
+    functions,
+    insights: null,
+    tuning: await readTuning(options.tuningDirs ?? [DEFAULT_TUNING_DIR], warnings),
+    malformed: malformed.summary(),
+    warnings,
+  };
+}
+
+// ---------------------------------------------------------------- CloudWatch
+
+const SINCE_UNITS_MS: Readonly<Record<string, number>> = {
+  s: 1000,
+  m: 60_000,
+  min: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+/** `30m`, `2h`, `1d`, `90s`, `1w`, or an ISO time; returns the window start in epoch ms. */
+export function parseSince(value: string, nowMs: number): number {
+  const v = value.trim();
+  const rel = /^(\d+(?:\.\d+)?)\s*(s|m|min|h|d|w)$/.exec(v);
+  let since: number | undefined;
+  if (rel) since = nowMs - Number(rel[1]) * SINCE_UNITS_MS[rel[2]];
+  else if (/^\d{4}-\d{2}-\d{2}/.test(v) && Number.isFinite(Date.parse(v))) since = Date.parse(v);
+  if (since === undefined || !(since < nowMs)) {
+    throw new ReportInputError(
+      `--since must be a duration like 30m, 2h or 1d, or an ISO time in the past, got ${JSON.stringify(value)}`,
+    );
+  }
+  return since;
+}
+
+export interface CloudWatchInput {
+  readonly aws: AwsOptions;
+  readonly sinceMs: number;
+  /** @default now */
+  readonly untilMs?: number;
+  readonly cfn: CloudFormationClient;
+  readonly logs: CloudWatchLogsClient;
+  readonly onProgress?: (query: string, progress: InsightsProgress) => void;
+  /** Injected in tests. */
+  readonly now?: () => number;
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly pollMs?: number;
+}
+
+/**
+ * Builds the report from the deployed functions' log groups: the REPORT lines and the
+ * handlers' timing lines (fetchLabLogs), plus the article's Insights statistics and a
+ * cold/warm split computed by Insights itself, shown beside the report's own numbers.
+ */
+export async function buildFromCloudWatch(
+  input: CloudWatchInput,
+  options: BuildOptions = {},
+): Promise<LabReport> {
+  const { readLabOutputs } = await import('../aws/stack-outputs');
+  const { fetchLabLogs, runInsights, logGroupOf, REPORT_STATS_QUERY, COLD_WARM_QUERY } = await import(
+    '../aws/logs-insights'
+  );
+  const outputs = await readLabOutputs(input.cfn, input.aws.stackPrefix);
+  const keyByGroup = new Map(outputs.functions.map((f) => [f.logGroup, f.key]));
+  const common = {
+    logGroups: outputs.functions.map((f) => f.logGroup),
+    sinceMs: input.sinceMs,
+    untilMs: input.untilMs ?? (input.now ?? Date.now)(),
+    ...(input.now ? { now: input.now } : {}),
+    ...(input.sleep ? { sleep: input.sleep } : {}),
+    ...(input.pollMs !== undefined ? { pollMs: input.pollMs } : {}),
+  };
+  const progress = (query: string) =>
+    input.onProgress ? (p: InsightsProgress) => input.onProgress?.(query, p) : undefined;
+  const [labLogs, statsRows, coldWarmRows] = await Promise.all([
+    fetchLabLogs(input.logs, { ...common, onProgress: input.onProgress }),
+    runInsights(input.logs, { ...common, query: REPORT_STATS_QUERY, onProgress: progress('stats') }),
+    runInsights(input.logs, { ...common, query: COLD_WARM_QUERY, onProgress: progress('cold/warm') }),
+  ]);
+
+  const malformed = new MalformedCollector();
+  const warnings: string[] = [];
+  if (labLogs.truncated) {
+    warnings.push('a Logs Insights query hit its 10,000-row limit: narrow --since to see every line');
+  }
+  for (let i = 0; i < labLogs.unreadableTimings; i++) {
+    malformed.add('timing lines', i + 1, 'unreadable timing line', '(Logs Insights row)');
+  }
+  const parsed = parseLogText(labLogs.reportLines.join('\n'), 'REPORT lines', malformed);
+  const keyOf = (source: string | undefined) => (source ? keyByGroup.get(source) : undefined);
+  const groups = new Groups();
+  groupsFromKeyedReports(parsed.reports, parsed.inits, keyOf, groups);
+  for (const t of labLogs.timings) {
+    const parts = parseFunctionKey(t.fn);
+    if (!parts) continue;
+    addHandlerSample(groups.get(parts.target, parts.keepAlive ?? 'default', parts.operation), t);
+  }
+  const functions = collectFunctions(
+    parsed.reports,
+    parsed.inits,
+    (s) => {
+      const key = keyOf(s);
+      return key ? { name: key, nameFrom: 'function' } : functionNameOf(s, 'CloudWatch');
+    },
+    warnings,
+  );
+  const withFunction = (rows: readonly Record<string, string>[]) =>
+    rows.map(({ '@log': log, ...rest }) => {
+      const group = logGroupOf(log);
+      return { function: keyByGroup.get(group) ?? group, ...rest };
+    });
+  const reportGroups = assembleGroups(groups);
+  const from = new Date(input.sinceMs).toISOString();
+  return {
+    schemaVersion: 1,
+    generatedAt: (options.now ?? new Date()).toISOString(),
+    mode: 'cloudwatch',
+    input: `CloudWatch Logs of ${outputs.functions.length} functions of stack ${input.aws.stackPrefix}-Api in ${input.aws.region} since ${from}`,
+    files: common.logGroups,
+    lab: {
+      target: 'aws',
+      region: input.aws.region,
+      stackPrefix: input.aws.stackPrefix,
+      apiUrl: outputs.apiUrl,
+      since: from,
+    },
+    groups: reportGroups,
+    keepAlive: compareKeepAlive(reportGroups),
+    keepAliveReference: KEEP_ALIVE_REFERENCE,
+    functions,
+    insights: {
+      stats: { query: REPORT_STATS_QUERY, rows: withFunction(statsRows) },
+      coldWarm: { query: COLD_WARM_QUERY, rows: withFunction(coldWarmRows) },
+    },
+    tuning: await readTuning(options.tuningDirs ?? [DEFAULT_TUNING_DIR], warnings),
+    malformed: malformed.summary(),
+    warnings,
+  };
+}

@@ -1,0 +1,278 @@
+/**
+ * The typed model of one report (`LabReport`): what report.json holds and what the HTML and
+ * Markdown renderers read. Built by build-report.ts from a results folder, a log file or a
+ * CloudWatch fetch; every percentile in it comes from an HDR histogram (latency-histogram.ts).
+ */
+import { type Ladder, valuesAtPercentiles } from './latency-histogram';
+
+export type Layer = 'client' | 'function' | 'database';
+export const LAYERS: readonly Layer[] = ['client', 'function', 'database'];
+
+export const LAYER_TITLES: Readonly<Record<Layer, string>> = {
+  client: 'client (Artillery)',
+  function: 'function (REPORT Duration)',
+  database: 'database (handler dbMs)',
+};
+
+/** What the articles measured for one DynamoDB call: 33 ms without keep-alive, 10 ms with it. */
+export const KEEP_ALIVE_REFERENCE = {
+  offMs: 33,
+  onMs: 10,
+  ratio: 3.3,
+  source: 'the DynamoDB HTTP keep-alive article: 33 ms -> 10 ms per call',
+} as const;
+
+export interface CdfPoint {
+  readonly ms: number;
+  /** share of samples at or below `ms`, percent */
+  readonly percentile: number;
+}
+
+export interface Distribution {
+  readonly ladder: Ladder;
+  /** points for distribution plots */
+  readonly cdf: readonly CdfPoint[];
+}
+
+export interface LayerStats extends Distribution {
+  readonly layer: Layer;
+  /** where the samples come from, e.g. `timings.jsonl clientMs` */
+  readonly source: string;
+}
+
+export interface DurationSummary {
+  readonly count: number;
+  readonly avg: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly max: number;
+}
+
+export interface InitSummary {
+  readonly count: number;
+  readonly p50: number | null;
+  readonly p95: number | null;
+  readonly max: number | null;
+}
+
+export interface ColdStarts {
+  /** REPORT lines seen for the function(s) of this group */
+  readonly invocations: number;
+  /** REPORT lines with an Init Duration: on-demand cold starts */
+  readonly onDemandColdStarts: number;
+  /** successful INIT_REPORT lines: environments initialised ahead of traffic (provisioned concurrency) */
+  readonly provisionedInits: number;
+  /** INIT_REPORT lines whose status is not success */
+  readonly failedInits: number;
+  /** first invocations of an environment, as the handler saw them (timing.coldStart); null without timings */
+  readonly handlerColdStarts: number | null;
+  /** initType -> count over the handler's cold starts */
+  readonly coldStartsByInitType: Readonly<Record<string, number>>;
+  /** every Init Duration: REPORT lines and INIT_REPORT lines */
+  readonly init: InitSummary;
+  /** Duration of invocations that paid an init (REPORT with Init Duration) */
+  readonly cold: DurationSummary | null;
+  readonly warm: DurationSummary | null;
+}
+
+export interface ConnectionReuse {
+  readonly calls: number;
+  readonly newConnections: number;
+  readonly newConnectionShare: number;
+  /** database time of calls that opened a new connection */
+  readonly newConnection: Distribution | null;
+  /** database time of calls that reused a kept-alive connection */
+  readonly reused: Distribution | null;
+}
+
+export interface TimelinePoint {
+  /** seconds from the start of the first run in the report */
+  readonly offsetS: number;
+  readonly startMs: number;
+  readonly requests: number;
+  readonly responses: number;
+  readonly errors: number;
+  readonly throughputPerSec: number | null;
+}
+
+/** One target x keep-alive variant x phase (create/get). */
+export interface GroupReport {
+  /** `dynamodb-get-keepalive-on` */
+  readonly id: string;
+  readonly target: string;
+  readonly keepAlive: string;
+  readonly phase: string;
+  /** `dynamodb get, keep-alive on` */
+  readonly label: string;
+  readonly requests: number | null;
+  readonly errors: number | null;
+  readonly throughputPerSec: number | null;
+  readonly layers: readonly LayerStats[];
+  readonly coldStarts: ColdStarts;
+  readonly connections: ConnectionReuse | null;
+  readonly timeline: readonly TimelinePoint[];
+}
+
+export interface LayerRatio {
+  readonly layer: Layer;
+  readonly offP50: number;
+  readonly onP50: number;
+  /** off / on */
+  readonly ratioP50: number;
+  readonly offP99: number;
+  readonly onP99: number;
+  readonly ratioP99: number;
+}
+
+export interface KeepAliveComparison {
+  readonly target: string;
+  readonly phase: string;
+  readonly layers: readonly LayerRatio[];
+}
+
+/** One entry per function (or log stream group) of the REPORT lines, as the issue specifies. */
+export interface FunctionStats {
+  readonly name: string;
+  /** how the name was found: a `[function]` prefix, a log group, a log stream group, or the file */
+  readonly nameFrom: 'function' | 'log-group' | 'log-stream' | 'file';
+  readonly duration: {
+    readonly count: number;
+    readonly avg: number;
+    readonly min: number;
+    readonly max: number;
+    readonly p50: number;
+    readonly p95: number;
+    readonly p99: number;
+  };
+  readonly billedDuration: { readonly avg: number };
+  readonly maxMemoryUsedMb: { readonly max: number };
+  readonly memorySizeMb: number | null;
+  readonly init: InitSummary;
+  readonly cold: DurationSummary | null;
+  readonly warm: DurationSummary | null;
+  readonly provisionedInits: number;
+  readonly failedInits: number;
+  /** REPORT lines with a Status (error, timeout) */
+  readonly failedInvocations: number;
+  /** for the distribution plot */
+  readonly cdf: readonly CdfPoint[];
+}
+
+export interface InsightsTable {
+  readonly query: string;
+  readonly rows: readonly Readonly<Record<string, string>>[];
+}
+
+export interface TuningMemoryRow {
+  readonly memoryMb: number;
+  readonly avgDurationMs: number | null;
+  readonly avgCostUsd: number | null;
+  readonly totalCostUsd: number | null;
+}
+
+export interface TuningReport {
+  readonly file: string;
+  readonly function: string;
+  readonly executionArn: string | null;
+  readonly strategy: string | null;
+  readonly powerMb: number;
+  readonly costUsd: number;
+  readonly durationMs: number;
+  readonly visualization: string | null;
+  readonly executionCostUsd: number | null;
+  readonly lambdaCostUsd: number | null;
+  readonly memory: readonly TuningMemoryRow[];
+}
+
+export interface MalformedLine {
+  readonly file: string;
+  readonly line: number;
+  readonly reason: string;
+  readonly text: string;
+}
+
+export interface MalformedSummary {
+  readonly count: number;
+  readonly byReason: Readonly<Record<string, number>>;
+  /** the first few, for the reader to look at */
+  readonly examples: readonly MalformedLine[];
+}
+
+export type ReportMode = 'results' | 'logs' | 'cloudwatch';
+
+export interface LabReport {
+  readonly schemaVersion: 1;
+  readonly generatedAt: string;
+  readonly mode: ReportMode;
+  /** one line saying what was read */
+  readonly input: string;
+  readonly files: readonly string[];
+  /** summary.json's `lab` block (local or aws, rate, duration, rtt...) */
+  readonly lab: Readonly<Record<string, unknown>> | null;
+  readonly groups: readonly GroupReport[];
+  readonly keepAlive: readonly KeepAliveComparison[];
+  readonly keepAliveReference: typeof KEEP_ALIVE_REFERENCE;
+  readonly functions: readonly FunctionStats[];
+  readonly insights: { readonly stats: InsightsTable; readonly coldWarm: InsightsTable } | null;
+  readonly tuning: readonly TuningReport[];
+  readonly malformed: MalformedSummary;
+  readonly warnings: readonly string[];
+}
+
+// ---------------------------------------------------------------- statistics
+
+/** Percentiles the distribution plots use: every 1 % and the tail up to 99.99 %. */
+const CDF_PERCENTILES = [...Array.from({ length: 100 }, (_, i) => i), 99.5, 99.9, 99.99, 100];
+
+/**
+ * Percentiles from an HDR histogram (valuesAtPercentiles); count, min, mean and max exact from the samples.
+ * HDR answers with a bucket's highest equivalent value (up to 0.1 % above the sample), so
+ * percentiles are clamped into [min, max]: a p99.9 above the max would read as a bug.
+ */
+export function distributionOf(values: readonly number[]): Distribution | null {
+  const samples = values.filter((v) => Number.isFinite(v) && v >= 0);
+  if (samples.length === 0) return null;
+  let min = Number.POSITIVE_INFINITY;
+  let max = 0;
+  let sum = 0;
+  for (const v of samples) {
+    min = Math.min(min, v);
+    max = Math.max(max, v);
+    sum += v;
+  }
+  const ladderPercentiles = [50, 75, 90, 95, 99, 99.9];
+  const at = valuesAtPercentiles(samples, [...ladderPercentiles, ...CDF_PERCENTILES]);
+  const clamp = (v: number) => Math.min(max, Math.max(min, v));
+  const [p50, p75, p90, p95, p99, p999] = at.slice(0, ladderPercentiles.length).map(clamp);
+  const ladder: Ladder = {
+    count: samples.length,
+    min,
+    mean: sum / samples.length,
+    p50,
+    p75,
+    p90,
+    p95,
+    p99,
+    'p99.9': p999,
+    max,
+  };
+  const cdf = CDF_PERCENTILES.map((p, i) => ({
+    ms: p === 0 ? min : p === 100 ? max : clamp(at[ladderPercentiles.length + i]),
+    percentile: p,
+  }));
+  return { ladder, cdf };
+}
+
+export function durationSummary(values: readonly number[]): DurationSummary | null {
+  const d = distributionOf(values);
+  return d
+    ? { count: d.ladder.count, avg: d.ladder.mean, p50: d.ladder.p50, p95: d.ladder.p95, max: d.ladder.max }
+    : null;
+}
+
+export function initSummary(values: readonly number[]): InitSummary {
+  const d = distributionOf(values);
+  return d
+    ? { count: d.ladder.count, p50: d.ladder.p50, p95: d.ladder.p95, max: d.ladder.max }
+    : { count: 0, p50: null, p95: null, max: null };
+}

@@ -1,0 +1,555 @@
+/**
+ * The report as a list of sections of text, tables and plot slots: one description that
+ * render-html.ts and render-markdown.ts both print, so the two say the same thing.
+ */
+import { cdfPlotId, type Plot, type PlotSection, tuningPlotId } from './plots';
+import {
+  type ColdStarts,
+  type DurationSummary,
+  type GroupReport,
+  type InitSummary,
+  LAYER_TITLES,
+  type LabReport,
+  type LayerStats,
+} from './report-model';
+
+export interface Column {
+  readonly title: string;
+  /** right-aligned */
+  readonly numeric?: boolean;
+  /** long free text: may wrap */
+  readonly wrap?: boolean;
+}
+
+export type Block =
+  | { readonly kind: 'heading'; readonly text: string }
+  | { readonly kind: 'text'; readonly text: string }
+  /** a line the reader must not miss: malformed input, warnings */
+  | { readonly kind: 'notice'; readonly text: string }
+  | { readonly kind: 'link'; readonly label: string; readonly href: string }
+  | { readonly kind: 'code'; readonly text: string }
+  | {
+      readonly kind: 'table';
+      readonly columns: readonly Column[];
+      readonly rows: readonly (readonly string[])[];
+    }
+  | { readonly kind: 'plot'; readonly plot: Plot };
+
+export interface Section {
+  readonly id: string;
+  readonly title: string;
+  readonly blocks: readonly Block[];
+}
+
+export const REPORT_TITLE = 'Serverless database latency report';
+
+// ---------------------------------------------------------------- formatting
+
+const DASH = '–';
+
+/** Milliseconds with three significant decimals at low values, fewer where they are noise. */
+export function ms(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return DASH;
+  if (v >= 100) return v.toFixed(1);
+  if (v >= 10) return v.toFixed(2);
+  return v.toFixed(3);
+}
+
+const int = (v: number | null | undefined) => (v === null || v === undefined ? DASH : String(v));
+const ratio = (v: number) => `${v.toFixed(2)}x`;
+const percent = (v: number) => `${(v * 100).toFixed(1)} %`;
+const rate = (v: number | null) => (v === null ? DASH : v.toFixed(2));
+
+export function usd(v: number | null | undefined): string {
+  if (v === null || v === undefined) return DASH;
+  if (v === 0) return '$0';
+  return v >= 0.01 ? `$${v.toFixed(4)}` : `$${v.toPrecision(4)}`;
+}
+
+/** Insights returns numbers as strings; show them rounded, leave names alone. */
+const insightsCell = (v: string | undefined) =>
+  v === undefined ? DASH : /^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(v) ? ms(Number(v)) : v;
+
+const layerOf = (g: GroupReport, layer: LayerStats['layer']) =>
+  g.layers.find((l) => l.layer === layer)?.ladder;
+
+// ---------------------------------------------------------------- sections
+
+function overview(report: LabReport): Section {
+  const blocks: Block[] = [
+    { kind: 'text', text: `Input: ${report.input}.` },
+    { kind: 'text', text: `Generated ${report.generatedAt}. Files: ${report.files.join(', ') || DASH}.` },
+  ];
+  if (report.lab) {
+    const settings = Object.entries(report.lab)
+      .map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(', ');
+    blocks.push({ kind: 'text', text: `Lab: ${settings}.` });
+  }
+  const m = report.malformed;
+  blocks.push(
+    m.count > 0
+      ? {
+          kind: 'notice',
+          text: `Malformed lines: ${m.count} input line(s) could not be read and were skipped (${Object.entries(
+            m.byReason,
+          )
+            .map(([r, n]) => `${n} ${r}`)
+            .join('; ')}); see "Malformed lines" below.`,
+        }
+      : { kind: 'text', text: 'Malformed lines: 0.' },
+  );
+  for (const w of report.warnings) blocks.push({ kind: 'notice', text: `Note: ${w}.` });
+  if (report.groups.length > 0) {
+    blocks.push({
+      kind: 'table',
+      columns: [
+        { title: 'Run' },
+        { title: 'Requests', numeric: true },
+        { title: 'Errors', numeric: true },
+        { title: 'Throughput (/s)', numeric: true },
+        { title: 'Client p50 (ms)', numeric: true },
+        { title: 'Client p99 (ms)', numeric: true },
+        { title: 'Function p50 (ms)', numeric: true },
+        { title: 'Function p99 (ms)', numeric: true },
+        { title: 'DB p50 (ms)', numeric: true },
+        { title: 'DB p99 (ms)', numeric: true },
+        { title: 'Cold starts', numeric: true },
+        { title: 'New connections', numeric: true },
+      ],
+      rows: report.groups.map((g) => [
+        g.label,
+        int(g.requests),
+        int(g.errors),
+        rate(g.throughputPerSec),
+        ms(layerOf(g, 'client')?.p50),
+        ms(layerOf(g, 'client')?.p99),
+        ms(layerOf(g, 'function')?.p50),
+        ms(layerOf(g, 'function')?.p99),
+        ms(layerOf(g, 'database')?.p50),
+        ms(layerOf(g, 'database')?.p99),
+        String(
+          g.coldStarts.handlerColdStarts ?? g.coldStarts.onDemandColdStarts + g.coldStarts.provisionedInits,
+        ),
+        g.connections ? percent(g.connections.newConnectionShare) : DASH,
+      ]),
+    });
+  }
+  return { id: 'overview', title: 'Overview', blocks };
+}
+
+function ladders(report: LabReport, plots: readonly Plot[]): Section | null {
+  if (report.groups.length === 0) return null;
+  const blocks: Block[] = [
+    {
+      kind: 'text',
+      text:
+        'Percentiles from HDR histograms (1 µs resolution, 3 significant digits). Client: Artillery’s time to first ' +
+        'byte per request; function: the Duration on Lambda’s REPORT lines; database: the handler’s own dbMs.',
+    },
+  ];
+  const pairs = [...new Set(report.groups.map((g) => `${g.target}\u0000${g.phase}`))];
+  for (const pair of pairs) {
+    const [target, phase] = pair.split('\u0000');
+    const members = report.groups.filter((g) => g.target === target && g.phase === phase);
+    blocks.push({ kind: 'heading', text: `${target} ${phase}` });
+    blocks.push({
+      kind: 'table',
+      columns: [
+        { title: 'Keep-alive' },
+        { title: 'Layer' },
+        { title: 'Count', numeric: true },
+        { title: 'p50', numeric: true },
+        { title: 'p75', numeric: true },
+        { title: 'p90', numeric: true },
+        { title: 'p95', numeric: true },
+        { title: 'p99', numeric: true },
+        { title: 'p99.9', numeric: true },
+        { title: 'max (ms)', numeric: true },
+        { title: 'Source' },
+      ],
+      rows: members.flatMap((g) =>
+        g.layers.map((l) => [
+          g.keepAlive,
+          LAYER_TITLES[l.layer],
+          String(l.ladder.count),
+          ms(l.ladder.p50),
+          ms(l.ladder.p75),
+          ms(l.ladder.p90),
+          ms(l.ladder.p95),
+          ms(l.ladder.p99),
+          ms(l.ladder['p99.9']),
+          ms(l.ladder.max),
+          l.source,
+        ]),
+      ),
+    });
+    const plot = plots.find((p) => p.id === cdfPlotId(target, phase));
+    if (plot) blocks.push({ kind: 'plot', plot });
+  }
+  return { id: 'ladders', title: 'Percentile ladders', blocks };
+}
+
+function plotsOf(plots: readonly Plot[], section: PlotSection): Block[] {
+  return plots.filter((p) => p.section === section).map((plot) => ({ kind: 'plot', plot }));
+}
+
+function keepAlive(report: LabReport, plots: readonly Plot[]): Section | null {
+  if (report.groups.length === 0) return null;
+  const ref = report.keepAliveReference;
+  const blocks: Block[] = [
+    {
+      kind: 'text',
+      text: `Reference: ${ref.source} (${ref.ratio}x). Ratios are keep-alive off divided by keep-alive on.`,
+    },
+  ];
+  if (report.keepAlive.length === 0) {
+    blocks.push({ kind: 'text', text: 'This input has one keep-alive variant per run: nothing to compare.' });
+    return { id: 'keep-alive', title: 'Keep-alive comparison', blocks };
+  }
+  blocks.push({
+    kind: 'table',
+    columns: [
+      { title: 'Run' },
+      { title: 'Layer' },
+      { title: 'p50 off (ms)', numeric: true },
+      { title: 'p50 on (ms)', numeric: true },
+      { title: 'off/on p50', numeric: true },
+      { title: 'p99 off (ms)', numeric: true },
+      { title: 'p99 on (ms)', numeric: true },
+      { title: 'off/on p99', numeric: true },
+      { title: 'Articles', numeric: true },
+    ],
+    rows: report.keepAlive.flatMap((c) =>
+      c.layers.map((l) => [
+        `${c.target} ${c.phase}`,
+        LAYER_TITLES[l.layer],
+        ms(l.offP50),
+        ms(l.onP50),
+        ratio(l.ratioP50),
+        ms(l.offP99),
+        ms(l.onP99),
+        ratio(l.ratioP99),
+        `${ref.offMs} -> ${ref.onMs} ms (${ref.ratio}x)`,
+      ]),
+    ),
+  });
+  blocks.push(...plotsOf(plots, 'keep-alive'));
+  return { id: 'keep-alive', title: 'Keep-alive comparison', blocks };
+}
+
+const summaryCells = (d: DurationSummary | null) => [ms(d?.p50), ms(d?.p95), ms(d?.max)];
+const initCells = (i: InitSummary) => [ms(i.p50), ms(i.p95), ms(i.max)];
+
+function handlerColdStarts(c: ColdStarts): string {
+  if (c.handlerColdStarts === null) return DASH;
+  const by = Object.entries(c.coldStartsByInitType).map(([t, n]) => `${n} ${t}`);
+  return by.length > 0 ? `${c.handlerColdStarts} (${by.join(', ')})` : String(c.handlerColdStarts);
+}
+
+function coldStarts(report: LabReport, plots: readonly Plot[]): Section | null {
+  const withHandler = report.groups.filter((g) => g.coldStarts.handlerColdStarts !== null);
+  if (report.functions.length === 0 && withHandler.length === 0) return null;
+  const blocks: Block[] = [
+    {
+      kind: 'text',
+      text:
+        'From the REPORT lines, as lumigo-cli’s analyze-lambda-cold-starts shows them: an on-demand cold start is a ' +
+        'REPORT line with an Init Duration; a provisioned-concurrency environment is initialised ahead of traffic and ' +
+        'leaves an INIT_REPORT line instead. Init statistics cover both.',
+    },
+  ];
+  if (report.functions.length > 0) {
+    blocks.push({
+      kind: 'table',
+      columns: [
+        { title: 'Function' },
+        { title: 'Invocations', numeric: true },
+        { title: 'On-demand cold starts', numeric: true },
+        { title: 'Provisioned inits', numeric: true },
+        { title: 'Failed inits', numeric: true },
+        { title: 'Init p50 (ms)', numeric: true },
+        { title: 'Init p95', numeric: true },
+        { title: 'Init max', numeric: true },
+        { title: 'Cold Duration p50', numeric: true },
+        { title: 'Cold p95', numeric: true },
+        { title: 'Cold max', numeric: true },
+        { title: 'Warm Duration p50', numeric: true },
+        { title: 'Warm p95', numeric: true },
+        { title: 'Warm max', numeric: true },
+      ],
+      rows: report.functions.map((f) => [
+        f.name,
+        String(f.duration.count),
+        String(f.cold?.count ?? 0),
+        String(f.provisionedInits),
+        String(f.failedInits),
+        ...initCells(f.init),
+        ...summaryCells(f.cold),
+        ...summaryCells(f.warm),
+      ]),
+    });
+  }
+  if (withHandler.length > 0) {
+    blocks.push({ kind: 'heading', text: 'As the handlers saw them' });
+    blocks.push({
+      kind: 'table',
+      columns: [
+        { title: 'Run' },
+        { title: 'Calls with timing', numeric: true },
+        { title: 'First invocations of an environment (by init type)', numeric: true },
+        { title: 'REPORT cold starts', numeric: true },
+        { title: 'INIT_REPORT inits', numeric: true },
+      ],
+      rows: withHandler.map((g) => [
+        g.label,
+        String(g.connections?.calls ?? DASH),
+        handlerColdStarts(g.coldStarts),
+        String(g.coldStarts.onDemandColdStarts),
+        String(g.coldStarts.provisionedInits),
+      ]),
+    });
+  }
+  blocks.push(...plotsOf(plots, 'cold-starts'));
+  return { id: 'cold-starts', title: 'Cold starts', blocks };
+}
+
+function connections(report: LabReport, plots: readonly Plot[]): Section | null {
+  const groups = report.groups.filter((g) => g.connections);
+  if (groups.length === 0) return null;
+  return {
+    id: 'connections',
+    title: 'Connection reuse',
+    blocks: [
+      {
+        kind: 'text',
+        text:
+          'Database time (handler dbMs) split by whether the call opened a new TCP+TLS connection (counted on the ' +
+          'SDK’s HTTP agent) or reused a kept-alive one.',
+      },
+      {
+        kind: 'table',
+        columns: [
+          { title: 'Run' },
+          { title: 'Calls', numeric: true },
+          { title: 'New connections', numeric: true },
+          { title: 'Share', numeric: true },
+          { title: 'New p50 (ms)', numeric: true },
+          { title: 'New p99', numeric: true },
+          { title: 'Reused p50 (ms)', numeric: true },
+          { title: 'Reused p99', numeric: true },
+          { title: 'New/reused p50', numeric: true },
+        ],
+        rows: groups.map((g) => {
+          const c = g.connections;
+          const n = c?.newConnection?.ladder;
+          const r = c?.reused?.ladder;
+          return [
+            g.label,
+            String(c?.calls ?? 0),
+            String(c?.newConnections ?? 0),
+            c ? percent(c.newConnectionShare) : DASH,
+            ms(n?.p50),
+            ms(n?.p99),
+            ms(r?.p50),
+            ms(r?.p99),
+            n && r && r.p50 > 0 ? ratio(n.p50 / r.p50) : DASH,
+          ];
+        }),
+      },
+      ...plotsOf(plots, 'connections'),
+    ],
+  };
+}
+
+function overTime(report: LabReport, plots: readonly Plot[]): Section | null {
+  const groups = report.groups.filter((g) => g.timeline.length > 0);
+  if (groups.length === 0) return null;
+  return {
+    id: 'over-time',
+    title: 'Over time',
+    blocks: [
+      ...plotsOf(plots, 'over-time'),
+      {
+        kind: 'table',
+        columns: [
+          { title: 'Run' },
+          { title: 'Period start (s)', numeric: true },
+          { title: 'Requests', numeric: true },
+          { title: 'Responses', numeric: true },
+          { title: 'Errors', numeric: true },
+          { title: 'Throughput (/s)', numeric: true },
+        ],
+        rows: groups.flatMap((g) =>
+          g.timeline.map((p) => [
+            g.label,
+            p.offsetS.toFixed(0),
+            String(p.requests),
+            String(p.responses),
+            String(p.errors),
+            rate(p.throughputPerSec),
+          ]),
+        ),
+      },
+    ],
+  };
+}
+
+function functions(report: LabReport, plots: readonly Plot[]): Section | null {
+  if (report.functions.length === 0) return null;
+  return {
+    id: 'functions',
+    title: 'Functions (REPORT lines)',
+    blocks: [
+      {
+        kind: 'text',
+        text:
+          'One row per function, or per group of log streams when the lines name no function. Durations in ms; ' +
+          'percentiles from HDR histograms, count, avg, min and max exact.',
+      },
+      {
+        kind: 'table',
+        columns: [
+          { title: 'Function' },
+          { title: 'Invocations', numeric: true },
+          { title: 'avg', numeric: true },
+          { title: 'min', numeric: true },
+          { title: 'p50', numeric: true },
+          { title: 'p95', numeric: true },
+          { title: 'p99', numeric: true },
+          { title: 'max (ms)', numeric: true },
+          { title: 'Billed avg (ms)', numeric: true },
+          { title: 'Memory (MB)', numeric: true },
+          { title: 'Max memory used (MB)', numeric: true },
+          { title: 'Inits', numeric: true },
+          { title: 'Init p50', numeric: true },
+          { title: 'Init p95', numeric: true },
+          { title: 'Init max', numeric: true },
+        ],
+        rows: report.functions.map((f) => [
+          f.name,
+          String(f.duration.count),
+          ms(f.duration.avg),
+          ms(f.duration.min),
+          ms(f.duration.p50),
+          ms(f.duration.p95),
+          ms(f.duration.p99),
+          ms(f.duration.max),
+          ms(f.billedDuration.avg),
+          int(f.memorySizeMb),
+          String(f.maxMemoryUsedMb.max),
+          String(f.init.count),
+          ...initCells(f.init),
+        ]),
+      },
+      ...plotsOf(plots, 'functions'),
+    ],
+  };
+}
+
+function insights(report: LabReport): Section | null {
+  if (!report.insights) return null;
+  const table = (rows: readonly Readonly<Record<string, string>>[]): Block => {
+    const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+    return {
+      kind: 'table',
+      columns: keys.map((k) => ({ title: k, numeric: k !== 'function' && k !== 'coldStart' })),
+      rows: rows.map((r) => keys.map((k) => insightsCell(r[k]))),
+    };
+  };
+  const { stats, coldWarm } = report.insights;
+  return {
+    id: 'insights',
+    title: 'CloudWatch Logs Insights',
+    blocks: [
+      { kind: 'text', text: 'The article’s query, computed by Logs Insights over the same window:' },
+      { kind: 'code', text: stats.query },
+      stats.rows.length > 0 ? table(stats.rows) : { kind: 'text', text: 'No rows.' },
+      { kind: 'text', text: 'Cold (with Init Duration) and warm invocations:' },
+      { kind: 'code', text: coldWarm.query },
+      coldWarm.rows.length > 0 ? table(coldWarm.rows) : { kind: 'text', text: 'No rows.' },
+    ],
+  };
+}
+
+function tuning(report: LabReport, plots: readonly Plot[]): Section | null {
+  if (report.tuning.length === 0) return null;
+  const blocks: Block[] = [];
+  report.tuning.forEach((t, i) => {
+    blocks.push({ kind: 'heading', text: `${t.function}: ${t.powerMb} MB chosen` });
+    blocks.push({
+      kind: 'text',
+      text:
+        `Best memory ${t.powerMb} MB${t.strategy ? ` (strategy ${t.strategy})` : ''}: average duration ${ms(t.durationMs)} ms, ` +
+        `average cost ${usd(t.costUsd)} per invocation. This tuning run cost ${usd(t.executionCostUsd)} Step Functions + ` +
+        `${usd(t.lambdaCostUsd)} Lambda. File: ${t.file}${t.executionArn ? `; execution ${t.executionArn}` : ''}.`,
+    });
+    if (t.visualization)
+      blocks.push({ kind: 'link', label: 'Power Tuning visualization', href: t.visualization });
+    if (t.memory.length > 0) {
+      blocks.push({
+        kind: 'table',
+        columns: [
+          { title: 'Memory (MB)', numeric: true },
+          { title: 'Avg duration (ms)', numeric: true },
+          { title: 'Avg cost per invocation', numeric: true },
+          { title: 'Total cost', numeric: true },
+          { title: '' },
+        ],
+        rows: t.memory.map((m) => [
+          String(m.memoryMb),
+          ms(m.avgDurationMs),
+          usd(m.avgCostUsd),
+          usd(m.totalCostUsd),
+          m.memoryMb === t.powerMb ? 'chosen' : '',
+        ]),
+      });
+    }
+    const plot = plots.find((p) => p.id === tuningPlotId(t.function, i));
+    if (plot) blocks.push({ kind: 'plot', plot });
+  });
+  return { id: 'tuning', title: 'Power Tuning', blocks };
+}
+
+function malformed(report: LabReport): Section {
+  const m = report.malformed;
+  if (m.count === 0) {
+    return {
+      id: 'malformed',
+      title: 'Malformed lines',
+      blocks: [{ kind: 'text', text: 'None: every line was read.' }],
+    };
+  }
+  return {
+    id: 'malformed',
+    title: 'Malformed lines',
+    blocks: [
+      { kind: 'notice', text: `${m.count} line(s) skipped. The first ${m.examples.length}:` },
+      {
+        kind: 'table',
+        columns: [
+          { title: 'File' },
+          { title: 'Line', numeric: true },
+          { title: 'Why', wrap: true },
+          { title: 'Text', wrap: true },
+        ],
+        rows: m.examples.map((e) => [e.file, String(e.line), e.reason, e.text]),
+      },
+    ],
+  };
+}
+
+export function reportSections(report: LabReport, plots: readonly Plot[]): Section[] {
+  return [
+    overview(report),
+    ladders(report, plots),
+    keepAlive(report, plots),
+    coldStarts(report, plots),
+    connections(report, plots),
+    overTime(report, plots),
+    functions(report, plots),
+    insights(report),
+    tuning(report, plots),
+    malformed(report),
+  ].filter((s): s is Section => s !== null);
+}

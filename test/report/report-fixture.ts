@@ -1,0 +1,31 @@
+/** Copies the fixture results folder to a temporary one (tests write next to it, and `*.log` is git-ignored). */
+import { cpSync, mkdtempSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+
+export const FIXTURE_RESULTS = join(PROJECT_ROOT, 'test', 'report', 'fixtures', 'load-run');
+export const SEED_LOG = `${PROJECT_ROOT}/../shared/seeds/provisioned-concurrency-connections-ja.txt`;
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `${prefix}-`));
+}
+
+export function copyFixtureResults(): string {
+  const dir = join(tempDir('report-results'), 'results');
+  cpSync(FIXTURE_RESULTS, dir, { recursive: true });
+  renameSync(join(dir, 'lambda-logs.log.txt'), join(dir, 'lambda-logs.log'));
+  return dir;
+}
+
+/** Collects what the CLI writes to stdout and stderr. */
+export function streams() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out: { write: (s: string) => out.push(s) },
+    err: { write: (s: string) => err.push(s) },
+    stdout: () => out.join(''),
+    stderr: () => err.join(''),
+  };
+}
