@@ -4,6 +4,7 @@
  *   2. the local host's overhead: client p50 through the host minus a direct SDK call's p50
  *      to the same engine through the same network model
  *   3. each bundle's init duration on the local host
+ *   5. what the EMF metrics cost in bundle size, init (import) time and per invocation
  *   4. (--max-rate, or --only-max-rate) the highest arrival rate the machine sustains for
  *      60 s with 0 errors; takes several minutes
  */
@@ -18,6 +19,7 @@ import { localClientConfig } from '../local/engines';
 import { ExecutionEnvironment } from '../local/host/execution-environment';
 import { LOCAL_CALLER, type RunningLab, startLab } from '../local/lab';
 import { ladderOf } from '../report/latency-histogram';
+import { instrumentationCost } from './instrumentation-cost';
 import { LabClient } from './lab-client';
 import { findMaxRate } from './max-rate';
 
@@ -135,6 +137,11 @@ async function main() {
       const l = ladderOf(r.initMs);
       console.log(`   ${r.fn.padEnd(34)} p50 ${fmt(l?.p50)}   max ${fmt(l?.max)}`);
     }
+    console.log(`\n5. EMF metrics (Powertools) cost, dynamodb-get bundle, ${INITS * 4} fresh imports each`);
+    const cost = await instrumentationCost(INITS * 4);
+    console.log(
+      `   bundle ${(cost.bytes.without / 1024).toFixed(1)} KB -> ${(cost.bytes.with / 1024).toFixed(1)} KB minified; import p50 ${fmt(cost.importP50Ms.without)} -> ${fmt(cost.importP50Ms.with)} ms; per invocation ${(cost.perInvocationMs * 1000).toFixed(1)} µs`,
+    );
     if (values['max-rate']) await maxRate(lab);
   } finally {
     await lab.stop();
