@@ -14,13 +14,9 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 
 export const DEFAULT_STACK_PREFIX = 'LatencyLab';
 
-/** A bad flag or missing setting: the CLI prints the message alone and exits 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+import { UsageError } from '../lib/usage-error';
+
+export { UsageError };
 
 /** `node:util` parseArgs specs of the common options; commands spread them into their own. */
 export const AWS_OPTION_SPECS = {

@@ -1,7 +1,8 @@
 /** Command-line options shared by `npm run local` and `npm run load`: parsed once, validated with clear errors. */
+import { UsageError } from '../../lib/usage-error';
 import { ENGINE_KINDS, type EngineKind } from '../engines';
 
-export class UsageError extends Error {}
+export { UsageError } from '../../lib/usage-error';
 
 export function intOption(
   name: string,
@@ -70,7 +71,17 @@ export function runMain(main: () => Promise<number | undefined>): void {
         console.error(`error: ${e.message}`);
         process.exitCode = 2;
       } else {
-        console.error(e instanceof Error ? (e.stack ?? e.message) : String(e));
+        // One line that says what failed; the stack only when asked for (LAB_DEBUG=1).
+        const error = e instanceof Error ? e : new Error(String(e));
+        const hint =
+          error.name === 'CredentialsProviderError'
+            ? ' (set AWS_PROFILE, run aws sso login, or pass --profile)'
+            : '';
+        console.error(
+          process.env.LAB_DEBUG
+            ? (error.stack ?? error.message)
+            : `error: ${error.name}: ${error.message}${hint}`,
+        );
         process.exitCode = 1;
       }
     },
