@@ -31,7 +31,10 @@ export const DB_DEADLINE_MS = 5000;
 /** Counts sockets as the agent creates them; one counter serves the http and https agents. */
 function countingSockets<A extends http.Agent>(agent: A, counter: { opened: number }): A {
   const create = agent.createConnection.bind(agent);
-  agent.createConnection = (options: ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void) => {
+  agent.createConnection = (
+    options: ClientRequestArgs,
+    callback?: (err: Error | null, stream: Duplex) => void,
+  ) => {
     counter.opened += 1;
     return create(options, callback);
   };
