@@ -2,23 +2,20 @@
  * `npm run bench`: the lab's own figures, printed, never asserted.
  *   1. keep-alive off/on ratio of database p50 and client p50, with the default network model
  *   2. the local host's overhead: client p50 through the host minus a direct SDK call's p50
- *      to the same engine through the same network model
+ *      to the same engine through the same network model, where it goes, and this machine's
+ *      floor for any host with separate environment processes (host-overhead.ts)
  *   3. each bundle's init duration on the local host
  *   5. what the EMF metrics cost in bundle size, init (import) time and per invocation
  *   4. (--max-rate, or --only-max-rate) the highest arrival rate the machine sustains for
  *      60 s with 0 errors; takes several minutes
  */
 
-import { readFileSync } from 'node:fs';
-import https from 'node:https';
-import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { localClientConfig } from '../local/engines';
 import { ExecutionEnvironment } from '../local/host/execution-environment';
 import { LOCAL_CALLER, type RunningLab, startLab } from '../local/lab';
+import { parseLambdaLog } from '../report/lambda-log-parser';
 import { ladderOf } from '../report/latency-histogram';
+import { hostOverhead } from './host-overhead';
 import { instrumentationCost } from './instrumentation-cost';
 import { LabClient } from './lab-client';
 import { findMaxRate } from './max-rate';
@@ -62,26 +59,6 @@ async function keepAliveRatio(client: LabClient) {
   return out;
 }
 
-async function directSdkP50(lab: RunningLab, tableName: string): Promise<number> {
-  // The same path a function takes, minus the host: SDK -> network model -> engine.
-  const agent = new https.Agent({ keepAlive: true, ca: readFileSync(lab.caCertPath) });
-  const client = new DynamoDBClient({
-    ...localClientConfig(lab.model.url),
-    requestHandler: new NodeHttpHandler({ httpsAgent: agent }),
-  });
-  await client.send(new PutItemCommand({ TableName: tableName, Item: { GovId: { S: 'DIRECT-1' } } }));
-  const times: number[] = [];
-  for (let i = 0; i < CALLS + 20; i++) {
-    const t = performance.now();
-    await client.send(
-      new GetItemCommand({ TableName: tableName, Key: { GovId: { S: 'DIRECT-1' } }, ConsistentRead: true }),
-    );
-    if (i >= 20) times.push(performance.now() - t);
-  }
-  client.destroy();
-  return ladderOf(times)?.p50 ?? Number.NaN;
-}
-
 async function initDurations(lab: RunningLab) {
   const rows: { fn: string; initMs: number[] }[] = [];
   for (const fn of lab.assembly.functions) {
@@ -106,7 +83,15 @@ async function initDurations(lab: RunningLab) {
 
 async function main() {
   console.log(`Starting the local lab (defaults) ...`);
-  const lab = await startLab({ port: 0, log: (l) => console.log(`  ${l}`) });
+  const reportDurations: number[] = [];
+  const lab = await startLab({
+    port: 0,
+    log: (l) => console.log(`  ${l}`),
+    onFunctionLog: (_fn, line) => {
+      const report = line.startsWith('REPORT ') ? parseLambdaLog(line).reports[0] : undefined;
+      if (report) reportDurations.push(report.durationMs);
+    },
+  });
   try {
     const client = new LabClient(lab.url, LOCAL_CALLER, LOCAL_CALLER.region);
     if (values['only-max-rate']) {
@@ -124,12 +109,17 @@ async function main() {
       `   client latency  on ${fmt(clOn)}   off ${fmt(clOff)}   ratio ${(clOff / clOn).toFixed(2)}x`,
     );
 
-    console.log(`\n2. local host overhead (keep-alive on, p50, ms)`);
-    const tableName = lab.tableNames[0];
-    const direct = await directSdkP50(lab, tableName);
     console.log(
-      `   client through the host ${fmt(clOn)}   direct SDK call ${fmt(direct)}   overhead ${fmt(clOn - direct)}`,
+      `\n2. local host overhead, ${CALLS} host GETs interleaved with direct SDK GETs (keep-alive on, p50, ms)`,
     );
+    const o = await hostOverhead(lab, client, reportDurations, CALLS);
+    console.log(
+      `   client through the host ${fmt(o.clientP50)}   direct SDK call ${fmt(o.directP50)}   overhead ${fmt(o.overheadP50)}`,
+    );
+    console.log(
+      `   where: api + ipc ${fmt(o.apiAndIpcP50)}   handler outside its db call ${fmt(o.handlerP50)}   db call in the environment vs direct ${fmt(o.dbInEnvironmentP50)}`,
+    );
+    console.log(`   floor on this machine (HTTP + IPC relay, no work, same idle gap): ${fmt(o.floorP50)}`);
     console.log(`   (SigV4 signing on the client, excluded above: p50 ${fmt(p(ka.on.sign))} ms)`);
 
     console.log(`\n3. init duration per bundle, ${INITS} fresh environments each (ms)`);

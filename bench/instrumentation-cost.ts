@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { PROJECT_ROOT } from '../lib/constructs/perf-function';
+import { RUNTIME_PARITY_ENV } from '../local/assembly/environment';
 import { ladderOf } from '../report/latency-histogram';
 
 const IMPORT_PROBE = `const t=performance.now();await import(process.argv[1]);process.stdout.write(String(performance.now()-t));`;
@@ -48,7 +49,13 @@ export async function instrumentationCost(runs: number) {
   try {
     const files = { with: join(dir, 'with.mjs'), without: join(dir, 'without.mjs') };
     const sizes = { with: await bundle(files.with, true), without: await bundle(files.without, false) };
-    const env = { ...process.env, TABLE_NAME: 'T', KEEP_ALIVE: 'on', AWS_REGION: 'us-east-1' };
+    const env = {
+      ...process.env,
+      ...RUNTIME_PARITY_ENV,
+      TABLE_NAME: 'T',
+      KEEP_ALIVE: 'on',
+      AWS_REGION: 'us-east-1',
+    };
     const importMs: Record<'with' | 'without', number[]> = { with: [], without: [] };
     for (let i = 0; i < runs; i++) {
       for (const k of ['with', 'without'] as const) {

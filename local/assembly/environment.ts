@@ -47,6 +47,15 @@ function resolveValue(
   return undefined;
 }
 
+/**
+ * Lambda runs the template's runtime (nodejs24.x); this machine's Node may be older, and
+ * the SDK would then print a Node-version warning in every environment's init, a log line
+ * and a stderr write that a deployed function never has.
+ */
+export const RUNTIME_PARITY_ENV: Record<string, string> = {
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
+
 export class UnresolvableEnvironmentError extends Error {}
 
 export function localEnvironment(
@@ -71,6 +80,7 @@ export function localEnvironment(
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySize),
     AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime}`,
     TZ: ':UTC',
+    ...RUNTIME_PARITY_ENV,
     ...local.extra,
   };
 }

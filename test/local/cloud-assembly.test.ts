@@ -44,6 +44,8 @@ describe('template -> route -> function -> bundle', () => {
     expect(env.TABLE_NAME).toMatch(/^LatencyLab-Data-PersonTable[0-9A-F]{8}$/);
     expect(env).toMatchObject({ AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024' });
     expect(env.PATH).toBeUndefined();
+    // Lambda's runtime is newer than this machine's Node: no SDK Node-version warning at init.
+    expect(env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED).toBe('true');
     expect(() =>
       localEnvironment(fn, assembly.templates, { nameOf: () => undefined, extra: {} }),
     ).toThrowError(UnresolvableEnvironmentError);

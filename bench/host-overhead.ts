@@ -1,0 +1,132 @@
+/**
+ * What the local host adds to a request, and where. Host calls and direct SDK calls are
+ * interleaved one for one, so drift on a shared machine falls on both sides alike.
+ *
+ *   overhead      client p50 through the host - direct SDK call p50 (the issue's definition)
+ *   api + ipc     client time - the invocation's REPORT Duration: HTTP to the host, SigV4
+ *                 check, event, IPC to the environment and back
+ *   handler       REPORT Duration - the handler's dbMs: validation, response, EMF line
+ *   db in env     the handler's dbMs - the direct call: the same SDK call made from the
+ *                 environment process instead of the bench process
+ *   floor         client time - environment time through relay-floor.mjs: HTTP + IPC with
+ *                 no work, the same idle gap, the least any host with separate environment
+ *                 processes can cost on this machine
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { localClientConfig } from '../local/engines';
+import type { RunningLab } from '../local/lab';
+import { ladderOf } from '../report/latency-histogram';
+import type { LabClient } from './lab-client';
+
+export interface HostOverhead {
+  readonly clientP50: number;
+  readonly directP50: number;
+  readonly overheadP50: number;
+  readonly apiAndIpcP50: number;
+  readonly handlerP50: number;
+  readonly dbInEnvironmentP50: number;
+  readonly floorP50: number;
+}
+
+const p50 = (xs: readonly number[]) => ladderOf(xs)?.p50 ?? Number.NaN;
+
+/**
+ * @param reportDurations the REPORT Duration of every invocation, in order; the caller
+ *   fills it from the lab's function log.
+ */
+export async function hostOverhead(
+  lab: RunningLab,
+  client: LabClient,
+  reportDurations: number[],
+  calls: number,
+): Promise<HostOverhead> {
+  const agent = new https.Agent({ keepAlive: true, ca: readFileSync(lab.caCertPath) });
+  const direct = new DynamoDBClient({
+    ...localClientConfig(lab.model.url),
+    requestHandler: new NodeHttpHandler({ httpsAgent: agent }),
+  });
+  const tableName = lab.tableNames[0];
+  const base = '/dynamodb/keepalive-on/person';
+  const id = `OVERHEAD-${Date.now()}`;
+  const created = await client.request('POST', base, {
+    GovId: id,
+    FirstName: 'Over',
+    LastName: 'Head',
+    DOB: '1990-01-01',
+    GovIdType: 'Passport',
+  });
+  if (created.status !== 201) throw new Error(`create answered ${created.status}`);
+  const key = { GovId: { S: id } };
+  await direct.send(new PutItemCommand({ TableName: tableName, Item: { ...key, FirstName: { S: 'x' } } }));
+  const rows: { client: number; duration: number; db: number; direct: number }[] = [];
+  try {
+    for (let i = 0; i < calls + 20; i++) {
+      const seen = reportDurations.length;
+      const res = await client.request('GET', `${base}/${id}`);
+      if (res.status !== 200) throw new Error(`get answered ${res.status}`);
+      const t = performance.now();
+      await direct.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+      const directMs = performance.now() - t;
+      const duration = reportDurations[seen];
+      if (i >= 20 && duration !== undefined)
+        rows.push({ client: res.ms, duration, db: res.body.timing?.dbMs ?? Number.NaN, direct: directMs });
+    }
+  } finally {
+    direct.destroy();
+  }
+  const clientP50 = p50(rows.map((r) => r.client));
+  const directP50 = p50(rows.map((r) => r.direct));
+  return {
+    clientP50,
+    directP50,
+    overheadP50: clientP50 - directP50,
+    apiAndIpcP50: p50(rows.map((r) => r.client - r.duration)),
+    handlerP50: p50(rows.map((r) => r.duration - r.db)),
+    dbInEnvironmentP50: p50(rows.map((r) => r.db)) - directP50,
+    floorP50: await relayFloor(Math.round(directP50), calls),
+  };
+}
+
+async function relayFloor(gapMs: number, calls: number): Promise<number> {
+  const relay: ChildProcess = fork(join(import.meta.dirname, 'relay-floor.mjs'), ['relay', String(gapMs)], {
+    execArgv: [],
+  });
+  const agent = new http.Agent({ keepAlive: true });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      relay.once('message', (m) => resolve(Number(m)));
+      relay.once('error', reject);
+    });
+    const call = () =>
+      new Promise<number>((resolve, reject) => {
+        const t = performance.now();
+        const req = http.request({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
+          let body = '';
+          res.on('data', (d) => {
+            body += d;
+          });
+          res.on('end', () => resolve(performance.now() - t - (JSON.parse(body) as { ms: number }).ms));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const out: number[] = [];
+    for (let i = 0; i < calls + 20; i++) {
+      const extra = await call();
+      if (i >= 20) out.push(extra);
+    }
+    return p50(out);
+  } finally {
+    agent.destroy();
+    // Its disconnect handler ends the environment process too.
+    if (relay.connected) relay.disconnect();
+    else relay.kill();
+  }
+}
