@@ -8,14 +8,14 @@
  *   handler       REPORT Duration - the handler's dbMs: validation, response, EMF line
  *   db in env     the handler's dbMs - the direct call: the same SDK call made from the
  *                 environment process instead of the bench process
- *   floor         client time - environment time through relay-floor.mjs: HTTP + IPC with
- *                 no work, the same idle gap, the least any host with separate environment
- *                 processes can cost on this machine
+ *   floor         the same hops with no work (relayFloor), the same idle gap: the least any
+ *                 host with separate environment processes can cost on this machine
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
@@ -94,16 +94,30 @@ export async function hostOverhead(
   };
 }
 
+/**
+ * A bare HTTP server in this process (where the lab's API server runs too) that hands each
+ * request to a child process over IPC: the same hops as the host, none of its work.
+ */
 async function relayFloor(gapMs: number, calls: number): Promise<number> {
-  const relay: ChildProcess = fork(join(import.meta.dirname, 'relay-floor.mjs'), ['relay', String(gapMs)], {
-    execArgv: [],
+  const env = fork(join(import.meta.dirname, 'relay-floor.mjs'), [String(gapMs)], { execArgv: [] });
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      env.once('message', (m) => {
+        const body = JSON.stringify(m);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+        res.end(body);
+      });
+      env.send({ type: 'invoke' });
+    });
   });
   const agent = new http.Agent({ keepAlive: true });
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      relay.once('message', (m) => resolve(Number(m)));
-      relay.once('error', reject);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
     });
+    const { port } = server.address() as AddressInfo;
     const call = () =>
       new Promise<number>((resolve, reject) => {
         const t = performance.now();
@@ -125,8 +139,7 @@ async function relayFloor(gapMs: number, calls: number): Promise<number> {
     return p50(out);
   } finally {
     agent.destroy();
-    // Its disconnect handler ends the environment process too.
-    if (relay.connected) relay.disconnect();
-    else relay.kill();
+    server.close();
+    env.kill();
   }
 }

@@ -165,6 +165,24 @@ function integrationFailure(res: http.ServerResponse, inv: Extract<Invocation, {
   return 502;
 }
 
+/**
+ * The whole body, or undefined past API Gateway's limit (the rest is drained, not kept).
+ * Plain events rather than `for await`: the async iterator cost ~0.1 ms per request here,
+ * even for a GET without a body, and every request pays it.
+ */
+function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
+    });
+    req.once('end', () => resolve(size > MAX_PAYLOAD_BYTES ? undefined : Buffer.concat(chunks, size)));
+    req.once('error', reject);
+  });
+}
+
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const prefix = `/${opts.stage}`;
   const server = http.createServer(async (req, res) => {
@@ -185,22 +203,18 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       req.resume();
       return done(403);
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_PAYLOAD_BYTES) {
-        tooLarge = true;
-        continue; // drain without keeping it
-      }
-      chunks.push(chunk as Buffer);
+    let body: Buffer | undefined;
+    try {
+      body = await readBody(req);
+    } catch {
+      // The client went away mid-body: nobody is left to answer, and nothing was invoked.
+      res.destroy();
+      return;
     }
-    if (tooLarge) {
+    if (body === undefined) {
       json(res, 413, { message: 'Request Too Long' });
       return done(413);
     }
-    const body = Buffer.concat(chunks);
     if (opts.iam) {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -228,6 +229,31 @@ describe('API server', () => {
       expect(crash.status).toBe(502);
       // The host stays up and the next request gets a fresh environment.
       expect((await fetch(`${server.url}/dynamodb/person/AB-2`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('survives a client that goes away mid-body, invoking nothing', async () => {
+    const { p, lines } = pool();
+    const route = compileRoute({ method: 'POST', path: '/dynamodb/person', function: fn() }, p);
+    const server = await startApiServer({ routes: [route], stage: 'lab', host: '127.0.0.1', port: 0 });
+    try {
+      const { port } = new URL(server.url);
+      // Promises 1000 bytes, sends 10, hangs up.
+      await new Promise<void>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            'POST /lab/dynamodb/person HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"GovId":"',
+          );
+          setTimeout(() => socket.destroy(), 50);
+        });
+        socket.on('close', () => resolve());
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(lines.filter((l) => l.startsWith('START'))).toEqual([]);
+      const after = await fetch(`${server.url}/dynamodb/person`, { method: 'POST', body: '{}' });
+      expect(after.status).toBe(200);
     } finally {
       await server.close();
     }
