@@ -20,6 +20,12 @@ function toItem(person: Person): Record<string, AttributeValue> {
   return item;
 }
 
+/** True when a stored item holds exactly the attributes this create would write. */
+function sameItem(stored: Record<string, AttributeValue>, sent: Record<string, AttributeValue>): boolean {
+  const keys = Object.keys(stored);
+  return keys.length === Object.keys(sent).length && keys.every((k) => stored[k]?.S === sent[k]?.S);
+}
+
 function fromItem(item: Record<string, AttributeValue>): Person {
   const out: Record<string, string> = {};
   for (const f of PERSON_FIELDS) {
@@ -34,32 +40,42 @@ export function createDynamoDbStore(
   tableName: string,
   socketsOpened: () => number,
 ): PersonStore {
+  const readItem = async (govId: string, signal: AbortSignal) => {
+    // Strongly consistent: the lab reads what it has just written.
+    const out = await client.send(
+      new GetItemCommand({ TableName: tableName, Key: { GovId: { S: govId } }, ConsistentRead: true }),
+      { abortSignal: signal },
+    );
+    return out.Item;
+  };
   return {
     name: 'DynamoDB',
     socketsOpened,
     async create(person, signal) {
+      const item = toItem(person);
       try {
         await client.send(
           new PutItemCommand({
             TableName: tableName,
-            Item: toItem(person),
+            Item: item,
             ConditionExpression: 'attribute_not_exists(GovId)',
+            // A retried put whose first attempt was written but whose answer was lost meets
+            // its own item here; returning it lets the store tell that from a real conflict.
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
           { abortSignal: signal },
         );
         return 'created';
       } catch (e) {
-        if (e instanceof ConditionalCheckFailedException) return 'exists';
-        throw e;
+        if (!(e instanceof ConditionalCheckFailedException)) throw e;
+        // dynalite ignores ALL_OLD; a strongly consistent read answers the same question.
+        const stored = e.Item ?? (await readItem(person.GovId, signal));
+        return stored && sameItem(stored, item) ? 'created' : 'exists';
       }
     },
     async get(govId, signal) {
-      // Strongly consistent: the lab reads what it has just written.
-      const out = await client.send(
-        new GetItemCommand({ TableName: tableName, Key: { GovId: { S: govId } }, ConsistentRead: true }),
-        { abortSignal: signal },
-      );
-      return out.Item ? fromItem(out.Item) : undefined;
+      const item = await readItem(govId, signal);
+      return item ? fromItem(item) : undefined;
     },
   };
 }

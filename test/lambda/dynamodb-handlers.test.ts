@@ -74,6 +74,48 @@ describe.each(['dynalite', 'dynamodb-local'] as const)('DynamoDB handlers agains
     expect(bodyOf(missing)).toMatchObject({ field: 'govId', error: expect.stringContaining('NOPE-404') });
   });
 
+  it('a create retried after its written answer was lost is a 201, not a 409 for its own write', async () => {
+    // A proxy that delivers the first put to the engine but never returns its answer: the
+    // SDK's request timeout fires and it retries on a new connection, which meets the item.
+    const sockets: net.Socket[] = [];
+    let connections = 0;
+    const proxy = net.createServer((client) => {
+      connections += 1;
+      const swallowAnswer = connections === 1;
+      const upstream = net.connect(Number(new URL(engine.endpoint).port), '127.0.0.1');
+      sockets.push(client, upstream);
+      client.pipe(upstream);
+      if (!swallowAnswer) upstream.pipe(client);
+      else upstream.resume();
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const http = createLabHttp('on');
+      const endpoint = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+      const client = new DynamoDBClient({
+        endpoint,
+        requestHandler: http.handler,
+        maxAttempts: MAX_ATTEMPTS,
+      });
+      const create = makeCreateHandler(
+        createDynamoDbStore(client, TABLE, http.socketsOpened),
+        'dynamodb-create',
+      );
+      const r = await create(createEvent(samplePerson('RETRY-1')));
+      expect(connections).toBe(2);
+      expect(r.statusCode).toBe(201);
+      // A different Person under the same GovId is still a conflict.
+      const other = await create(createEvent({ ...samplePerson('RETRY-1'), FirstName: 'Mallory' }));
+      expect(other.statusCode).toBe(409);
+      client.destroy();
+    } finally {
+      for (const s of sockets) s.destroy();
+      proxy.close();
+    }
+  });
+
   it('answers 400 with error and field for bad input, and writes nothing', async () => {
     const store = dynamoDbStoreFromEnv(localEnv('on'));
     const create = makeCreateHandler(store, 'dynamodb-create');

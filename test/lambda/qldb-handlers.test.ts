@@ -107,6 +107,18 @@ describe('QLDB create', () => {
     expect(ledger.statements.every((s) => s.committed && s.error === undefined)).toBe(true);
   });
 
+  it('costs the SendCommand round trips the README states: 3 for a warm get, 4 for a warm create, +1 on a new session', async () => {
+    const sent = () => ledger.commands.splice(0);
+    expect((await get(getEvent(ADA.GovId))).statusCode).toBe(404);
+    expect(sent()).toEqual(['StartSession', 'StartTransaction', 'ExecuteStatement', 'CommitTransaction']);
+    expect((await get(getEvent(ADA.GovId))).statusCode).toBe(404);
+    expect(sent()).toEqual(['StartTransaction', 'ExecuteStatement', 'CommitTransaction']);
+    expect((await create(createEvent(ADA))).statusCode).toBe(201);
+    expect(sent()).toEqual(['StartTransaction', 'ExecuteStatement', 'ExecuteStatement', 'CommitTransaction']);
+    expect((await get(getEvent(ADA.GovId))).statusCode).toBe(200);
+    expect(sent()).toEqual(['StartTransaction', 'ExecuteStatement', 'CommitTransaction']);
+  });
+
   it('lets exactly one of two racing creates for a GovId win (OCC conflict, retried, then 409)', async () => {
     const [a, b] = await Promise.all([
       create(createEvent(ADA)),
