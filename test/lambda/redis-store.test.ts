@@ -1,0 +1,486 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EnvError } from '../../lambda/shared/env';
+import { DB_DEADLINE_MS, REQUEST_TIMEOUT_MS } from '../../lambda/shared/http-client';
+import type { Person } from '../../lambda/shared/person';
+import { parseRedisUrl, redisUrlFromSecretString } from '../../lambda/shared/redis-secret';
+import {
+  byTypeKey,
+  createRedisStore,
+  HANDSHAKE_TIMEOUT_MS,
+  personKey,
+  type RedisPersonStore,
+  redisStoreFromEnv,
+} from '../../lambda/shared/redis-store';
+import { measureDb } from '../../lambda/shared/timing';
+import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+import { type RedisEngine, startRedis } from '../../local/engines/redis';
+import { startNetworkModel } from '../../local/network/network-model';
+import { ensureCertificates } from '../../local/tls/certificates';
+import { samplePerson } from '../support/events';
+
+const PASSWORD = 'lab-test-password';
+const deadline = (): AbortSignal => AbortSignal.timeout(DB_DEADLINE_MS);
+const person = (govId: string, firstName = 'Ada'): Person => ({
+  ...samplePerson(govId),
+  FirstName: firstName,
+});
+
+let engine: RedisEngine;
+let admin: Redis;
+const stores: RedisPersonStore[] = [];
+
+function store(keepAlive: 'on' | 'off', url = engine.url): RedisPersonStore {
+  const s = createRedisStore({ target: parseRedisUrl(url, 'test'), keepAlive });
+  stores.push(s);
+  return s;
+}
+
+async function connectionsReceived(): Promise<number> {
+  const info = await admin.info('stats');
+  return Number(/total_connections_received:(\d+)/.exec(info)?.[1]);
+}
+
+/** A TCP server that accepts and never answers: a hung database. */
+async function startHungServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * A TCP relay to redis we can break: `frozen` stops bytes both ways with the sockets open;
+ * `next` sabotages the next chunk a client sends on an open connection: 'drop-before' resets
+ * the connection without forwarding it, 'drop-after' forwards it and resets before the reply.
+ */
+interface Relay {
+  frozen: boolean;
+  next: 'drop-before' | 'drop-after' | undefined;
+  url(password: string): string;
+  close(): Promise<void>;
+}
+
+async function startRelay(upstreamPort: number): Promise<Relay> {
+  const sockets = new Set<net.Socket>();
+  const track = (socket: net.Socket): void => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.once('close', () => sockets.delete(socket));
+  };
+  const server = net.createServer((client) => {
+    const upstream = net.connect(upstreamPort, '127.0.0.1');
+    track(client);
+    track(upstream);
+    client.on('data', (chunk) => {
+      if (relay.frozen) return;
+      const sabotage = relay.next;
+      relay.next = undefined;
+      if (sabotage === 'drop-before') return client.resetAndDestroy();
+      upstream.write(chunk);
+      // Reset once the server has had time to apply the command; its reply is dropped.
+      if (sabotage === 'drop-after') {
+        upstream.pause();
+        setTimeout(() => client.resetAndDestroy(), 50);
+      }
+    });
+    upstream.on('data', (chunk) => relay.frozen || client.write(chunk));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const relay: Relay = {
+    frozen: false,
+    next: undefined,
+    url: (password) => `redis://default:${password}@127.0.0.1:${port}`,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+  return relay;
+}
+
+beforeAll(async () => {
+  engine = await startRedis({ password: PASSWORD });
+  admin = new Redis({ port: engine.port, host: '127.0.0.1', password: PASSWORD, lazyConnect: true });
+  await admin.connect();
+  // A Person every read test can find, whatever runs before it.
+  await admin.set(personKey('RS-SEED'), JSON.stringify(person('RS-SEED')));
+});
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close();
+});
+afterAll(async () => {
+  admin?.disconnect();
+  await engine?.stop();
+});
+
+describe('Redis store semantics against a real redis-server', () => {
+  it('creates once, answers exists without overwriting, and indexes the GovId by type', async () => {
+    const s = store('on');
+    const before = Date.now();
+    expect(await s.create(person('RS-1', 'Ada'), deadline())).toBe('created');
+    expect(await s.create(person('RS-1', 'Grace'), deadline())).toBe('exists');
+    expect(await s.get('RS-1', deadline())).toEqual(person('RS-1', 'Ada'));
+    expect(JSON.parse((await admin.get(personKey('RS-1'))) ?? 'null')).toEqual(person('RS-1', 'Ada'));
+    const score = Number(await admin.zscore(byTypeKey('Passport'), 'RS-1'));
+    expect(score).toBeGreaterThanOrEqual(before);
+    expect(score).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('get answers undefined for a GovId never created', async () => {
+    expect(await store('off').get('RS-missing', deadline())).toBeUndefined();
+  });
+
+  it('20 concurrent creates of one GovId from 20 environments: exactly one created, its value kept', async () => {
+    const contenders = Array.from({ length: 20 }, (_, i) => ({
+      store: store(i % 2 === 0 ? 'on' : 'off'),
+      person: person('RS-RACE', `Name${i}`),
+    }));
+    const results = await Promise.all(contenders.map((c) => c.store.create(c.person, deadline())));
+    const winners = results.flatMap((r, i) => (r === 'created' ? [i] : []));
+    expect(winners).toHaveLength(1);
+    expect(results.filter((r) => r === 'exists')).toHaveLength(19);
+    const stored = await store('off').get('RS-RACE', deadline());
+    expect(stored).toEqual(contenders[winners[0]].person);
+    expect(await admin.zcard(byTypeKey('Passport'))).toBeGreaterThanOrEqual(1);
+    expect(await admin.zscore(byTypeKey('Passport'), 'RS-RACE')).not.toBeNull();
+  });
+});
+
+describe('connections and commands per call', () => {
+  it('keep-alive off: N sequential calls open N connections, each AUTH + command + QUIT', async () => {
+    const s = store('off');
+    const received = await connectionsReceived();
+    const n = 5;
+    for (let i = 0; i < n; i++) {
+      const sent = s.requestsSent();
+      const m = await measureDb(s.socketsOpened, () => s.get('RS-SEED', deadline()));
+      expect(m.outcome.ok).toBe(true);
+      expect(m.newConnection).toBe(true);
+      expect(s.requestsSent() - sent).toBe(3);
+    }
+    expect(s.socketsOpened()).toBe(n);
+    expect((await connectionsReceived()) - received).toBe(n);
+  });
+
+  it('keep-alive on: N sequential calls share 1 connection; only the first pays AUTH', async () => {
+    const s = store('on');
+    const received = await connectionsReceived();
+    const perCall: number[] = [];
+    const newConnection: boolean[] = [];
+    for (let i = 0; i < 5; i++) {
+      const sent = s.requestsSent();
+      const m = await measureDb(s.socketsOpened, () => s.create(person(`RS-KA-${i}`), deadline()));
+      expect(m.outcome).toEqual({ ok: true, value: 'created' });
+      perCall.push(s.requestsSent() - sent);
+      newConnection.push(m.newConnection);
+    }
+    expect(perCall).toEqual([2, 1, 1, 1, 1]);
+    expect(newConnection).toEqual([true, false, false, false, false]);
+    expect(s.socketsOpened()).toBe(1);
+    expect((await connectionsReceived()) - received).toBe(1);
+  });
+
+  it('a connection the server closed while idle is replaced: the call succeeds on a new one', async () => {
+    const idle = await startRedis({ password: PASSWORD, idleTimeoutS: 1 });
+    try {
+      const s = store('on', idle.url);
+      expect(await s.create(person('RS-IDLE'), deadline())).toBe('created');
+      await sleep(2_500); // the server's idle timeout (1 s) plus its once-a-second check
+      const m = await measureDb(s.socketsOpened, () => s.get('RS-IDLE', deadline()));
+      expect(m.outcome).toEqual({ ok: true, value: person('RS-IDLE') });
+      expect(m.newConnection).toBe(true);
+      expect(s.socketsOpened()).toBe(2);
+    } finally {
+      await idle.stop();
+    }
+  });
+});
+
+describe('faults: every call ends within its bounds', () => {
+  it('a stopped server: a kept connection and a new one both fail fast', async () => {
+    const doomed = await startRedis({ password: PASSWORD });
+    const on = store('on', doomed.url);
+    const off = store('off', doomed.url);
+    expect(await on.create(person('RS-DOOMED'), deadline())).toBe('created');
+    await doomed.stop();
+    for (const s of [on, off]) {
+      const started = Date.now();
+      await expect(s.get('RS-DOOMED', deadline())).rejects.toThrow(/ECONNREFUSED|Connection is closed/);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    }
+  });
+
+  it('a server that accepts and never answers: connect + AUTH gives up after HANDSHAKE_TIMEOUT_MS', async () => {
+    const hung = await startHungServer();
+    try {
+      const s = store('off', `redis://default:${PASSWORD}@127.0.0.1:${hung.port}`);
+      const started = Date.now();
+      await expect(s.get('RS-SEED', deadline())).rejects.toThrow(/did not complete within|timed out/);
+      const elapsed = Date.now() - started;
+      expect(elapsed).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
+      expect(elapsed).toBeLessThan(HANDSHAKE_TIMEOUT_MS + 1_000);
+    } finally {
+      await hung.close();
+    }
+  });
+
+  it('the caller deadline wins over every other timeout', async () => {
+    const hung = await startHungServer();
+    try {
+      const s = store('on', `redis://default:${PASSWORD}@127.0.0.1:${hung.port}`);
+      const started = Date.now();
+      await expect(s.create(person('RS-SEED'), AbortSignal.timeout(300))).rejects.toThrow(/timeout|abort/i);
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      await hung.close();
+    }
+  });
+
+  it('a kept connection that stops answering mid-command times out, and the next call reconnects', async () => {
+    const relay = await startRelay(engine.port);
+    try {
+      const s = store('on', relay.url(PASSWORD));
+      expect(await s.get('RS-SEED', deadline())).toEqual(person('RS-SEED', 'Ada'));
+      relay.frozen = true;
+      const started = Date.now();
+      await expect(s.get('RS-SEED', deadline())).rejects.toThrow(/timed out/);
+      expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS + 500);
+      relay.frozen = false;
+      const m = await measureDb(s.socketsOpened, () => s.get('RS-SEED', deadline()));
+      expect(m.outcome).toEqual({ ok: true, value: person('RS-SEED', 'Ada') });
+      expect(m.newConnection).toBe(true);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  // What a Lambda environment thawed after the server closed its idle connection sees: the
+  // connection still looks ready, and the command's write is what finds it dead.
+  it('a kept connection found dead on write: one retry on a new connection', async () => {
+    const relay = await startRelay(engine.port);
+    try {
+      const s = store('on', relay.url(PASSWORD));
+      expect(await s.get('RS-SEED', deadline())).toEqual(person('RS-SEED', 'Ada'));
+      relay.next = 'drop-before';
+      const sent = s.requestsSent();
+      const m = await measureDb(s.socketsOpened, () => s.get('RS-SEED', deadline()));
+      expect(m.outcome).toEqual({ ok: true, value: person('RS-SEED', 'Ada') });
+      expect(m.newConnection).toBe(true);
+      expect(s.requestsSent() - sent).toBe(3); // the lost GET, then AUTH + GET
+      expect(s.socketsOpened()).toBe(2);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('a create whose reply was lost with its connection is retried and still reports created', async () => {
+    const relay = await startRelay(engine.port);
+    try {
+      const s = store('on', relay.url(PASSWORD));
+      expect(await s.get('RS-SEED', deadline())).toEqual(person('RS-SEED', 'Ada'));
+      relay.next = 'drop-after'; // the server applies the EVAL, its reply never arrives
+      expect(await s.create(person('RS-LOST-REPLY'), deadline())).toBe('created');
+      expect(s.socketsOpened()).toBe(2);
+      // Someone else's create of the same GovId still answers exists.
+      expect(await s.create(person('RS-LOST-REPLY', 'Other'), deadline())).toBe('exists');
+      expect(await s.get('RS-LOST-REPLY', deadline())).toEqual(person('RS-LOST-REPLY'));
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('a wrong password fails the call with the server error, never showing the password', async () => {
+    const s = store('off', `redis://default:not-the-password@127.0.0.1:${engine.port}`);
+    const error = await s.get('RS-SEED', deadline()).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toMatch(/WRONGPASS|invalid username-password/);
+    expect(error?.message).not.toContain('not-the-password');
+  });
+});
+
+describe('TLS through the lab network model (rediss://, certificate verified)', () => {
+  let certDir: string;
+  let model: Awaited<ReturnType<typeof startNetworkModel>>;
+  let ca: string;
+
+  beforeAll(async () => {
+    certDir = await mkdtemp(join(tmpdir(), 'redis-tls-'));
+    const certs = await ensureCertificates(certDir);
+    ca = await readFile(certs.caCertPath, 'utf8');
+    model = await startNetworkModel({
+      upstreamHost: '127.0.0.1',
+      upstreamPort: engine.port,
+      rttMs: 4,
+      tls: certs,
+    });
+  });
+  afterAll(async () => {
+    await model?.close();
+    await rm(certDir, { recursive: true, force: true });
+  });
+
+  const tlsUrl = (): string => `rediss://default:${PASSWORD}@127.0.0.1:${model.port}`;
+
+  it('creates and reads over TLS; keep-alive saves the connect, TLS and AUTH round trips', async () => {
+    const on = createRedisStore({ target: parseRedisUrl(tlsUrl(), 'test'), keepAlive: 'on', tls: { ca } });
+    const off = createRedisStore({ target: parseRedisUrl(tlsUrl(), 'test'), keepAlive: 'off', tls: { ca } });
+    stores.push(on, off);
+    expect(await on.create(person('RS-TLS'), deadline())).toBe('created');
+    const timings = { on: [] as number[], off: [] as number[] };
+    for (let i = 0; i < 5; i++) {
+      for (const [name, s] of [
+        ['on', on],
+        ['off', off],
+      ] as const) {
+        const m = await measureDb(s.socketsOpened, () => s.get('RS-TLS', deadline()));
+        expect(m.outcome).toEqual({ ok: true, value: person('RS-TLS') });
+        timings[name].push(m.dbMs);
+      }
+    }
+    expect(on.socketsOpened()).toBe(1);
+    expect(off.socketsOpened()).toBe(5);
+    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    // on: 1 round trip (4 ms); off: TCP charge + TLS + AUTH + GET = 4 round trips.
+    expect(median(timings.on)).toBeGreaterThanOrEqual(4);
+    expect(median(timings.off)).toBeGreaterThan(2 * median(timings.on));
+  });
+
+  it('refuses a server certificate it cannot verify', async () => {
+    const s = createRedisStore({ target: parseRedisUrl(tlsUrl(), 'test'), keepAlive: 'off' });
+    stores.push(s);
+    await expect(s.get('RS-TLS', deadline())).rejects.toThrow(/certificate/i);
+  });
+});
+
+describe('redisStoreFromEnv: the URL from Secrets Manager', () => {
+  let server: HttpServer;
+  let secretString = '';
+  const requests: { target: string | undefined; body: string }[] = [];
+
+  beforeAll(async () => {
+    // A Secrets Manager stand-in on loopback, reached through AWS_ENDPOINT_URL_SECRETS_MANAGER.
+    server = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on('end', () => {
+        requests.push({ target: req.headers['x-amz-target'] as string | undefined, body });
+        const { SecretId } = JSON.parse(body) as { SecretId: string };
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+        res.end(JSON.stringify({ ARN: SecretId, Name: 'redis-url', SecretString: secretString }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const noFile = join(PROJECT_ROOT, 'test', 'no-such-aws-file');
+    vi.stubEnv(
+      'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    );
+    vi.stubEnv('AWS_REGION', 'us-east-1');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
+    vi.stubEnv('AWS_CONFIG_FILE', noFile);
+    vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', noFile);
+  });
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const env = (): NodeJS.ProcessEnv => ({
+    ...process.env,
+    REDIS_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:redis-url',
+    KEEP_ALIVE: 'off',
+  });
+
+  it.each([
+    ['the URL itself', (url: string) => url],
+    ['JSON {"url": ...}', (url: string) => JSON.stringify({ url })],
+  ])('reads %s and connects with it', async (_name, shape) => {
+    secretString = shape(engine.url);
+    requests.length = 0;
+    const s = await redisStoreFromEnv(env());
+    stores.push(s);
+    expect(requests).toEqual([
+      { target: 'secretsmanager.GetSecretValue', body: JSON.stringify({ SecretId: env().REDIS_SECRET_ARN }) },
+    ]);
+    expect(await s.get('RS-SEED', deadline())).toEqual(person('RS-SEED', 'Ada'));
+  });
+
+  it('fails fast on a missing variable, and on a bad URL without printing the password', async () => {
+    await expect(redisStoreFromEnv({ ...env(), REDIS_SECRET_ARN: undefined })).rejects.toThrow(
+      /REDIS_SECRET_ARN is required/,
+    );
+    await expect(redisStoreFromEnv({ ...env(), KEEP_ALIVE: 'maybe' })).rejects.toThrow(/KEEP_ALIVE/);
+    secretString = 'https://default:s3cret-pw@example.invalid:6379';
+    const error = await redisStoreFromEnv(env()).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error).toBeInstanceOf(EnvError);
+    expect(error?.message).toMatch(/redis:\/\/ or rediss:\/\//);
+    expect(error?.message).not.toContain('s3cret-pw');
+  });
+});
+
+describe('parsing the Redis URL', () => {
+  it('reads host, port, user, password and TLS', () => {
+    expect(parseRedisUrl('rediss://default:p%40ss@eu1-x.upstash.io:6380', 'x')).toEqual({
+      host: 'eu1-x.upstash.io',
+      port: 6380,
+      username: 'default',
+      password: 'p@ss',
+      tls: true,
+    });
+    expect(parseRedisUrl('redis://127.0.0.1', 'x')).toEqual({
+      host: '127.0.0.1',
+      port: 6379,
+      username: undefined,
+      password: undefined,
+      tls: false,
+    });
+  });
+
+  it.each([
+    ['not a url at all s3cret-pw', /not a URL/],
+    ['http://default:s3cret-pw@host:1', /redis:\/\/ or rediss:\/\//],
+    ['rediss://default:s3cret-pw@host:1/3', /database/],
+    ['{"url": 42, "pw": "s3cret-pw"}', /without a string "url"/],
+    ['{not json s3cret-pw', /does not parse/],
+    ['', /no SecretString/],
+  ])('rejects %j with a clear message that hides the password', (secret, message) => {
+    let error: Error | undefined;
+    try {
+      redisUrlFromSecretString(secret, 'my-secret');
+    } catch (e) {
+      error = e as Error;
+    }
+    expect(error).toBeInstanceOf(EnvError);
+    expect(error?.message).toMatch(message);
+    expect(error?.message).toContain('my-secret');
+    expect(error?.message).not.toContain('s3cret-pw');
+  });
+});
