@@ -1,0 +1,112 @@
+/**
+ * The lab's vocabulary, shared by the stacks, the local lab, the load runner and the report:
+ * which database targets exist, which operations each serves, what its functions are
+ * called and which routes reach them. Adding a target starts with one entry in TARGET_INFO;
+ * the compiler then points at every registry keyed by Target that needs its entry.
+ */
+
+export interface TargetInfo {
+  /** How messages and reports name the database. */
+  readonly label: string;
+  /** A line every output about this target carries (summary, report, npm run local). */
+  readonly notice?: string;
+}
+
+export const TARGET_INFO = {
+  dynamodb: { label: 'DynamoDB' },
+  qldb: {
+    label: 'QLDB',
+    notice:
+      "QLDB: emulated locally (service shut down 2025-07-31); figures show its protocol's round trips, not QLDB's storage",
+  },
+} as const satisfies Record<string, TargetInfo>;
+
+export type Target = keyof typeof TARGET_INFO;
+export const TARGETS = Object.keys(TARGET_INFO) as Target[];
+
+export const isTarget = (s: string): s is Target => Object.hasOwn(TARGET_INFO, s);
+
+/** What one deployed function uses; the `both` flag deploys one of each. */
+export type KeepAliveVariant = 'on' | 'off';
+export const KEEP_ALIVE_VARIANTS: readonly KeepAliveVariant[] = ['on', 'off'];
+
+/** Every operation with its REST method and the path under `/{target}/...`. */
+export const OPERATION_ROUTES = {
+  create: { method: 'POST', path: 'person' },
+  get: { method: 'GET', path: 'person/{govId}' },
+} as const satisfies Record<string, { method: string; path: string }>;
+
+export type Operation = keyof typeof OPERATION_ROUTES;
+export const OPERATIONS = Object.keys(OPERATION_ROUTES) as Operation[];
+
+export interface LabFunction {
+  readonly target: Target;
+  readonly operation: Operation;
+  readonly keepAlive: KeepAliveVariant;
+  /** e.g. `dynamodb-create`, or `dynamodb-create-keepalive-off` when both variants deploy. */
+  readonly key: string;
+  /** PascalCase construct id and output prefix, e.g. `DynamodbCreate`. */
+  readonly id: string;
+  /** Handler file under lambda/handlers/, without extension. */
+  readonly handlerFile: string;
+  /** REST resource path, e.g. `/dynamodb/person` or `/dynamodb/keepalive-off/person/{govId}`. */
+  readonly path: string;
+  readonly method: (typeof OPERATION_ROUTES)[Operation]['method'];
+}
+
+const pascal = (s: string) =>
+  s
+    .split('-')
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join('');
+
+/** With a single variant the path has none; with both, `keepalive-on|off` is a path segment. */
+export function basePath(target: string, variant: KeepAliveVariant, bothVariants: boolean): string {
+  return bothVariants ? `/${target}/keepalive-${variant}` : `/${target}`;
+}
+
+export function labFunctions(
+  targets: readonly Target[],
+  variants: readonly KeepAliveVariant[],
+  operations: readonly Operation[] = OPERATIONS,
+): LabFunction[] {
+  const both = variants.length > 1;
+  const out: LabFunction[] = [];
+  for (const target of targets) {
+    for (const keepAlive of variants) {
+      for (const operation of operations) {
+        const key = functionKey(target, operation, both ? keepAlive : undefined);
+        const route = OPERATION_ROUTES[operation];
+        out.push({
+          target,
+          operation,
+          keepAlive,
+          key,
+          id: pascal(key),
+          handlerFile: `${target}-${operation}`,
+          path: `${basePath(target, keepAlive, both)}/${route.path}`,
+          method: route.method,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+export function functionKey(target: string, operation: Operation, keepAlive?: KeepAliveVariant): string {
+  return `${target}-${operation}${keepAlive ? `-keepalive-${keepAlive}` : ''}`;
+}
+
+export interface FunctionKeyParts {
+  readonly target: string;
+  readonly operation: Operation;
+  /** undefined when a single variant is deployed (no suffix). */
+  readonly keepAlive?: KeepAliveVariant;
+}
+
+/** Reads `dynamodb-create-keepalive-off` style function keys back into their parts. */
+export function parseFunctionKey(key: string): FunctionKeyParts | undefined {
+  const m = /^([a-z0-9]+)-([a-z]+)(?:-keepalive-(on|off))?$/.exec(key);
+  if (!m || !Object.hasOwn(OPERATION_ROUTES, m[2])) return undefined;
+  return { target: m[1], operation: m[2] as Operation, keepAlive: m[3] as KeepAliveVariant | undefined };
+}

@@ -1,0 +1,70 @@
+// @ts-check
+/**
+ * The timing block every lab response carries, and its one validator. Plain ESM with
+ * JSDoc so that the handlers (bundled by esbuild), the TypeScript tools and the Artillery
+ * processor (loaded by Artillery without a TypeScript loader) all import the same code.
+ * Types: timing.d.mts.
+ *
+ *   dbMs           database time of this invocation, ms, 3 decimals (performance.now)
+ *   newConnection  true when the database call opened a connection
+ *   dbRequests     requests (HTTP) or commands (TCP protocols) the database call sent
+ *   coldStart      true for the first invocation of this execution environment
+ *   initType       AWS_LAMBDA_INITIALIZATION_TYPE: on-demand | provisioned-concurrency | snap-start
+ */
+
+/** Letters, digits, '-' and '_': safe in a URL path segment without encoding. */
+export const GOV_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
+export function isRecord(v) {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * @param {unknown} v
+ * @returns {v is import('./timing.d.mts').Timing}
+ */
+export function isTiming(v) {
+  return (
+    isRecord(v) &&
+    typeof v.dbMs === 'number' &&
+    Number.isFinite(v.dbMs) &&
+    v.dbMs >= 0 &&
+    typeof v.newConnection === 'boolean' &&
+    typeof v.dbRequests === 'number' &&
+    Number.isInteger(v.dbRequests) &&
+    v.dbRequests >= 0 &&
+    typeof v.coldStart === 'boolean' &&
+    typeof v.initType === 'string'
+  );
+}
+
+/**
+ * The timing block of a response body when it has the documented shape, else null.
+ * @param {string} body
+ * @returns {import('./timing.d.mts').Timing | null}
+ */
+export function timingOfBody(body) {
+  let parsed;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  return isRecord(parsed) && isTiming(parsed.timing) ? parsed.timing : null;
+}
+
+/**
+ * Whether a response's database figures belong in the database statistics: a 400 never
+ * reached the database (its dbMs is 0), a response without a timing block has none. The
+ * summary, the report and the EMF metrics all filter with this.
+ * @param {number} status
+ * @param {import('./timing.d.mts').Timing | null | undefined} timing
+ * @returns {timing is import('./timing.d.mts').Timing}
+ */
+export function reachedDatabase(status, timing) {
+  return timing != null && status !== 400;
+}
