@@ -1,39 +1,55 @@
 /**
  * CloudWatch Logs Insights: run a query to completion (StartQuery, then GetQueryResults
- * until a final status), and the lab's queries over the functions' log groups.
+ * until a final status, then every page by nextToken), and the lab's queries over the
+ * functions' log groups.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   type CloudWatchLogsClient,
   GetQueryResultsCommand,
+  type GetQueryResultsCommandOutput,
   type QueryStatus,
   type ResultField,
   StartQueryCommand,
   StopQueryCommand,
 } from '@aws-sdk/client-cloudwatch-logs';
 
-/** Duration statistics per function, as the article shows them. */
-export const REPORT_STATS_QUERY =
-  'filter @type = "REPORT" | stats avg(@duration), max(@duration), min(@duration), pct(@duration, 95) by @log';
+/**
+ * The lab's functions log to log groups CDK names, not `/aws/lambda/<function>`, and
+ * Insights' automatic Lambda fields (@type, @duration, @initDuration) may not be discovered
+ * there. So the queries match the REPORT message itself and parse its fields out of
+ * @message. Each pattern starts at the tab before the field name: `\tDuration:` is not the
+ * tail of `Billed Duration:`, `Restore Duration:` or `Billed Restore Duration:` (SnapStart).
+ */
+const REPORT_FILTER = 'filter @message like /^REPORT RequestId/';
+const PARSE_DURATION = 'parse @message /\\tDuration: (?<duration>[0-9.]+) ms/';
+const PARSE_INIT = 'parse @message /\\tInit Duration: (?<initDuration>[0-9.]+) ms/';
+
+/** Duration statistics per function, as the article shows them (its `@duration` parsed from @message). */
+export const REPORT_STATS_QUERY = `${REPORT_FILTER} | ${PARSE_DURATION} | stats avg(duration), max(duration), min(duration), pct(duration, 95) by @log`;
 
 /** The same split into cold (with Init Duration) and warm invocations. */
 export const COLD_WARM_QUERY =
-  'filter @type = "REPORT" | fields ispresent(@initDuration) as coldStart' +
-  ' | stats count(*), avg(@duration), pct(@duration, 50), pct(@duration, 95), pct(@duration, 99),' +
-  ' max(@duration), avg(@initDuration), max(@initDuration) by @log, coldStart';
+  `${REPORT_FILTER} | ${PARSE_DURATION} | ${PARSE_INIT} | fields ispresent(initDuration) as coldStart` +
+  ' | stats count(*), avg(duration), pct(duration, 50), pct(duration, 95), pct(duration, 99),' +
+  ' max(duration), avg(initDuration), max(initDuration) by @log, coldStart';
 
-/** Insights returns at most 10,000 rows per query. */
-export const MAX_INSIGHTS_ROWS = 10_000;
+/**
+ * The most rows one query returns: 100,000, read from GetQueryResults in pages of up to
+ * 10,000 by nextToken (the figures of the SDK's GetQueryResults and StartQuery docs).
+ */
+export const MAX_INSIGHTS_ROWS = 100_000;
 
-/** Every REPORT line, raw, for the report's own parser. */
-export const REPORT_EXPORT_QUERY = `filter @type = "REPORT" | fields @timestamp, @log, @message | sort @timestamp asc | limit ${MAX_INSIGHTS_ROWS}`;
+/** Every REPORT line, raw, for the report's own parser. StartQuery's `limit` sets the row cap. */
+export const REPORT_EXPORT_QUERY = `${REPORT_FILTER} | fields @timestamp, @log, @message | sort @timestamp asc`;
 
 /**
  * The handlers' timing lines. Insights discovers JSON fields only when the whole message
  * is JSON; a console.log line is prefixed with timestamp, request id and level, so the
  * message is matched as text and its JSON parsed here (parseTimingMessage).
  */
-export const TIMINGS_QUERY = `filter @message like /"lab":"timing"/ | fields @timestamp, @log, @message | sort @timestamp asc | limit ${MAX_INSIGHTS_ROWS}`;
+export const TIMINGS_QUERY =
+  'filter @message like /"lab":"timing"/ | fields @timestamp, @log, @message | sort @timestamp asc';
 
 export interface InsightsProgress {
   readonly status: QueryStatus | string;
@@ -96,7 +112,28 @@ async function stopQuietly(logs: CloudWatchLogsClient, queryId: string): Promise
   }
 }
 
-/** Runs one query to completion and returns its rows; throws InsightsError on any other end. */
+/** The first page's rows and every further page's, by nextToken, up to MAX_INSIGHTS_ROWS. */
+async function readPages(
+  logs: CloudWatchLogsClient,
+  queryId: string,
+  first: GetQueryResultsCommandOutput,
+  signal?: AbortSignal,
+): Promise<Record<string, string>[]> {
+  const rows = (first.results ?? []).map(rowToRecord);
+  const seen = new Set<string>();
+  let token = first.nextToken;
+  // A token seen before would loop forever; the cap ends a query that keeps paging.
+  while (token && !seen.has(token) && rows.length < MAX_INSIGHTS_ROWS) {
+    if (signal?.aborted) throw new InsightsError(`query ${queryId} interrupted`, queryId);
+    seen.add(token);
+    const page = await logs.send(new GetQueryResultsCommand({ queryId, nextToken: token }));
+    for (const r of page.results ?? []) rows.push(rowToRecord(r));
+    token = page.nextToken;
+  }
+  return rows.slice(0, MAX_INSIGHTS_ROWS);
+}
+
+/** Runs one query to completion and returns all its rows; throws InsightsError on any other end. */
 export async function runInsights(
   logs: CloudWatchLogsClient,
   options: InsightsOptions,
@@ -124,6 +161,8 @@ export async function runInsights(
       startTime: Math.floor(options.sinceMs / 1000),
       endTime: Math.ceil(untilMs / 1000),
       queryString: query,
+      // Without it a query stops at 10,000 rows; 100,000 is the most Insights gives one query.
+      limit: MAX_INSIGHTS_ROWS,
     }),
   );
   if (!queryId) throw new InsightsError('StartQuery returned no queryId');
@@ -143,7 +182,7 @@ export async function runInsights(
       bytesScanned: out.statistics?.bytesScanned ?? 0,
       elapsedMs,
     });
-    if (status === 'Complete') return (out.results ?? []).map(rowToRecord);
+    if (status === 'Complete') return readPages(logs, queryId, out, options.signal);
     if (status === 'Failed' || status === 'Cancelled' || status === 'Timeout' || status === 'Unknown') {
       const hint =
         status === 'Timeout' ? ' (Insights stops queries after 60 minutes; narrow the window)' : '';
@@ -247,7 +286,7 @@ export interface LabLogs {
   readonly timings: TimingRecord[];
   /** Timing-like messages that could not be read. */
   readonly unreadableTimings: number;
-  /** True when a query hit the 10,000-row limit: narrow the window to get every line. */
+  /** True when a query hit the MAX_INSIGHTS_ROWS cap (100,000): narrow the window to get every line. */
   readonly truncated: boolean;
 }
 

@@ -4,7 +4,7 @@
  * Without `--target aws` it starts the whole lab locally first (what `npm run local`
  * starts) and stops everything it started, by PID, however the run ends.
  */
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../lib/constructs/perf-function';
@@ -22,15 +22,7 @@ import { LatencyHistogram } from '../report/latency-histogram';
 import { writeReport } from '../report/write-report';
 import { runArtillery } from './artillery-runner';
 import { parseFunctionKey } from './lab-functions';
-import {
-  filterTimings,
-  type LabRow,
-  readArtilleryReport,
-  readTimingLines,
-  summarizeRun,
-  summarizeTimings,
-  toLabRow,
-} from './results';
+import { loadExitCode, runLoadPhases, writeLoadSummary } from './load-phases';
 import { formatSummaryTable } from './summary-table';
 
 const TARGETS = ['dynamodb', 'qldb'] as const;
@@ -212,78 +204,45 @@ runMain(async () => {
       console.log(`Lab API: ${lab.url}`);
     }
 
-    const timingsFile = join(outDir, 'timings.jsonl');
-    const rows: LabRow[] = [];
-    const phases = ['create', 'get'] as const;
-    const total = plan.targets.length * plan.variants.length * phases.length;
-    let n = 0;
-    for (const target of plan.targets) {
-      for (const variant of plan.variants) {
-        const govIds = join(outDir, `govids-${target}-keepalive-${variant}.csv`);
-        for (const phase of phases) {
-          n += 1;
-          const label = `${target} keep-alive ${variant} ${phase}`;
-          console.log(`\n[${n}/${total}] ${label}: ${durationS} s at ${ratePerS}/s`);
-          const outJson = join(outDir, `artillery-${target}-keepalive-${variant}-${phase}.json`);
-          const result = await runArtillery({
-            scenario: join('loadtest', `${phase}-${target}-person.yml`),
-            target: plan.url,
-            basePath: plan.basePath(target, variant),
-            durationS,
-            ratePerS,
-            outJson,
-            env: {
-              ...plan.env,
-              LAB_TIMINGS_FILE: timingsFile,
-              LAB_GOVIDS_FILE: govIds,
-              LAB_KEEPALIVE: variant,
-            },
-            payload: phase === 'get' ? govIds : undefined,
-            platform: values.platform,
-            signal: abort.signal,
-            onProgress: (p) =>
-              console.log(
-                `  ${label}: ${Math.round(p.elapsedS)}/${durationS} s  requests ${p.requests}  errors ${p.errors}`,
-              ),
-          });
-          if (interrupted) return 130;
-          if (result.exitCode !== 0) {
-            console.error(
-              `Artillery exited with ${result.exitCode}:\n${result.outputTail.slice(-15).join('\n')}`,
-            );
-          }
-          const run = summarizeRun(readArtilleryReport(outJson));
-          const timings = summarizeTimings(
-            filterTimings(readTimingLines(timingsFile), { target, variant, phase }),
+    const { rows, failed } = await runLoadPhases({
+      outDir,
+      url: plan.url,
+      basePath: (t, v) => plan.basePath(t, v as Variant),
+      env: plan.env,
+      targets: plan.targets,
+      variants: plan.variants,
+      durationS,
+      ratePerS,
+      platform: values.platform,
+      signal: abort.signal,
+      initMsP50: (target, variant, phase) => {
+        const fnLines = [...functionLogs].filter(([fn]) => {
+          const p = parseFunctionKey(fn);
+          return (
+            p?.target === target && p.operation === phase && (p.keepAlive ?? plan.variants[0]) === variant
           );
-          const fnLines = [...functionLogs].filter(([fn]) => {
-            const p = parseFunctionKey(fn);
-            return (
-              p?.target === target && p.operation === phase && (p.keepAlive ?? plan.variants[0]) === variant
-            );
-          });
-          const init = initStats(fnLines.flatMap(([, l]) => l));
-          const row = toLabRow({ target, keepAlive: variant, phase }, run, timings, init.initMsP50);
-          rows.push(row);
-          console.log(
-            `  done in ${(result.wallMs / 1000).toFixed(1)} s: ${row.requests} requests, ${row.errors} errors, p50 ${row.latencyMs?.p50 ?? '-'} ms, db p50 ${row.dbMs?.p50?.toFixed(2) ?? '-'} ms`,
-          );
-        }
-      }
-    }
+        });
+        return initStats(fnLines.flatMap(([, l]) => l)).initMsP50;
+      },
+      runArtillery,
+      log: (line) => console.log(line),
+      logError: (line) => console.error(line),
+    });
+    if (interrupted) return 130;
 
-    const summary = {
-      generatedAt: new Date().toISOString(),
-      lab: {
+    // A failed phase is recorded beside the others: the run keeps its summary and report.
+    writeLoadSummary(
+      outDir,
+      {
         target: where,
         url: plan.url,
         durationS,
         ratePerS,
         ...(where === 'local' ? { engine, rttMs, maxEnvironments } : {}),
       },
-      runs: rows,
-    };
-    writeFileSync(join(outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+      rows,
+      failed,
+    );
     console.log(`\n${formatSummaryTable(rows)}\n`);
     const dbOn = rows.find((r) => r.keepAlive === 'on' && r.phase === 'get')?.dbMs?.p50;
     const dbOff = rows.find((r) => r.keepAlive === 'off' && r.phase === 'get')?.dbMs?.p50;
@@ -297,7 +256,10 @@ runMain(async () => {
     );
     const errors = rows.reduce((s, r) => s + r.errors, 0);
     if (errors > 0) console.error(`${errors} requests failed: exit status 1`);
-    exitCode = errors > 0 ? 1 : 0;
+    for (const f of failed) {
+      console.error(`Phase ${f.target} keep-alive ${f.keepAlive} ${f.phase} failed: ${f.reason}`);
+    }
+    exitCode = loadExitCode(rows, failed);
   } finally {
     await lab?.stop();
     await new Promise((r) => logFile.end(r));

@@ -3,7 +3,7 @@
  * timings JSONL (see lab-processor.mjs), and turns them into numbers a report can print.
  */
 import { readFileSync } from 'node:fs';
-import { build } from 'hdr-histogram-js';
+import { databaseSamples, dbPercentiles } from '../report/samples';
 import type { LabTiming, TimingLine } from './lab-processor.mjs';
 
 export type { LabTiming, TimingLine } from './lab-processor.mjs';
@@ -77,10 +77,12 @@ export interface TimingSummary {
   readonly responses: number;
   /** responses whose body carried a timing block */
   readonly withTiming: number;
-  /** handler database time; null without timing blocks */
+  /** responses that reached the database (report/samples.ts: a 400 did not) */
+  readonly databaseCalls: number;
+  /** handler database time of those calls; null without any */
   readonly dbMs: { readonly p50: number; readonly p99: number } | null;
   readonly newConnections: number;
-  /** newConnections / withTiming; null without timing blocks */
+  /** newConnections / databaseCalls; null without any */
   readonly newConnectionShare: number | null;
   readonly coldStarts: number;
   /** initType -> count */
@@ -326,36 +328,31 @@ export function filterTimings(lines: readonly TimingLine[], f: TimingFilter): Ti
   );
 }
 
-/** Handler-side numbers: dbMs percentiles (HDR, recorded in µs), connection reuse, cold starts. */
+/**
+ * Handler-side numbers: dbMs percentiles and connection reuse over the calls that reached the
+ * database, with the report's filter and HDR percentiles (report/samples.ts), so summary.json
+ * and report.json agree; cold starts over every timed response.
+ */
 export function summarizeTimings(lines: readonly TimingLine[]): TimingSummary {
-  // dbMs has 3 decimals; whole microseconds keep them, and 3 significant digits keep 0.1 %.
-  const histogram = build({ numberOfSignificantValueDigits: 3 });
   let withTiming = 0;
-  let newConnections = 0;
   let coldStarts = 0;
   const initTypes: Record<string, number> = {};
-  for (const { timing } of lines) {
+  const calls: { status: number; dbMs: number; newConnection: boolean }[] = [];
+  for (const { status, timing } of lines) {
     if (!timing) continue;
     withTiming += 1;
-    histogram.recordValue(Math.max(0, Math.round(timing.dbMs * 1000)));
-    if (timing.newConnection) newConnections += 1;
+    calls.push({ status, dbMs: timing.dbMs, newConnection: timing.newConnection });
     if (timing.coldStart) coldStarts += 1;
     initTypes[timing.initType] = (initTypes[timing.initType] ?? 0) + 1;
   }
-  const dbMs =
-    withTiming === 0
-      ? null
-      : {
-          p50: histogram.getValueAtPercentile(50) / 1000,
-          p99: histogram.getValueAtPercentile(99) / 1000,
-        };
-  histogram.destroy();
+  const db = databaseSamples(calls);
   return {
     responses: lines.length,
     withTiming,
-    dbMs,
-    newConnections,
-    newConnectionShare: withTiming === 0 ? null : newConnections / withTiming,
+    databaseCalls: db.calls,
+    dbMs: dbPercentiles(db),
+    newConnections: db.newConnections,
+    newConnectionShare: db.newConnectionShare,
     coldStarts,
     initTypes,
   };

@@ -6,8 +6,9 @@
  * Bad input (a missing folder, no summary.json, JSON that does not parse) throws a
  * ReportInputError before anything is written; malformed log lines are counted instead.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { AwsOptions } from '../aws/aws-options';
@@ -22,7 +23,8 @@ import {
   type TimingLine,
   timeline,
 } from '../loadtest/results';
-import { type InitRecord, parseLambdaLog, type ReportRecord } from './lambda-log-parser';
+import { type InitRecord, parseLambdaLine, parseLambdaLog, type ReportRecord } from './lambda-log-parser';
+import { ReportAccumulator } from './report-accumulator';
 import {
   type ColdStarts,
   type ConnectionReuse,
@@ -43,6 +45,7 @@ import {
   type TimelinePoint,
   type TuningReport,
 } from './report-model';
+import { type DatabaseSamples, databaseSamples } from './samples';
 
 /** Input the report cannot be built from: the CLI prints the message alone and exits 2. */
 export class ReportInputError extends Error {
@@ -57,7 +60,12 @@ export interface BuildOptions {
   readonly tuningDirs?: readonly string[];
   /** @default new Date() */
   readonly now?: Date;
+  /** Progress of a long read (`--logs` on a large export), one line of text each time. */
+  readonly progress?: (message: string) => void;
 }
+
+/** `--logs` says how far it got every this many lines. */
+export const PROGRESS_EVERY_LINES = 100_000;
 
 const DEFAULT_TUNING_DIR = 'results/tuning';
 const MALFORMED_EXAMPLES = 10;
@@ -84,17 +92,22 @@ function readJson(path: string, what: string): unknown {
   }
 }
 
+/** Counts malformed lines and keeps the first few: a file of nothing but garbage stays bounded. */
 class MalformedCollector {
-  private readonly lines: MalformedLine[] = [];
+  private readonly examples: MalformedLine[] = [];
+  private readonly byReason: Record<string, number> = {};
+  private count = 0;
 
   add(file: string, line: number, reason: string, text: string): void {
-    this.lines.push({ file, line, reason, text: text.length > 200 ? `${text.slice(0, 200)}...` : text });
+    this.count += 1;
+    this.byReason[reason] = (this.byReason[reason] ?? 0) + 1;
+    if (this.examples.length < MALFORMED_EXAMPLES) {
+      this.examples.push({ file, line, reason, text: text.length > 200 ? `${text.slice(0, 200)}...` : text });
+    }
   }
 
   summary(): MalformedSummary {
-    const byReason: Record<string, number> = {};
-    for (const m of this.lines) byReason[m.reason] = (byReason[m.reason] ?? 0) + 1;
-    return { count: this.lines.length, byReason, examples: this.lines.slice(0, MALFORMED_EXAMPLES) };
+    return { count: this.count, byReason: { ...this.byReason }, examples: [...this.examples] };
   }
 }
 
@@ -139,8 +152,8 @@ interface GroupInputs {
   readonly clientMs: number[];
   artillery?: ArtilleryReport;
   run?: { readonly requests: number; readonly errors: number; readonly throughputPerSec: number };
-  readonly reports: ReportRecord[];
-  readonly inits: InitRecord[];
+  /** the group's REPORT and INIT_REPORT lines, folded */
+  readonly lines: ReportAccumulator;
   /** null when the input has no handler timings at all */
   handler: HandlerSample[] | null;
 }
@@ -152,7 +165,7 @@ class Groups {
     const id = groupId(target, keepAlive, phase);
     let g = this.map.get(id);
     if (!g) {
-      g = { target, keepAlive, phase, clientMs: [], reports: [], inits: [], handler: null };
+      g = { target, keepAlive, phase, clientMs: [], lines: new ReportAccumulator(), handler: null };
       this.map.set(id, g);
     }
     return g;
@@ -209,8 +222,6 @@ function artilleryDistribution(s: ArtillerySummary): Distribution {
 }
 
 function coldStartsOf(g: GroupInputs): ColdStarts {
-  const cold = g.reports.filter((r) => r.initDurationMs !== undefined);
-  const warm = g.reports.filter((r) => r.initDurationMs === undefined);
   const byInitType: Record<string, number> = {};
   let handlerColdStarts: number | null = null;
   if (g.handler) {
@@ -222,32 +233,26 @@ function coldStartsOf(g: GroupInputs): ColdStarts {
     }
   }
   return {
-    invocations: g.reports.length,
-    onDemandColdStarts: cold.length,
-    provisionedInits: g.inits.filter((i) => i.status === 'success').length,
-    failedInits: g.inits.filter((i) => i.status !== 'success').length,
+    invocations: g.lines.invocations,
+    onDemandColdStarts: g.lines.onDemandColdStarts,
+    provisionedInits: g.lines.provisionedInits,
+    failedInits: g.lines.failedInits,
     handlerColdStarts,
     coldStartsByInitType: byInitType,
-    init: initSummary([...cold.map((r) => r.initDurationMs ?? 0), ...g.inits.map((i) => i.initDurationMs)]),
-    cold: durationSummary(cold.map((r) => r.durationMs)),
-    warm: durationSummary(warm.map((r) => r.durationMs)),
+    init: initSummary(g.lines.init),
+    cold: durationSummary(g.lines.cold),
+    warm: durationSummary(g.lines.warm),
   };
 }
 
-/** A 400 never reached the database (validation failed first): its dbMs is not database time. */
-const reachedDatabase = (s: HandlerSample): s is HandlerSample & { dbMs: number } =>
-  s.status !== 400 && s.dbMs !== undefined;
-
-function connectionsOf(g: GroupInputs): ConnectionReuse | null {
-  const calls = (g.handler ?? []).filter(reachedDatabase);
-  if (calls.length === 0) return null;
-  const fresh = calls.filter((s) => s.newConnection);
+function connectionsOf(db: DatabaseSamples): ConnectionReuse | null {
+  if (db.calls === 0) return null;
   return {
-    calls: calls.length,
-    newConnections: fresh.length,
-    newConnectionShare: fresh.length / calls.length,
-    newConnection: distributionOf(fresh.map((s) => s.dbMs)),
-    reused: distributionOf(calls.filter((s) => !s.newConnection).map((s) => s.dbMs)),
+    calls: db.calls,
+    newConnections: db.newConnections,
+    newConnectionShare: db.newConnectionShare ?? 0,
+    newConnection: distributionOf(db.newConnectionDbMs),
+    reused: distributionOf(db.reusedDbMs),
   };
 }
 
@@ -263,9 +268,11 @@ function assemble(g: GroupInputs, t0: number): GroupReport {
       ...artilleryDistribution(artillerySummary),
     });
   }
-  const fn = distributionOf(g.reports.map((r) => r.durationMs));
+  const fn = distributionOf(g.lines.duration);
   if (fn) layers.push({ layer: 'function', source: 'REPORT Duration', ...fn });
-  const db = distributionOf((g.handler ?? []).filter(reachedDatabase).map((s) => s.dbMs));
+  // The same samples and percentiles as summary.json's dbMs and newConnectionShare (report/samples.ts).
+  const samples = databaseSamples(g.handler ?? []);
+  const db = distributionOf(samples.dbMs);
   if (db) layers.push({ layer: 'database', source: 'handler timing dbMs', ...db });
 
   const run = g.run ?? (g.artillery ? summarizeRun(g.artillery) : undefined);
@@ -290,7 +297,7 @@ function assemble(g: GroupInputs, t0: number): GroupReport {
     throughputPerSec: run?.throughputPerSec ?? null,
     layers,
     coldStarts: coldStartsOf(g),
-    connections: connectionsOf(g),
+    connections: connectionsOf(samples),
     timeline: points,
   };
 }
@@ -334,22 +341,18 @@ export function compareKeepAlive(groups: readonly GroupReport[]): KeepAliveCompa
 
 // ---------------------------------------------------------------- functions (REPORT lines)
 
-interface FunctionLines {
-  readonly name: string;
-  readonly nameFrom: FunctionStats['nameFrom'];
-  readonly reports: ReportRecord[];
-  readonly inits: InitRecord[];
-}
+type NameOf = (source: string | undefined) => { name: string; nameFrom: FunctionStats['nameFrom'] };
 
-function functionStats(f: FunctionLines): FunctionStats | null {
-  const durations = f.reports.map((r) => r.durationMs);
-  const d = distributionOf(durations);
+function functionStats(
+  name: string,
+  nameFrom: FunctionStats['nameFrom'],
+  f: ReportAccumulator,
+): FunctionStats | null {
+  const d = distributionOf(f.duration);
   if (!d) return null;
-  const cold = f.reports.filter((r) => r.initDurationMs !== undefined);
-  const memory = [...new Set(f.reports.map((r) => r.memorySizeMb))];
   return {
-    name: f.name,
-    nameFrom: f.nameFrom,
+    name,
+    nameFrom,
     duration: {
       count: d.ladder.count,
       avg: d.ladder.mean,
@@ -359,17 +362,56 @@ function functionStats(f: FunctionLines): FunctionStats | null {
       p95: d.ladder.p95,
       p99: d.ladder.p99,
     },
-    billedDuration: { avg: f.reports.reduce((s, r) => s + r.billedDurationMs, 0) / f.reports.length },
-    maxMemoryUsedMb: { max: Math.max(...f.reports.map((r) => r.maxMemoryUsedMb)) },
-    memorySizeMb: memory.length === 1 ? memory[0] : null,
-    init: initSummary([...cold.map((r) => r.initDurationMs ?? 0), ...f.inits.map((i) => i.initDurationMs)]),
-    cold: durationSummary(cold.map((r) => r.durationMs)),
-    warm: durationSummary(f.reports.filter((r) => r.initDurationMs === undefined).map((r) => r.durationMs)),
-    provisionedInits: f.inits.filter((i) => i.status === 'success').length,
-    failedInits: f.inits.filter((i) => i.status !== 'success').length,
-    failedInvocations: f.reports.filter((r) => r.status !== undefined).length,
+    billedDuration: { avg: f.billedDurationAvg },
+    maxMemoryUsedMb: { max: f.maxMemoryUsedMb },
+    memorySizeMb: f.memorySizeMb,
+    init: initSummary(f.init),
+    cold: durationSummary(f.cold),
+    warm: durationSummary(f.warm),
+    provisionedInits: f.provisionedInits,
+    failedInits: f.failedInits,
+    failedInvocations: f.failedInvocations,
     cdf: d.cdf,
   };
+}
+
+/** One accumulator per function name, fed line by line. */
+class FunctionCollector {
+  private readonly byName = new Map<
+    string,
+    { readonly nameFrom: FunctionStats['nameFrom']; readonly lines: ReportAccumulator }
+  >();
+
+  constructor(private readonly nameOf: NameOf) {}
+
+  private entry(source: string | undefined): ReportAccumulator {
+    const { name, nameFrom } = this.nameOf(source);
+    let f = this.byName.get(name);
+    if (!f) {
+      f = { nameFrom, lines: new ReportAccumulator() };
+      this.byName.set(name, f);
+    }
+    return f.lines;
+  }
+
+  addReport(r: ReportRecord): void {
+    this.entry(r.source).addReport(r);
+  }
+
+  addInit(i: InitRecord): void {
+    this.entry(i.source).addInit(i);
+  }
+
+  stats(warnings: string[]): FunctionStats[] {
+    const out: FunctionStats[] = [];
+    for (const [name, f] of [...this.byName].sort(([a], [b]) => a.localeCompare(b))) {
+      const s = functionStats(name, f.nameFrom, f.lines);
+      if (s) out.push(s);
+      else
+        warnings.push(`${f.lines.initReports} INIT_REPORT line(s) of ${name} have no REPORT line to go with`);
+    }
+    return out;
+  }
 }
 
 /**
@@ -393,28 +435,13 @@ export function functionNameOf(
 function collectFunctions(
   reports: readonly ReportRecord[],
   inits: readonly InitRecord[],
-  nameOf: (source: string | undefined) => { name: string; nameFrom: FunctionStats['nameFrom'] },
+  nameOf: NameOf,
   warnings: string[],
 ): FunctionStats[] {
-  const byName = new Map<string, FunctionLines>();
-  const entry = (source: string | undefined) => {
-    const { name, nameFrom } = nameOf(source);
-    let f = byName.get(name);
-    if (!f) {
-      f = { name, nameFrom, reports: [], inits: [] };
-      byName.set(name, f);
-    }
-    return f;
-  };
-  for (const r of reports) entry(r.source).reports.push(r);
-  for (const i of inits) entry(i.source).inits.push(i);
-  const out: FunctionStats[] = [];
-  for (const f of [...byName.values()].sort((a, b) => a.name.localeCompare(b.name))) {
-    const s = functionStats(f);
-    if (s) out.push(s);
-    else warnings.push(`${f.inits.length} INIT_REPORT line(s) of ${f.name} have no REPORT line to go with`);
-  }
-  return out;
+  const functions = new FunctionCollector(nameOf);
+  for (const r of reports) functions.addReport(r);
+  for (const i of inits) functions.addInit(i);
+  return functions.stats(warnings);
 }
 
 // ---------------------------------------------------------------- Power Tuning outputs
@@ -481,10 +508,31 @@ interface SummaryRun {
   readonly throughputPerSec?: number;
 }
 
+/** A phase npm run load recorded as failed (loadtest/load-phases.ts): no results, a reason. */
+interface FailedPhase {
+  readonly target: string;
+  readonly keepAlive: string;
+  readonly phase: string;
+  readonly reason: string;
+}
+
+function parseFailedPhases(v: unknown): FailedPhase[] {
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((f: unknown): FailedPhase[] =>
+    isRecord(f) &&
+    typeof f.target === 'string' &&
+    typeof f.keepAlive === 'string' &&
+    typeof f.phase === 'string' &&
+    typeof f.reason === 'string'
+      ? [{ target: f.target, keepAlive: f.keepAlive, phase: f.phase, reason: f.reason }]
+      : [],
+  );
+}
+
 function parseSummary(
   json: unknown,
   path: string,
-): { lab: Record<string, unknown> | null; runs: SummaryRun[] } {
+): { lab: Record<string, unknown> | null; runs: SummaryRun[]; failedPhases: FailedPhase[] } {
   if (!isRecord(json) || !Array.isArray(json.runs)) {
     throw new ReportInputError(`${path} is not a load summary: it needs a "runs" array`);
   }
@@ -507,7 +555,11 @@ function parseSummary(
       throughputPerSec: num(r.throughputPerSec),
     };
   });
-  return { lab: isRecord(json.lab) ? json.lab : null, runs };
+  return {
+    lab: isRecord(json.lab) ? json.lab : null,
+    runs,
+    failedPhases: parseFailedPhases(json.failedPhases),
+  };
 }
 
 const ARTILLERY_FILE = /^artillery-([a-z0-9]+)-keepalive-([a-z]+)-([a-z]+)\.json$/;
@@ -527,6 +579,11 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
   const malformed = new MalformedCollector();
   const warnings: string[] = [];
   const groups = new Groups();
+  for (const f of summary.failedPhases) {
+    warnings.push(
+      `phase ${f.target} keep-alive ${f.keepAlive} ${f.phase} failed and has no results: ${f.reason}`,
+    );
+  }
 
   for (const r of summary.runs) {
     const g = groups.get(r.target, r.keepAlive, r.phase);
@@ -580,8 +637,8 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
         key.operation,
       );
     };
-    for (const r of parsed.reports) groupOf(r.source)?.reports.push(r);
-    for (const i of parsed.inits) groupOf(i.source)?.inits.push(i);
+    for (const r of parsed.reports) groupOf(r.source)?.lines.addReport(r);
+    for (const i of parsed.inits) groupOf(i.source)?.lines.addInit(i);
     functions = collectFunctions(
       parsed.reports,
       parsed.inits,
@@ -620,57 +677,89 @@ function normalizeLogLine(line: string): string {
   return line.replace(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?[+-]\d{2}:?\d{2}\s+/, '');
 }
 
-/** Groups REPORT lines whose source is a lab function key (local `[key]` prefixes, or mapped log groups). */
+/** The run group of a line whose source is a lab function key (local `[key]` prefixes, or mapped log groups). */
+function keyedGroupOf(
+  keyOf: (source: string | undefined) => string | undefined,
+  groups: Groups,
+): (source: string | undefined) => GroupInputs | undefined {
+  return (source) => {
+    const key = keyOf(source);
+    const parts = key ? parseFunctionKey(key) : undefined;
+    return parts ? groups.get(parts.target, parts.keepAlive ?? 'default', parts.operation) : undefined;
+  };
+}
+
 function groupsFromKeyedReports(
   reports: readonly ReportRecord[],
   inits: readonly InitRecord[],
   keyOf: (source: string | undefined) => string | undefined,
   groups: Groups,
 ): void {
-  const groupOf = (source: string | undefined) => {
-    const key = keyOf(source);
-    const parts = key ? parseFunctionKey(key) : undefined;
-    return parts ? groups.get(parts.target, parts.keepAlive ?? 'default', parts.operation) : undefined;
-  };
-  for (const r of reports) groupOf(r.source)?.reports.push(r);
-  for (const i of inits) groupOf(i.source)?.inits.push(i);
+  const groupOf = keyedGroupOf(keyOf, groups);
+  for (const r of reports) groupOf(r.source)?.lines.addReport(r);
+  for (const i of inits) groupOf(i.source)?.lines.addInit(i);
 }
 
-/** Builds the report of a file of Lambda log lines (CloudWatch export, `aws logs tail`, lambda-logs.log). */
+/**
+ * Builds the report of a file of Lambda log lines (CloudWatch export, `aws logs tail`,
+ * lambda-logs.log). The file is streamed line by line into histograms and running sums:
+ * an export of millions of REPORT lines is read in bounded memory.
+ */
 export async function buildFromLogFile(path: string, options: BuildOptions = {}): Promise<LabReport> {
   const file = resolve(path);
   if (!existsSync(file) || !statSync(file).isFile())
     throw new ReportInputError(`--logs ${path}: no such file`);
-  let text: string;
+  const name = basename(file);
+  const malformed = new MalformedCollector();
+  const warnings: string[] = [];
+  const functions = new FunctionCollector((s) => functionNameOf(s, name));
+  const groups = new Groups();
+  const groupOf = keyedGroupOf((s) => s, groups);
+  let lineNo = 0;
+  let reportLines = 0;
+  let initLines = 0;
+  let otherLines = 0;
   try {
-    text = readFileSync(file, 'utf8');
+    const lines = createInterface({
+      input: createReadStream(file, 'utf8'),
+      crlfDelay: Number.POSITIVE_INFINITY,
+    });
+    for await (const raw of lines) {
+      lineNo += 1;
+      const parsed = parseLambdaLine(normalizeLogLine(raw));
+      if (parsed.kind === 'report') {
+        reportLines += 1;
+        functions.addReport(parsed.record);
+        groupOf(parsed.record.source)?.lines.addReport(parsed.record);
+      } else if (parsed.kind === 'init') {
+        initLines += 1;
+        functions.addInit(parsed.record);
+        groupOf(parsed.record.source)?.lines.addInit(parsed.record);
+      } else if (parsed.kind === 'malformed') malformed.add(name, lineNo, parsed.reason, raw);
+      else if (parsed.kind === 'other') otherLines += 1;
+      if (lineNo % PROGRESS_EVERY_LINES === 0) {
+        options.progress?.(
+          `${name}: ${lineNo.toLocaleString('en-US')} lines read, ${reportLines.toLocaleString('en-US')} REPORT`,
+        );
+      }
+    }
   } catch (e) {
     throw new ReportInputError(`cannot read --logs ${path}: ${(e as Error).message}`);
   }
-  const malformed = new MalformedCollector();
-  const warnings: string[] = [];
-  const parsed = parseLogText(text.split('\n').map(normalizeLogLine).join('\n'), basename(file), malformed);
-  if (parsed.reports.length === 0) warnings.push(`no REPORT line in ${basename(file)}`);
-  const functions = collectFunctions(
-    parsed.reports,
-    parsed.inits,
-    (s) => functionNameOf(s, basename(file)),
-    warnings,
-  );
-  const groups = new Groups();
-  groupsFromKeyedReports(parsed.reports, parsed.inits, (s) => s, groups);
+  if (reportLines === 0) warnings.push(`no REPORT line in ${name}`);
+  const functionStats = functions.stats(warnings);
   const reportGroups = assembleGroups(groups);
   return {
     schemaVersion: 1,
     generatedAt: (options.now ?? new Date()).toISOString(),
     mode: 'logs',
-    input: `Lambda log lines in ${file} (${parsed.reports.length} REPORT, ${parsed.inits.length} INIT_REPORT, ${parsed.otherLines} other lines)`,
-    files: [basename(file)],
+    input: `Lambda log lines in ${file} (${reportLines} REPORT, ${initLines} INIT_REPORT, ${otherLines} other lines)`,
+    files: [name],
     lab: null,
     groups: reportGroups,
     keepAlive: compareKeepAlive(reportGroups),
     keepAliveReference: KEEP_ALIVE_REFERENCE,
-    functions,
+    functions: functionStats,
     insights: null,
     tuning: await readTuning(options.tuningDirs ?? [DEFAULT_TUNING_DIR], warnings),
     malformed: malformed.summary(),
@@ -728,9 +817,8 @@ export async function buildFromCloudWatch(
   options: BuildOptions = {},
 ): Promise<LabReport> {
   const { readLabOutputs } = await import('../aws/stack-outputs');
-  const { fetchLabLogs, runInsights, logGroupOf, REPORT_STATS_QUERY, COLD_WARM_QUERY } = await import(
-    '../aws/logs-insights'
-  );
+  const { fetchLabLogs, runInsights, logGroupOf, REPORT_STATS_QUERY, COLD_WARM_QUERY, MAX_INSIGHTS_ROWS } =
+    await import('../aws/logs-insights');
   const outputs = await readLabOutputs(input.cfn, input.aws.stackPrefix);
   const keyByGroup = new Map(outputs.functions.map((f) => [f.logGroup, f.key]));
   const common = {
@@ -752,7 +840,9 @@ export async function buildFromCloudWatch(
   const malformed = new MalformedCollector();
   const warnings: string[] = [];
   if (labLogs.truncated) {
-    warnings.push('a Logs Insights query hit its 10,000-row limit: narrow --since to see every line');
+    warnings.push(
+      `a Logs Insights query hit its ${MAX_INSIGHTS_ROWS.toLocaleString('en-US')}-row cap: lines past it are missing, narrow --since to see every line`,
+    );
   }
   for (let i = 0; i < labLogs.unreadableTimings; i++) {
     malformed.add('timing lines', i + 1, 'unreadable timing line', '(Logs Insights row)');

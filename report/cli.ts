@@ -118,7 +118,11 @@ export async function runReportCli(argv: readonly string[], deps: ReportCliDeps)
     if (values.in !== undefined) {
       report = await buildFromResultsDir(values.in, options);
     } else if (values.logs !== undefined) {
-      report = await buildFromLogFile(values.logs, options);
+      // A large export takes a while: say how far the read got, on stderr (stdout is the summary).
+      report = await buildFromLogFile(values.logs, {
+        ...options,
+        progress: (m) => deps.err.write(`report: ${m}\n`),
+      });
     } else {
       const sinceMs = parseSince(values.since ?? '30m', now());
       const { resolveAwsOptions } = await import('../aws/aws-options');

@@ -106,3 +106,61 @@ export function valuesAtPercentiles(samplesMs: Iterable<number>, percentiles: re
     h.destroy();
   }
 }
+
+/**
+ * One set of samples kept in bounded memory: an HDR histogram (µs, 3 significant digits,
+ * plain 32-bit counts) plus the exact count, min, max and sum. What every percentile in
+ * summary.json, report.json and the `--logs` report comes from, so they agree.
+ */
+export class RunningDistribution {
+  private readonly h = build({ numberOfSignificantValueDigits: 3 });
+  private n = 0;
+  private lo = Number.POSITIVE_INFINITY;
+  private hi = 0;
+  private total = 0;
+
+  /** Records one sample in ms; negative or non-finite values are ignored. */
+  record(ms: number): this {
+    if (!Number.isFinite(ms) || ms < 0) return this;
+    this.h.recordValue(Math.round(ms * US_PER_MS));
+    this.n += 1;
+    if (ms < this.lo) this.lo = ms;
+    if (ms > this.hi) this.hi = ms;
+    this.total += ms;
+    return this;
+  }
+
+  recordAll(values: Iterable<number>): this {
+    for (const v of values) this.record(v);
+    return this;
+  }
+
+  get count(): number {
+    return this.n;
+  }
+
+  /** Exact smallest sample; 0 without samples. */
+  get min(): number {
+    return this.n === 0 ? 0 : this.lo;
+  }
+
+  get max(): number {
+    return this.hi;
+  }
+
+  get mean(): number {
+    return this.n === 0 ? 0 : this.total / this.n;
+  }
+
+  /**
+   * Values at percentiles, clamped into [min, max]: HDR answers with a bucket's highest
+   * equivalent value (up to 0.1 % above the sample), and a p99 above the max reads as a bug.
+   * [] without samples.
+   */
+  valuesAt(percentiles: readonly number[]): number[] {
+    if (this.n === 0) return [];
+    return percentiles.map((p) =>
+      Math.min(this.hi, Math.max(this.lo, this.h.getValueAtPercentile(p) / US_PER_MS)),
+    );
+  }
+}

@@ -3,7 +3,7 @@
  * Markdown renderers read. Built by build-report.ts from a results folder, a log file or a
  * CloudWatch fetch; every percentile in it comes from an HDR histogram (latency-histogram.ts).
  */
-import { type Ladder, valuesAtPercentiles } from './latency-histogram';
+import { type Ladder, RunningDistribution } from './latency-histogram';
 
 export type Layer = 'client' | 'function' | 'database';
 export const LAYERS: readonly Layer[] = ['client', 'function', 'database'];
@@ -225,29 +225,19 @@ export interface LabReport {
 const CDF_PERCENTILES = [...Array.from({ length: 100 }, (_, i) => i), 99.5, 99.9, 99.99, 100];
 
 /**
- * Percentiles from an HDR histogram (valuesAtPercentiles); count, min, mean and max exact from the samples.
- * HDR answers with a bucket's highest equivalent value (up to 0.1 % above the sample), so
- * percentiles are clamped into [min, max]: a p99.9 above the max would read as a bug.
+ * Percentiles from an HDR histogram (RunningDistribution, clamped into [min, max]); count,
+ * min, mean and max exact from the samples.
  */
-export function distributionOf(values: readonly number[]): Distribution | null {
-  const samples = values.filter((v) => Number.isFinite(v) && v >= 0);
-  if (samples.length === 0) return null;
-  let min = Number.POSITIVE_INFINITY;
-  let max = 0;
-  let sum = 0;
-  for (const v of samples) {
-    min = Math.min(min, v);
-    max = Math.max(max, v);
-    sum += v;
-  }
+export function distributionFrom(samples: RunningDistribution): Distribution | null {
+  if (samples.count === 0) return null;
   const ladderPercentiles = [50, 75, 90, 95, 99, 99.9];
-  const at = valuesAtPercentiles(samples, [...ladderPercentiles, ...CDF_PERCENTILES]);
-  const clamp = (v: number) => Math.min(max, Math.max(min, v));
-  const [p50, p75, p90, p95, p99, p999] = at.slice(0, ladderPercentiles.length).map(clamp);
+  const at = samples.valuesAt([...ladderPercentiles, ...CDF_PERCENTILES]);
+  const { min, max } = samples;
+  const [p50, p75, p90, p95, p99, p999] = at.slice(0, ladderPercentiles.length);
   const ladder: Ladder = {
-    count: samples.length,
+    count: samples.count,
     min,
-    mean: sum / samples.length,
+    mean: samples.mean,
     p50,
     p75,
     p90,
@@ -257,20 +247,26 @@ export function distributionOf(values: readonly number[]): Distribution | null {
     max,
   };
   const cdf = CDF_PERCENTILES.map((p, i) => ({
-    ms: p === 0 ? min : p === 100 ? max : clamp(at[ladderPercentiles.length + i]),
+    ms: p === 0 ? min : p === 100 ? max : at[ladderPercentiles.length + i],
     percentile: p,
   }));
   return { ladder, cdf };
 }
 
-export function durationSummary(values: readonly number[]): DurationSummary | null {
+export function distributionOf(values: readonly number[] | RunningDistribution): Distribution | null {
+  return distributionFrom(
+    values instanceof RunningDistribution ? values : new RunningDistribution().recordAll(values),
+  );
+}
+
+export function durationSummary(values: readonly number[] | RunningDistribution): DurationSummary | null {
   const d = distributionOf(values);
   return d
     ? { count: d.ladder.count, avg: d.ladder.mean, p50: d.ladder.p50, p95: d.ladder.p95, max: d.ladder.max }
     : null;
 }
 
-export function initSummary(values: readonly number[]): InitSummary {
+export function initSummary(values: readonly number[] | RunningDistribution): InitSummary {
   const d = distributionOf(values);
   return d
     ? { count: d.ladder.count, p50: d.ladder.p50, p95: d.ladder.p95, max: d.ladder.max }

@@ -108,10 +108,14 @@ const HEARTBEAT_MS = 30_000;
 const MAX_POLL_FAILURES = 5;
 const SEED_TIMEOUT_MS = 60_000;
 
-/** What each Power Tuning state does, for the progress line. */
-const STEPS: Record<string, string> = {
+/**
+ * What each state of Power Tuning 4.4.0's state machine (statemachine/statemachine.asl.json)
+ * does, for the progress line. The version publisher state is `Publisher`: it was named
+ * `versionPublisher` only in unreleased commits of May 2024.
+ */
+export const STEPS: Readonly<Record<string, string>> = {
   Initializer: 'reading the function configuration',
-  versionPublisher: 'publishing a version and alias per power value',
+  Publisher: 'publishing a version and alias per power value',
   IsCountReached: 'publishing a version and alias per power value',
   Branching: 'invoking the function at every power value',
   Executor: 'invoking the function at every power value',

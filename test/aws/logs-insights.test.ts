@@ -1,6 +1,7 @@
 import {
   CloudWatchLogsClient,
   GetQueryResultsCommand,
+  type GetQueryResultsCommandInput,
   type ResultField,
   StartQueryCommand,
   StopQueryCommand,
@@ -14,6 +15,7 @@ import {
   InsightsError,
   type InsightsProgress,
   logGroupOf,
+  MAX_INSIGHTS_ROWS,
   parseTimingMessage,
   REPORT_EXPORT_QUERY,
   REPORT_STATS_QUERY,
@@ -137,6 +139,86 @@ describe('runInsights', () => {
     const many = Array.from({ length: 51 }, (_, i) => `/g/${i}`);
     await expect(runInsights(logs, { ...BASE, logGroups: many, query: 'x' })).rejects.toThrow(/at most 50/);
     expect(logsMock).not.toHaveReceivedAnyCommand();
+  });
+});
+
+describe('paging and the row cap', () => {
+  beforeEach(() => {
+    logsMock.reset();
+    logsMock.on(StartQueryCommand).resolves({ queryId: 'q-1' });
+  });
+
+  it('asks for the 100,000-row cap and reads every page by nextToken', async () => {
+    const pages: Record<string, { results: ResultField[][]; nextToken?: string }> = {
+      first: { results: [row({ n: '1' }), row({ n: '2' })], nextToken: 't2' },
+      t2: { results: [row({ n: '3' }), row({ n: '4' })], nextToken: 't3' },
+      t3: { results: [row({ n: '5' })] },
+    };
+    logsMock.on(GetQueryResultsCommand).callsFake((input: GetQueryResultsCommandInput) => ({
+      status: 'Complete',
+      ...pages[input.nextToken ?? 'first'],
+    }));
+    const rows = await runInsights(logs, { ...BASE, query: 'q', ...fakeTime() });
+    expect(rows.map((r) => r.n)).toEqual(['1', '2', '3', '4', '5']);
+    expect(MAX_INSIGHTS_ROWS).toBe(100_000);
+    expect(logsMock).toHaveReceivedCommandWith(StartQueryCommand, { limit: 100_000 });
+    expect(logsMock).toHaveReceivedCommandTimes(GetQueryResultsCommand, 3);
+    expect(logsMock).toHaveReceivedNthCommandWith(GetQueryResultsCommand, 2, {
+      queryId: 'q-1',
+      nextToken: 't2',
+    });
+    expect(logsMock).toHaveReceivedNthCommandWith(GetQueryResultsCommand, 3, {
+      queryId: 'q-1',
+      nextToken: 't3',
+    });
+  });
+
+  it('stops at the cap and says so when the REPORT lines fill it', async () => {
+    const report = (i: number) =>
+      row({
+        '@log': AT_LOG,
+        '@message': `REPORT RequestId: 0a1b2c3d-0000-4000-8000-${String(i).padStart(12, '0')}\tDuration: 1.00 ms\tBilled Duration: 1 ms\tMemory Size: 128 MB\tMax Memory Used: 60 MB\t`,
+      });
+    // 10,000 rows per page (the API's page size), a next page always offered
+    const page = Array.from({ length: 10_000 }, (_, i) => report(i));
+    logsMock.on(StartQueryCommand, { queryString: REPORT_EXPORT_QUERY }).resolves({ queryId: 'reports' });
+    logsMock.on(StartQueryCommand, { queryString: TIMINGS_QUERY }).resolves({ queryId: 'timings' });
+    logsMock
+      .on(GetQueryResultsCommand)
+      .callsFake((input: GetQueryResultsCommandInput) =>
+        input.queryId === 'timings'
+          ? { status: 'Complete', results: [] }
+          : { status: 'Complete', results: page, nextToken: `after-${input.nextToken ?? '0'}` },
+      );
+    const result = await fetchLabLogs(logs, {
+      logGroups: [GROUP],
+      sinceMs: Date.now() - 60_000,
+      sleep: async () => {},
+    });
+    expect(result.reportLines).toHaveLength(100_000);
+    expect(result.truncated).toBe(true);
+    // 1 + 9 pages for the reports, 1 for the timings: no page past the cap
+    expect(logsMock).toHaveReceivedCommandTimes(GetQueryResultsCommand, 11);
+  });
+
+  it('parses Duration and Init Duration from @message, never Billed or Restore Duration', () => {
+    const patterns = (query: string) =>
+      [...query.matchAll(/parse @message \/(.+?)\/ \|/g)].map((m) => new RegExp(m[1]));
+    const [duration, init] = patterns(COLD_WARM_QUERY);
+    expect(patterns(REPORT_STATS_QUERY)[0].source).toBe(duration.source);
+    const snapStart =
+      'REPORT RequestId: 5b1e0c3a-7d4f-4e2a-9c61-0a8b2f3d4e5c\tDuration: 41.27 ms\tBilled Duration: 178 ms\tMemory Size: 512 MB\tMax Memory Used: 95 MB\tRestore Duration: 312.45 ms\tBilled Restore Duration: 136 ms\t';
+    expect(duration.exec(snapStart)?.groups?.duration).toBe('41.27');
+    expect(init.exec(snapStart)).toBeNull();
+    const cold =
+      'REPORT RequestId: 4fd9781e-4d93-4a90-87b4-e637afd92e9f\tDuration: 1220.41 ms\tBilled Duration: 1221 ms\tMemory Size: 256 MB\tMax Memory Used: 86 MB\tInit Duration: 2395.82 ms\t';
+    expect(duration.exec(cold)?.groups?.duration).toBe('1220.41');
+    expect(init.exec(cold)?.groups?.initDuration).toBe('2395.82');
+    for (const q of [REPORT_STATS_QUERY, COLD_WARM_QUERY, REPORT_EXPORT_QUERY]) {
+      expect(q).toMatch(/^filter @message like \/\^REPORT RequestId\/ \|/);
+      expect(q).not.toContain('@type');
+      expect(q).not.toContain('@duration');
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-s
 import {
   CloudWatchLogsClient,
   GetQueryResultsCommand,
+  type GetQueryResultsCommandInput,
   type ResultField,
   StartQueryCommand,
 } from '@aws-sdk/client-cloudwatch-logs';
@@ -119,17 +120,17 @@ beforeEach(() => {
       [
         row({
           '@log': atLog(ON),
-          'avg(@duration)': '14.5',
-          'max(@duration)': '19',
-          'min(@duration)': '10',
-          'pct(@duration, 95)': '19',
+          'avg(duration)': '14.5',
+          'max(duration)': '19',
+          'min(duration)': '10',
+          'pct(duration, 95)': '19',
         }),
         row({
           '@log': atLog(OFF),
-          'avg(@duration)': '46',
-          'max(@duration)': '60',
-          'min(@duration)': '40',
-          'pct(@duration, 95)': '60',
+          'avg(duration)': '46',
+          'max(duration)': '60',
+          'min(duration)': '40',
+          'pct(duration, 95)': '60',
         }),
       ],
     ],
@@ -141,8 +142,8 @@ beforeEach(() => {
           '@log': atLog(OFF),
           coldStart: '1',
           'count(*)': '1',
-          'avg(@duration)': '60',
-          'avg(@initDuration)': '300',
+          'avg(duration)': '60',
+          'avg(initDuration)': '300',
         }),
       ],
     ],
@@ -213,17 +214,17 @@ describe('--from-cloudwatch', () => {
     expect(r.insights?.stats.rows).toEqual([
       {
         function: 'dynamodb-get-keepalive-on',
-        'avg(@duration)': '14.5',
-        'max(@duration)': '19',
-        'min(@duration)': '10',
-        'pct(@duration, 95)': '19',
+        'avg(duration)': '14.5',
+        'max(duration)': '19',
+        'min(duration)': '10',
+        'pct(duration, 95)': '19',
       },
       {
         function: 'dynamodb-get-keepalive-off',
-        'avg(@duration)': '46',
-        'max(@duration)': '60',
-        'min(@duration)': '40',
-        'pct(@duration, 95)': '60',
+        'avg(duration)': '46',
+        'max(duration)': '60',
+        'min(duration)': '40',
+        'pct(duration, 95)': '60',
       },
     ]);
     expect(r.insights?.coldWarm.rows[0]).toMatchObject({
@@ -241,6 +242,27 @@ describe('--from-cloudwatch', () => {
     expect(html).toContain('<svg id="plot-cdf-dynamodb-get"');
     expect(html).toContain('<svg id="plot-keep-alive-ratio"');
   });
+
+  it('says in the report when the REPORT lines reach the 100,000-row cap of one query', async () => {
+    // every page 10,000 rows (the API's page size), with a next page always offered
+    const page = Array.from({ length: 10_000 }, (_, i) => report(ON, i + 1, 10 + (i % 10)));
+    logsMock
+      .on(GetQueryResultsCommand, { queryId: 'q-reports' })
+      .callsFake((input: GetQueryResultsCommandInput) => ({
+        status: 'Complete',
+        results: page,
+        nextToken: `after-${input.nextToken ?? '0'}`,
+      }));
+    const out = join(tempDir('report-cw-cap'), 'out');
+    const io = streams();
+    expect(await runReportCli(['--from-cloudwatch', '--region', REGION, '--out', out], deps(io))).toBe(0);
+    const r = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as LabReport;
+    expect(r.functions.find((f) => f.name === 'dynamodb-get-keepalive-on')?.duration.count).toBe(100_000);
+    expect(r.warnings).toContain(
+      'a Logs Insights query hit its 100,000-row cap: lines past it are missing, narrow --since to see every line',
+    );
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('100,000-row cap');
+  }, 30_000);
 
   it('refuses a bad --since before calling AWS', async () => {
     const out = join(tempDir('report-cw-bad'), 'out');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildFromLogFile, functionNameOf } from '../../report/build-report';
 import { runReportCli } from '../../report/cli';
-import { SEED_LOG, streams, tempDir } from './report-fixture';
+import { ARTICLE_LOG, streams, tempDir } from './report-fixture';
 
 const within = (actual: number | null | undefined, expected: number) => {
   expect(actual).not.toBeNull();
@@ -30,7 +30,7 @@ describe('--logs on the provisioned-concurrency article', () => {
   it('writes one function entry with duration, billed, memory and init statistics', async () => {
     const out = join(tempDir('report-logs'), 'out');
     const io = streams();
-    const code = await runReportCli(['--logs', SEED_LOG, '--out', out], { ...io, tuningDirs: [] });
+    const code = await runReportCli(['--logs', ARTICLE_LOG, '--out', out], { ...io, tuningDirs: [] });
     expect(io.stderr()).toBe('');
     expect(code).toBe(0);
     expect(io.stdout()).toContain('0 malformed lines');
@@ -39,7 +39,7 @@ describe('--logs on the provisioned-concurrency article', () => {
     expect(json.functions).toHaveLength(1);
     const [f] = json.functions;
     // No prefix on the lines: the file is all that names them.
-    expect(f.name).toBe('provisioned-concurrency-connections-ja.txt');
+    expect(f.name).toBe('article-report-lines.txt');
     expect(f.duration.count).toBe(14);
     expect(f.duration.avg).toBeCloseTo(sum(DURATIONS) / 14, 9);
     expect(f.duration.min).toBe(349.38);
@@ -59,14 +59,14 @@ describe('--logs on the provisioned-concurrency article', () => {
 
     const md = readFileSync(join(out, 'report.md'), 'utf8');
     expect(md).toContain('Malformed lines: 0.');
-    expect(md).toContain('| provisioned-concurrency-connections-ja.txt | 14 |');
+    expect(md).toContain('| article-report-lines.txt | 14 |');
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toContain('<svg id="plot-function-duration-cdf"');
     expect(html).toContain('<svg id="plot-cold-starts"');
   });
 
   it('splits cold from warm invocations', async () => {
-    const r = await buildFromLogFile(SEED_LOG, { tuningDirs: [] });
+    const r = await buildFromLogFile(ARTICLE_LOG, { tuningDirs: [] });
     const [f] = r.functions;
     expect(f.cold?.count).toBe(2);
     expect(f.warm?.count).toBe(12);

@@ -5,7 +5,17 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
 
 export const FIXTURE_RESULTS = join(PROJECT_ROOT, 'test', 'report', 'fixtures', 'load-run');
-export const SEED_LOG = `${PROJECT_ROOT}/../shared/seeds/provisioned-concurrency-connections-ja.txt`;
+/** The log lines (START, handler output, REPORT) quoted by the provisioned-concurrency article. */
+export const ARTICLE_LOG = join(PROJECT_ROOT, 'test', 'report', 'fixtures', 'article-report-lines.txt');
+
+/** SnapStart (Restore Duration) and X-Ray fields flattened onto REPORT lines, tabs and spaces. */
+export const SNAPSTART_XRAY_LOG = join(
+  PROJECT_ROOT,
+  'test',
+  'report',
+  'fixtures',
+  'snapstart-xray-report-lines.txt',
+);
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `${prefix}-`));

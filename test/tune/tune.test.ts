@@ -19,7 +19,13 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import 'aws-sdk-client-mock-vitest/extend';
-import { type PowerTuningInput, parsePowerTuningOutput, runTuneCli, type TuneClients } from '../../tune/tune';
+import {
+  type PowerTuningInput,
+  parsePowerTuningOutput,
+  runTuneCli,
+  STEPS,
+  type TuneClients,
+} from '../../tune/tune';
 
 // Obviously fake account and region: only the ARN shapes matter.
 const ACCOUNT = '111111111111';
@@ -225,6 +231,39 @@ describe('tune: full flow', () => {
     });
     expect(r.out).toContain(`Saved ${join(outDir, files[0])}`);
     expect(sfnMock).not.toHaveReceivedCommand(StopExecutionCommand);
+  });
+
+  it('describes the version publisher state by its 4.4.0 name, Publisher', async () => {
+    sfnMock.on(GetExecutionHistoryCommand).resolves({
+      events: [
+        {
+          id: 3,
+          timestamp: new Date(0),
+          type: 'TaskStateEntered',
+          stateEnteredEventDetails: { name: 'Publisher' },
+        },
+      ],
+    });
+    const r = await tune(['--function', 'dynamodb-get', '--power-values', '128,256', '--num', '10']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/RUNNING {2}Publisher \(publishing a version and alias per power value\)/);
+  });
+
+  it('names exactly the states of Power Tuning 4.4.0 (statemachine/statemachine.asl.json)', () => {
+    // Branching is the Map state that runs Executor per power value; CleanUpOnError its catch.
+    expect(Object.keys(STEPS).sort()).toEqual(
+      [
+        'Initializer',
+        'Publisher',
+        'IsCountReached',
+        'Branching',
+        'Executor',
+        'Cleaner',
+        'Analyzer',
+        'Optimizer',
+        'CleanUpOnError',
+      ].sort(),
+    );
   });
 
   it('accepts the deployed name, the defaults, and a Person that already exists (409)', async () => {

@@ -1,0 +1,69 @@
+/**
+ * Which handler timings count as database samples, and what they add up to: the one
+ * definition behind summary.json (`npm run load`), report.json (`npm run report`) and the
+ * handlers' EMF metrics, so the same run reads the same everywhere.
+ */
+import { RunningDistribution } from './latency-histogram';
+
+/** What a handler's timing block says about one call, with the response status. */
+export interface TimedCall {
+  readonly status: number;
+  readonly dbMs?: number;
+  readonly newConnection: boolean;
+}
+
+/**
+ * A 400 failed validation before any database call: its dbMs (0) is not database time and
+ * it opened no connection, so it counts neither in the percentiles nor in the reuse share.
+ */
+export function reachedDatabase(
+  timing: { readonly dbMs?: number } | null | undefined,
+  status: number,
+): boolean {
+  return status !== 400 && typeof timing?.dbMs === 'number';
+}
+
+export interface DatabaseSamples {
+  /** calls that reached the database */
+  readonly calls: number;
+  readonly newConnections: number;
+  /** newConnections / calls; null without calls */
+  readonly newConnectionShare: number | null;
+  readonly dbMs: RunningDistribution;
+  readonly newConnectionDbMs: RunningDistribution;
+  readonly reusedDbMs: RunningDistribution;
+}
+
+export function databaseSamples(calls: Iterable<TimedCall>): DatabaseSamples {
+  const dbMs = new RunningDistribution();
+  const newConnectionDbMs = new RunningDistribution();
+  const reusedDbMs = new RunningDistribution();
+  let n = 0;
+  let fresh = 0;
+  for (const c of calls) {
+    if (!reachedDatabase(c, c.status)) continue;
+    const ms = c.dbMs ?? 0;
+    n += 1;
+    dbMs.record(ms);
+    if (c.newConnection) {
+      fresh += 1;
+      newConnectionDbMs.record(ms);
+    } else reusedDbMs.record(ms);
+  }
+  return {
+    calls: n,
+    newConnections: fresh,
+    newConnectionShare: n === 0 ? null : fresh / n,
+    dbMs,
+    newConnectionDbMs,
+    reusedDbMs,
+  };
+}
+
+/** dbMs p50 and p99 as summary.json and the load table print them; null without calls. */
+export function dbPercentiles(
+  samples: DatabaseSamples,
+): { readonly p50: number; readonly p99: number } | null {
+  const [p50, p99] = samples.dbMs.valuesAt([50, 99]);
+  return p50 === undefined || p99 === undefined ? null : { p50, p99 };
+}
