@@ -60,6 +60,16 @@ export interface EnvironmentOptions {
   readonly onLog: (line: string) => void;
   /** Called once when the process ends, for whatever reason. */
   readonly onExit: (env: ExecutionEnvironment) => void;
+  /** Aborting ends a start still under way: the process is killed and start rejects once it is gone. */
+  readonly signal?: AbortSignal;
+}
+
+/** A start ended by its AbortSignal (the pool is stopping), not by the function. */
+export class StartAborted extends Error {
+  constructor(functionName: string) {
+    super(`${functionName}: start aborted`);
+    this.name = 'StartAborted';
+  }
 }
 
 export class ExecutionEnvironment {
@@ -69,6 +79,8 @@ export class ExecutionEnvironment {
   invocations = 0;
   busy = false;
   private exited = false;
+  // Set the moment a timeout condemns the process, before its exit event: it must never be reused.
+  private retired = false;
   private pending?: {
     requestId: string;
     started: number;
@@ -87,8 +99,9 @@ export class ExecutionEnvironment {
     return this.child.pid;
   }
 
+  /** Can take another invocation: neither exited nor condemned to exit. */
   get alive(): boolean {
-    return !this.exited;
+    return !this.exited && !this.retired;
   }
 
   static start(opts: EnvironmentOptions): Promise<ExecutionEnvironment> {
@@ -100,17 +113,29 @@ export class ExecutionEnvironment {
       execArgv: [],
     });
     const env = new ExecutionEnvironment(child, opts);
+    // A failed send or kill surfaces as 'error'; the exit that follows ends the invocation.
+    child.on('error', () => {});
     for (const stream of [child.stdout, child.stderr]) {
       if (stream) createInterface({ input: stream }).on('line', (l) => opts.onLog(l));
     }
     return new Promise((resolve, reject) => {
       let stderrTail = '';
+      let aborted = false;
+      const abort = () => {
+        aborted = true;
+        child.kill('SIGKILL');
+      };
+      if (opts.signal?.aborted) abort();
+      else opts.signal?.addEventListener('abort', abort, { once: true });
       child.stderr?.on('data', (d: Buffer) => {
         stderrTail = (stderrTail + d.toString()).slice(-2000);
       });
       const onInitMessage = (m: WorkerMessage) => {
+        // Once aborted, only the exit settles the start: the caller waits for the process to be gone.
+        if (aborted) return;
         if (m.type === 'ready') {
           env.initMs = m.initMs;
+          opts.signal?.removeEventListener('abort', abort);
           child.off('message', onInitMessage);
           child.on('message', (msg: WorkerMessage) => env.onMessage(msg));
           resolve(env);
@@ -120,15 +145,21 @@ export class ExecutionEnvironment {
       };
       child.on('message', onInitMessage);
       child.once('exit', (code, signal) => {
+        opts.signal?.removeEventListener('abort', abort);
         env.onExit(code, signal);
         reject(
-          new InitError(opts.fn.name, {
-            errorType: 'Runtime.ExitError',
-            errorMessage: `exited during init (code ${code}, signal ${signal}) ${stderrTail.trim()}`,
-          }),
+          aborted
+            ? new StartAborted(opts.fn.name)
+            : new InitError(opts.fn.name, {
+                errorType: 'Runtime.ExitError',
+                errorMessage: `exited during init (code ${code}, signal ${signal}) ${stderrTail.trim()}`,
+              }),
         );
       });
-      child.once('error', reject);
+      // No process at all (e.g. spawn failed): there will be no exit to wait for.
+      child.once('error', (e) => {
+        if (child.pid === undefined) reject(e);
+      });
     });
   }
 
@@ -139,19 +170,28 @@ export class ExecutionEnvironment {
     const started = performance.now();
     return new Promise<InvokeOutcome>((resolve) => {
       const timer = setTimeout(() => {
-        this.finish({ kind: 'timeout', durationMs: performance.now() - started });
-        // A timed-out environment is not reused, as in Lambda.
+        // A timed-out environment is not reused, as in Lambda. Retired before the caller
+        // hears of the timeout: the exit event comes later, and until then the pool must
+        // not hand this dying process to a waiting request.
+        this.retired = true;
         this.child.kill('SIGKILL');
+        this.finish({ kind: 'timeout', durationMs: performance.now() - started });
       }, timeoutMs);
       this.pending = { requestId, started, resolve, timer };
-      this.child.send({
-        type: 'invoke',
-        requestId,
-        event,
-        functionName: this.opts.fn.name,
-        memoryLimitInMB: this.opts.fn.memorySize,
-        deadlineMs: Date.now() + timeoutMs,
-      });
+      this.child.send(
+        {
+          type: 'invoke',
+          requestId,
+          event,
+          functionName: this.opts.fn.name,
+          memoryLimitInMB: this.opts.fn.memorySize,
+          deadlineMs: Date.now() + timeoutMs,
+        },
+        // A process that cannot take it is ended: its exit reports the invocation as a crash.
+        (err) => {
+          if (err) this.child.kill('SIGKILL');
+        },
+      );
     });
   }
 

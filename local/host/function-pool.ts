@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AssemblyFunction } from '../assembly/cloud-assembly';
-import { ExecutionEnvironment, InitError, type InvokeOutcome } from './execution-environment';
+import { ExecutionEnvironment, InitError, type InvokeOutcome, StartAborted } from './execution-environment';
 import { endLine, initReportLine, reportLine, startLine } from './lambda-log';
 
 export interface PoolOptions {
@@ -41,6 +41,8 @@ export class FunctionPool {
   private readonly envs = new Set<ExecutionEnvironment>();
   private readonly idle: ExecutionEnvironment[] = [];
   private starting = 0;
+  /** Starts under way, so stop() can end them too (their processes exist before they are ready). */
+  private readonly spawning = new Set<{ readonly abort: AbortController; readonly settled: Promise<void> }>();
   private readonly waiters: ((env: ExecutionEnvironment | undefined) => void)[] = [];
   private stopped = false;
   private readonly stats = { started: 0, coldStarts: 0, queued: 0, initMs: [] as number[], crashes: 0 };
@@ -77,7 +79,7 @@ export class FunctionPool {
 
   async invoke(event: unknown): Promise<Invocation> {
     const requestId = randomUUID();
-    if (this.stopped) return { ok: false, requestId, reason: 'throttled', message: 'host is stopping' };
+    if (this.stopped) return this.stopping(requestId);
     let env = this.takeIdle();
     let initDurationMs: number | undefined;
     if (!env) {
@@ -86,18 +88,17 @@ export class FunctionPool {
         // request waits for the next free one, up to the function timeout, and only then is throttled.
         env = await this.waitForIdle(this.opts.fn.timeoutSeconds * 1000);
         if (!env) {
-          return {
-            ok: false,
-            requestId,
-            reason: 'throttled',
-            message: `all ${this.opts.maxEnvironments} environments stayed busy for ${this.opts.fn.timeoutSeconds} s`,
-          };
+          if (this.stopped) return this.stopping(requestId);
+          const message = `throttled: no free environment within ${this.opts.fn.timeoutSeconds} s (all ${this.opts.maxEnvironments} environments busy)`;
+          this.opts.log(`${new Date().toISOString()}\t${requestId}\t${message}`);
+          return { ok: false, requestId, reason: 'throttled', message };
         }
         this.stats.queued += 1;
       } else {
         try {
           env = await this.spawn('on-demand');
         } catch (e) {
+          if (e instanceof StartAborted) return this.stopping(requestId);
           const message = e instanceof Error ? e.message : String(e);
           this.opts.log(`${new Date().toISOString()}\t${requestId}\tERROR\t${message}`);
           return { ok: false, requestId, reason: 'init', message };
@@ -153,7 +154,17 @@ export class FunctionPool {
     this.stopped = true;
     for (const w of this.waiters.splice(0)) w(undefined);
     this.idle.length = 0;
+    // Starts under way first: each settles once its process is gone, or once it is in envs.
+    const pending = [...this.spawning];
+    for (const s of pending) s.abort.abort();
+    await Promise.allSettled(pending.map((s) => s.settled));
     await Promise.all([...this.envs].map((e) => e.stop()));
+  }
+
+  private stopping(requestId: string): Invocation {
+    const message = 'throttled: host is stopping';
+    this.opts.log(`${new Date().toISOString()}\t${requestId}\t${message}`);
+    return { ok: false, requestId, reason: 'throttled', message };
   }
 
   private describe(requestId: string, o: InvokeOutcome): Invocation {
@@ -193,30 +204,44 @@ export class FunctionPool {
     return undefined;
   }
 
+  private onEnvironmentExit(e: ExecutionEnvironment): void {
+    this.envs.delete(e);
+    const i = this.idle.indexOf(e);
+    if (i >= 0) this.idle.splice(i, 1);
+    // A crash or timeout frees a slot: a waiting request gets a fresh environment.
+    if (this.waiters.length > 0 && !this.stopped) {
+      this.spawn('on-demand').then(
+        (fresh) => {
+          this.stats.coldStarts += 1;
+          this.release(fresh);
+        },
+        () => {},
+      );
+    }
+  }
+
   private async spawn(initType: 'on-demand' | 'provisioned-concurrency'): Promise<ExecutionEnvironment> {
+    if (this.stopped) throw new StartAborted(this.opts.fn.name);
     this.starting += 1;
+    const abort = new AbortController();
+    // Settled when this whole spawn is over, including the stop of an environment that came up too late.
+    let settle = () => {};
+    const entry = { abort, settled: new Promise<void>((r) => (settle = r)) };
+    this.spawning.add(entry);
     try {
       const env = await ExecutionEnvironment.start({
         fn: this.opts.fn,
         env: this.opts.env,
         initType,
         onLog: this.opts.log,
-        onExit: (e) => {
-          this.envs.delete(e);
-          const i = this.idle.indexOf(e);
-          if (i >= 0) this.idle.splice(i, 1);
-          // A crash or timeout frees a slot: a waiting request gets a fresh environment.
-          if (this.waiters.length > 0 && !this.stopped) {
-            this.spawn('on-demand').then(
-              (fresh) => {
-                this.stats.coldStarts += 1;
-                this.release(fresh);
-              },
-              () => {},
-            );
-          }
-        },
+        signal: abort.signal,
+        onExit: (e) => this.onEnvironmentExit(e),
       });
+      if (this.stopped) {
+        // Ready just as the pool stopped: stop() may already have passed envs by.
+        await env.stop();
+        throw new StartAborted(this.opts.fn.name);
+      }
       this.envs.add(env);
       this.stats.started += 1;
       this.stats.initMs.push(env.initMs);
@@ -225,7 +250,9 @@ export class FunctionPool {
       if (e instanceof InitError) this.opts.log(initReportLine(0, 'error'));
       throw e;
     } finally {
+      this.spawning.delete(entry);
       this.starting -= 1;
+      settle();
     }
   }
 }

@@ -6,8 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Route } from '../assembly/cloud-assembly';
 import { verifyRequest } from '../auth/sigv4';
 import type { FunctionPool, Invocation } from '../host/function-pool';
@@ -20,10 +21,13 @@ export interface CompiledRoute {
   readonly template: string;
   readonly pattern: RegExp;
   readonly params: string[];
-  readonly pool: FunctionPool;
+  readonly pool: Integration;
 }
 
-export function compileRoute(route: Route, pool: FunctionPool): CompiledRoute {
+/** What a route invokes: a function pool, or a stand-in for one in tests. */
+export type Integration = Pick<FunctionPool, 'invoke'>;
+
+export function compileRoute(route: Route, pool: Integration): CompiledRoute {
   const params: string[] = [];
   const source = route.path
     .split('/')
@@ -69,6 +73,8 @@ export interface ApiServerOptions {
   readonly iam?: { readonly credentials: AwsCredentialIdentity };
   /** Called once per request with what happened, for progress and logs. */
   readonly onRequest?: (r: { method: string; path: string; status: number; invocation?: Invocation }) => void;
+  /** Where the server reports what it answered 5xx for and why. @default console.error */
+  readonly log?: (line: string) => void;
 }
 
 export interface ApiServer {
@@ -146,23 +152,148 @@ function toEvent(
   };
 }
 
-function isProxyResult(v: unknown): v is APIGatewayProxyResult {
-  return typeof v === 'object' && v !== null && typeof (v as APIGatewayProxyResult).statusCode === 'number';
+/** A proxy result API Gateway would pass on; anything else is a malformed Lambda proxy response. */
+export interface ValidProxyResult {
+  readonly statusCode: number;
+  readonly headers: [string, string][];
+  readonly body: Buffer;
 }
 
-/** What API Gateway answers when the integration fails, by failure kind. */
-function integrationFailure(res: http.ServerResponse, inv: Extract<Invocation, { ok: false }>): number {
-  if (inv.reason === 'throttled') {
-    json(res, 429, { message: 'Too Many Requests' });
-    return 429;
+// Headers that frame the message belong to the host, not the function: API Gateway remaps or drops them.
+const HOP_BY_HOP = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+]);
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function headerOk(name: string, value: string): boolean {
+  try {
+    http.validateHeaderName(name);
+    http.validateHeaderValue(name, value);
+    return true;
+  } catch {
+    return false;
   }
-  json(
-    res,
-    502,
-    { message: 'Internal server error' },
-    { 'x-amzn-errortype': 'InternalServerErrorException' },
+}
+
+/**
+ * Checks a Lambda proxy result the way API Gateway does before anything is written:
+ * an integer status (1xx cannot end an exchange, so 200-599 here), string header values,
+ * arrays of strings in multiValueHeaders, a string body. Returns why not, or the response.
+ */
+export function validateProxyResult(v: unknown): ValidProxyResult | string {
+  if (!isRecord(v)) return 'result is not an object';
+  const { statusCode, headers, multiValueHeaders, body, isBase64Encoded } = v;
+  if (typeof statusCode !== 'number' || !Number.isInteger(statusCode) || statusCode < 200 || statusCode > 599)
+    return `statusCode ${JSON.stringify(statusCode)} is not an integer in 200-599`;
+  if (body !== undefined && body !== null && typeof body !== 'string') return 'body is not a string';
+  if (isBase64Encoded !== undefined && isBase64Encoded !== null && typeof isBase64Encoded !== 'boolean')
+    return 'isBase64Encoded is not a boolean';
+  const out: [string, string][] = [];
+  if (headers !== undefined && headers !== null) {
+    if (!isRecord(headers)) return 'headers is not an object';
+    for (const [k, value] of Object.entries(headers)) {
+      if (typeof value !== 'string') return `header ${k} is not a string`;
+      if (!headerOk(k, value)) return `header ${k} is not a valid HTTP header`;
+      out.push([k, value]);
+    }
+  }
+  if (multiValueHeaders !== undefined && multiValueHeaders !== null) {
+    if (!isRecord(multiValueHeaders)) return 'multiValueHeaders is not an object';
+    for (const [k, values] of Object.entries(multiValueHeaders)) {
+      if (!Array.isArray(values)) return `multiValueHeaders.${k} is not an array`;
+      for (const value of values) {
+        if (typeof value !== 'string') return `multiValueHeaders.${k} holds a non-string`;
+        if (!headerOk(k, value)) return `multiValueHeaders.${k} is not a valid HTTP header`;
+        out.push([k, value]);
+      }
+    }
+  }
+  const text = typeof body === 'string' ? body : '';
+  return {
+    statusCode,
+    headers: out.filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase())),
+    body: Buffer.from(text, isBase64Encoded === true ? 'base64' : 'utf8'),
+  };
+}
+
+const INTERNAL_ERROR = { message: 'Internal server error' };
+const INTERNAL_ERROR_TYPE = { 'x-amzn-errortype': 'InternalServerErrorException' };
+
+/**
+ * What API Gateway answers when the integration fails, by failure kind: 502 for a function
+ * error, crash or timeout, 500 when Lambda throttles (here: no free environment in time).
+ */
+function integrationFailure(res: http.ServerResponse, inv: Extract<Invocation, { ok: false }>): number {
+  const status = inv.reason === 'throttled' ? 500 : 502;
+  json(res, status, INTERNAL_ERROR, INTERNAL_ERROR_TYPE);
+  return status;
+}
+
+/**
+ * The request target as a URL on a fixed base: origin-form (`/lab/x?a=1`) or absolute-form
+ * (`http://host/lab/x`, which servers must accept), keeping only its path and query.
+ * The Host header never takes part. Undefined when the target is neither.
+ */
+export function parseTarget(target: string | undefined): URL | undefined {
+  if (!target) return undefined;
+  try {
+    // Concatenated, not resolved against a base: `//evil/x` is a path here, not another host.
+    if (target.startsWith('/')) return new URL(`http://localhost${target}`);
+    const absolute = new URL(target);
+    if (absolute.protocol !== 'http:' && absolute.protocol !== 'https:') return undefined;
+    return new URL(`http://localhost${absolute.pathname}${absolute.search}`);
+  } catch {
+    return undefined;
+  }
+}
+
+const STATUS_FOR_PARSE_ERROR: Record<string, number> = {
+  HPE_HEADER_OVERFLOW: 431,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+};
+
+/** Writes a whole error response on a raw socket and closes it: there is no ServerResponse to use. */
+function answerRaw(socket: Duplex, status: number): void {
+  // Node no longer watches a CONNECT socket for errors: a reset there must not crash the host.
+  if (socket.listenerCount('error') === 0) socket.on('error', () => socket.destroy());
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const reason = http.STATUS_CODES[status] ?? 'Bad Request';
+  const body = JSON.stringify({ message: reason });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
-  return 502;
+}
+
+/**
+ * Malformed HTTP never reaches the request handler: answer it on the raw socket (400, or
+ * 431/408). A response still being produced for an earlier, complete request on the same
+ * connection (pipelining) goes out first, so a good request's answer is never lost to the
+ * junk after it. When the broken part is the body of the request in hand (bad chunking, a
+ * hang-up mid-body), that request cannot complete: answer at once.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = STATUS_FOR_PARSE_ERROR[err.code ?? ''] ?? 400;
+  const inFlight = (socket as Duplex & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (inFlight && !inFlight.writableFinished && inFlight.req.complete) {
+    inFlight.once('close', () => answerRaw(socket, status));
+  } else {
+    answerRaw(socket, status);
+  }
 }
 
 /**
@@ -185,11 +316,18 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
 
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const prefix = `/${opts.stage}`;
-  const server = http.createServer(async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+  const log = opts.log ?? ((line: string) => console.error(line));
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
+    const url = parseTarget(req.url);
     const done = (status: number, invocation?: Invocation) =>
-      opts.onRequest?.({ method, path: url.pathname, status, invocation });
+      opts.onRequest?.({ method, path: url?.pathname ?? req.url ?? '', status, invocation });
+    if (!url) {
+      json(res, 400, { message: 'Bad Request' });
+      req.resume();
+      return done(400);
+    }
     const path = url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) : undefined;
     const match = path === undefined ? undefined : matchRoute(opts.routes, method, path);
     if (!match || path === undefined) {
@@ -219,41 +357,49 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
       const verdict = await verifyRequest(
-        {
-          method,
-          url: `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`,
-          headers,
-          body: body.toString('utf8'),
-        },
+        { method, target: `${url.pathname}${url.search}`, headers, body: body.toString('utf8') },
         opts.iam.credentials,
       );
       if (!verdict.ok) {
-        json(
-          res,
-          verdict.status,
-          { message: verdict.message },
-          { 'x-amzn-errortype': 'IncompleteSignatureException' },
-        );
+        json(res, verdict.status, { message: verdict.message }, { 'x-amzn-errortype': verdict.errorType });
         return done(verdict.status);
       }
     }
     const event = toEvent(req, url, opts.stage, match.route.template, path, match.pathParameters, body);
     const inv = await match.route.pool.invoke(event);
-    if (!inv.ok) return done(integrationFailure(res, inv), inv);
-    if (!isProxyResult(inv.response)) {
-      json(res, 502, { message: 'Internal server error' });
+    if (!inv.ok) {
+      if (inv.reason === 'throttled') log(`${method} ${url.pathname}: 500, ${inv.message}`);
+      return done(integrationFailure(res, inv), inv);
+    }
+    const r = validateProxyResult(inv.response);
+    if (typeof r === 'string') {
+      log(`${method} ${url.pathname}: 502, malformed Lambda proxy response: ${r}`);
+      json(res, 502, INTERNAL_ERROR, INTERNAL_ERROR_TYPE);
       return done(502, inv);
     }
-    const r = inv.response;
-    const out = r.isBase64Encoded ? Buffer.from(r.body ?? '', 'base64') : Buffer.from(r.body ?? '', 'utf8');
-    const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(r.headers ?? {})) headers[k] = String(v);
-    for (const [k, v] of Object.entries(r.multiValueHeaders ?? {})) headers[k] = v.map(String);
-    headers['content-length'] = String(out.length);
-    res.writeHead(r.statusCode, headers);
-    res.end(out);
+    const headers: [string, string][] = [...r.headers, ['content-length', String(r.body.length)]];
+    res.writeHead(r.statusCode, headers.flat());
+    res.end(r.body);
     done(r.statusCode, inv);
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      // Whatever goes wrong with one request is that request's 500, never the host's exit.
+      log(`${req.method} ${req.url}: 500, ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      try {
+        // Already answered (a throw after the response, e.g. in onRequest): the log is all.
+        if (res.writableEnded) return;
+        if (res.headersSent) res.destroy();
+        else json(res, 500, INTERNAL_ERROR, INTERNAL_ERROR_TYPE);
+      } catch {
+        res.destroy();
+      }
+    });
   });
+  server.on('clientError', answerClientError);
+  // CONNECT's target is an authority, not a path on this API: refuse it rather than drop the connection.
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => answerRaw(socket, 400));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -2,20 +2,34 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { AssemblyFunction, Route } from '../../local/assembly/cloud-assembly';
 import { signRequest } from '../../local/auth/sigv4';
+import type { Invocation } from '../../local/host/function-pool';
 import { FunctionPool } from '../../local/host/function-pool';
-import { compileRoute, MAX_PAYLOAD_BYTES, startApiServer } from '../../local/server/api-gateway';
+import {
+  type ApiServer,
+  compileRoute,
+  type Integration,
+  MAX_PAYLOAD_BYTES,
+  startApiServer,
+} from '../../local/server/api-gateway';
+import { rawExchange, signedRawRequest } from '../support/lab-http';
 
 // A bundle with one export per behaviour, as esbuild would emit it.
 const BUNDLE = `
 let calls = 0;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+if (process.env.SLOW_INIT_MS) {
+  console.log('init-pid', process.pid);
+  await sleep(Number(process.env.SLOW_INIT_MS));
+}
 export const handler = async (event) => {
   calls += 1;
   const body = event.body ? JSON.parse(event.body) : {};
   if (body.crash) process.exit(3);
+  if (body.crashAfterMs) { await sleep(body.crashAfterMs); process.exit(3); }
   if (body.throw) throw new TypeError('boom');
   if (body.sleepMs) await sleep(body.sleepMs);
   console.log('handled', calls);
@@ -50,11 +64,11 @@ const fn = (over: Partial<AssemblyFunction> = {}): AssemblyFunction => ({
 });
 
 const pools: FunctionPool[] = [];
-function pool(over: Partial<AssemblyFunction> = {}, maxEnvironments = 5) {
+function pool(over: Partial<AssemblyFunction> = {}, maxEnvironments = 5, env: Record<string, string> = {}) {
   const lines: string[] = [];
   const p = new FunctionPool({
     fn: fn(over),
-    env: { FOO: 'bar' },
+    env: { FOO: 'bar', ...env },
     maxEnvironments,
     log: (l) => lines.push(l),
   });
@@ -66,6 +80,32 @@ afterEach(async () => {
 });
 
 const event = (body: unknown = {}) => ({ body: JSON.stringify(body), pathParameters: null });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until the condition holds; bounded so a broken pool fails the test instead of hanging it. */
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(20);
+  }
+}
+
+/** The pid the nth slow-starting environment printed during its init. */
+async function initPid(lines: string[], nth: number): Promise<number> {
+  const pids = () => lines.flatMap((l) => /\tinit-pid (\d+)$/.exec(l)?.[1] ?? []);
+  await until(() => pids().length > nth);
+  return Number(pids()[nth]);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 const REPORT =
   /^REPORT RequestId: [0-9a-f-]{36}\tDuration: \d+\.\d{2} ms\tBilled Duration: \d+ ms\tMemory Size: 256 MB\tMax Memory Used: \d+ MB\t(Init Duration: \d+\.\d{2} ms\t)?$/;
 
@@ -142,6 +182,72 @@ describe('function pool', () => {
     expect(lines.find((l) => l.startsWith('REPORT'))).toContain('Status: timeout');
     await new Promise((res) => setTimeout(res, 200));
     expect(p.snapshot().environments).toBe(0);
+  });
+
+  it('hands a request queued behind a timeout a fresh environment, never the dying one', async () => {
+    const { p, lines } = pool({ timeoutSeconds: 2 }, 1);
+    const slow = p.invoke(event({ sleepMs: 10_000 }));
+    await until(() => p.snapshot().busy === 1);
+    // Queued well after the slow one started, so it is still waiting when the timeout hits.
+    await sleep(1000);
+    const queued = p.invoke(event());
+    expect(await slow).toMatchObject({ ok: false, reason: 'timeout' });
+    const r = await queued;
+    expect(r, JSON.stringify(r)).toMatchObject({ ok: true });
+    expect(p.snapshot()).toMatchObject({ crashes: 0, started: 2 });
+    expect(lines.filter((l) => l.includes('Runtime exited'))).toEqual([]);
+  });
+
+  it('throttles a request that finds no free environment within the function timeout, saying why', async () => {
+    // The only environment is still initializing when the waiting request's time runs out.
+    const { p, lines } = pool({ timeoutSeconds: 1 }, 1, { SLOW_INIT_MS: '2500' });
+    const first = p.invoke(event());
+    await until(() => lines.some((l) => l.includes('init-pid')));
+    const r = await p.invoke(event());
+    expect(r).toMatchObject({
+      ok: false,
+      reason: 'throttled',
+      message: 'throttled: no free environment within 1 s (all 1 environments busy)',
+    });
+    expect(
+      lines.some((l) => l.endsWith('\tthrottled: no free environment within 1 s (all 1 environments busy)')),
+    ).toBe(true);
+    expect((await first).ok).toBe(true);
+  });
+
+  it('stop() ends environments still starting: no process of a pending start survives', async () => {
+    const { p, lines } = pool({}, 1, { SLOW_INIT_MS: '20000' });
+    const pending = p.invoke(event());
+    const pid = await initPid(lines, 0);
+    try {
+      expect(isRunning(pid)).toBe(true);
+      await p.stop();
+      expect(isRunning(pid), `pid ${pid} after stop()`).toBe(false);
+      expect(await pending).toMatchObject({
+        ok: false,
+        reason: 'throttled',
+        message: 'throttled: host is stopping',
+      });
+    } finally {
+      if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('stop() ends a replacement environment still starting after a crash', async () => {
+    const { p, lines } = pool({}, 1, { SLOW_INIT_MS: '1000' });
+    const crashing = p.invoke(event({ crashAfterMs: 400 }));
+    await until(() => p.snapshot().busy === 1);
+    // Waits at the cap; the crash frees the slot and a replacement starts for it.
+    const waiting = p.invoke(event());
+    expect(await crashing).toMatchObject({ ok: false, reason: 'crash' });
+    const pid = await initPid(lines, 1);
+    try {
+      await p.stop();
+      expect(isRunning(pid), `pid ${pid} after stop()`).toBe(false);
+      expect(await waiting).toMatchObject({ ok: false, reason: 'throttled' });
+    } finally {
+      if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 
   it('reports an init failure without starting to serve', async () => {
@@ -257,5 +363,215 @@ describe('API server', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+/** An integration that answers what the test says, standing in for a function pool. */
+function stubIntegration(
+  answer: (event: APIGatewayProxyEvent) => Invocation | Promise<Invocation>,
+): Integration {
+  return { invoke: async (e: unknown) => answer(e as APIGatewayProxyEvent) };
+}
+const ok = (response: unknown): Invocation => ({ ok: true, requestId: 'r', response, durationMs: 1 });
+
+describe('API server: every request ends in an answer', () => {
+  const creds = { accessKeyId: 'CALLER', secretAccessKey: 'secret' };
+  let server: ApiServer | undefined;
+  const serverLog: string[] = [];
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    serverLog.length = 0;
+  });
+  async function serve(integration: Integration, iam = false) {
+    const routes = [
+      compileRoute({ method: 'GET', path: '/r/{case}', function: fn() }, integration),
+      compileRoute({ method: 'POST', path: '/dynamodb/person', function: fn() }, integration),
+    ];
+    server = await startApiServer({
+      routes,
+      stage: 'lab',
+      host: '127.0.0.1',
+      port: 0,
+      iam: iam ? { credentials: creds } : undefined,
+      log: (l) => serverLog.push(l),
+    });
+    return server;
+  }
+  // A fresh deadline per request: a hung answer fails the test instead of stalling it.
+  const bounded = () => ({ signal: AbortSignal.timeout(5000) });
+
+  it('answers 502 to every proxy result API Gateway would reject, and keeps serving', async () => {
+    const good = {
+      statusCode: 200,
+      headers: { 'x-a': 'b' },
+      multiValueHeaders: { 'x-m': ['1', '2'] },
+      body: 'fine',
+    };
+    const bad: Record<string, unknown> = {
+      status700: { statusCode: 700, body: '' },
+      status99: { statusCode: 99, body: '' },
+      status0: { statusCode: 0 },
+      fractional: { statusCode: 200.5, body: '' },
+      stringStatus: { statusCode: '200', body: '' },
+      nanStatus: { statusCode: Number.NaN, body: '' },
+      numberHeader: { statusCode: 200, headers: { 'x-n': 1 }, body: '' },
+      nullHeader: { statusCode: 200, headers: { 'x-n': null }, body: '' },
+      objectHeader: { statusCode: 200, headers: { 'x-n': { a: 1 } }, body: '' },
+      headersNotObject: { statusCode: 200, headers: 'x-n: 1', body: '' },
+      headerWithNewline: { statusCode: 200, headers: { 'x-n': 'a\r\nSet-Cookie: evil=1' }, body: '' },
+      badHeaderName: { statusCode: 200, headers: { 'a b': 'x' }, body: '' },
+      multiNotArray: { statusCode: 200, multiValueHeaders: { 'x-m': 'one' }, body: '' },
+      multiNumber: { statusCode: 200, multiValueHeaders: { 'x-m': [1] }, body: '' },
+      numberBody: { statusCode: 200, body: 42 },
+      objectBody: { statusCode: 200, body: { a: 1 } },
+      base64NotBoolean: { statusCode: 200, body: '', isBase64Encoded: 'yes' },
+      array: [200, 'x'],
+      nothing: null,
+    };
+    const s = await serve(
+      stubIntegration((e) =>
+        ok(e.pathParameters?.case === 'good' ? good : bad[e.pathParameters?.case ?? '']),
+      ),
+    );
+    for (const name of Object.keys(bad)) {
+      const r = await fetch(`${s.url}/r/${name}`, bounded());
+      expect(r.status, name).toBe(502);
+      expect(r.headers.get('x-amzn-errortype'), name).toBe('InternalServerErrorException');
+      expect(await r.json(), name).toEqual({ message: 'Internal server error' });
+    }
+    expect(serverLog.filter((l) => l.includes('malformed Lambda proxy response'))).toHaveLength(
+      Object.keys(bad).length,
+    );
+    const r = await fetch(`${s.url}/r/good`, bounded());
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-a')).toBe('b');
+    expect(r.headers.get('x-m')).toBe('1, 2');
+    expect(await r.text()).toBe('fine');
+  });
+
+  it('answers a throttled invocation as API Gateway does a Lambda throttle: 500, and logs why', async () => {
+    const message = 'throttled: no free environment within 3 s (all 1 environments busy)';
+    const s = await serve(
+      stubIntegration(() => ({ ok: false, requestId: 'r', reason: 'throttled', message })),
+    );
+    const r = await fetch(`${s.url}/r/x`, bounded());
+    expect(r.status).toBe(500);
+    expect(r.headers.get('x-amzn-errortype')).toBe('InternalServerErrorException');
+    expect(await r.json()).toEqual({ message: 'Internal server error' });
+    expect(serverLog).toEqual([`GET /lab/r/x: 500, ${message}`]);
+  });
+
+  it('turns an unexpected throw into a 500 and a log line, never a crashed host', async () => {
+    let calls = 0;
+    const s = await serve(
+      stubIntegration(() => {
+        calls += 1;
+        if (calls === 1) throw new Error('integration blew up');
+        return ok({ statusCode: 200, body: 'after' });
+      }),
+    );
+    const r = await fetch(`${s.url}/r/x`, bounded());
+    expect(r.status).toBe(500);
+    expect(await r.json()).toEqual({ message: 'Internal server error' });
+    expect(serverLog.some((l) => l.includes('integration blew up'))).toBe(true);
+    const after = await fetch(`${s.url}/r/x`, bounded());
+    expect(await after.text()).toBe('after');
+  });
+
+  it('names the auth failure in x-amzn-errortype', async () => {
+    const s = await serve(
+      stubIntegration(() => ok({ statusCode: 200, body: '{}' })),
+      true,
+    );
+    const url = `${s.url}/dynamodb/person`;
+    const body = '{"a":1}';
+    const headers = { 'content-type': 'application/json' };
+    const sig = await signRequest({ method: 'POST', url, headers, body }, creds, 'us-east-1');
+    const cases: [string, RequestInit & { url?: string }, number, string | null][] = [
+      ['unsigned', { method: 'POST', body }, 403, 'MissingAuthenticationTokenException'],
+      [
+        'unknown route',
+        { method: 'GET', url: `${s.url}/nowhere` },
+        403,
+        'MissingAuthenticationTokenException',
+      ],
+      [
+        'tampered',
+        { method: 'POST', body: '{"a":2}', headers: { ...headers, ...sig } },
+        403,
+        'InvalidSignatureException',
+      ],
+      [
+        'malformed authorization',
+        {
+          method: 'POST',
+          body,
+          headers: { ...headers, authorization: 'AWS4-HMAC-SHA256 Credential=CALLER' },
+        },
+        403,
+        'IncompleteSignatureException',
+      ],
+      ['signed', { method: 'POST', body, headers: { ...headers, ...sig } }, 200, null],
+    ];
+    for (const [name, { url: at, ...init }, status, errorType] of cases) {
+      const r = await fetch(at ?? url, { ...init, ...bounded() });
+      expect(r.status, name).toBe(status);
+      expect(r.headers.get('x-amzn-errortype'), name).toBe(errorType);
+    }
+  });
+
+  it('never builds a URL from the Host header: a hostile Host with a forged signature is a 403', async () => {
+    const s = await serve(
+      stubIntegration(() => ok({ statusCode: 200, body: 'served' })),
+      true,
+    );
+    const { port } = new URL(s.url);
+    const now = new Date().toISOString().replace(/[:-]|\.\d{3}/g, '');
+    const forged = (host: string) =>
+      [
+        'POST /lab/dynamodb/person HTTP/1.1',
+        `Host: ${host}`,
+        `X-Amz-Date: ${now}`,
+        `Authorization: AWS4-HMAC-SHA256 Credential=CALLER/${now.slice(0, 8)}/us-east-1/execute-api/aws4_request, SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`,
+        'Content-Length: 2',
+        '',
+        '{}',
+      ].join('\r\n');
+    for (const host of ['a b[', '[::1', 'x:99999999', '%zz', 'user@']) {
+      const r = await rawExchange(Number(port), forged(host));
+      expect(r.statuses, host).toEqual([403]);
+      expect(r.text, host).toContain('x-amzn-errortype: InvalidSignatureException');
+    }
+    expect(serverLog).toEqual([]);
+    const signed = await signedRawRequest(s.url, 'POST', '/dynamodb/person', '{}', { credentials: creds });
+    expect((await rawExchange(Number(port), signed)).statuses).toEqual([200]);
+  });
+
+  it('accepts absolute-form targets, refuses targets it cannot parse, and answers malformed HTTP with 400', async () => {
+    const s = await serve(
+      stubIntegration(() => ok({ statusCode: 200, body: 'served' })),
+      true,
+    );
+    const { port, host } = new URL(s.url);
+    const absolute = await signedRawRequest(s.url, 'POST', '/dynamodb/person', '{}', {
+      credentials: creds,
+      target: `http://${host}/lab/dynamodb/person`,
+    });
+    const r = await rawExchange(Number(port), absolute);
+    expect(r.statuses).toEqual([200]);
+    expect(r.text).toMatch(/\r\n\r\nserved$/);
+    const otherScheme = await signedRawRequest(s.url, 'POST', '/dynamodb/person', '{}', {
+      credentials: creds,
+      target: `ftp://${host}/lab/dynamodb/person`,
+    });
+    const refused = await rawExchange(Number(port), otherScheme);
+    expect(refused.statuses).toEqual([400]);
+    expect(refused.text).toContain('{"message":"Bad Request"}');
+    const junk = await rawExchange(Number(port), 'NOT HTTP AT ALL\r\n\r\n');
+    expect(junk.statuses).toEqual([400]);
+    expect(junk.text).toContain('{"message":"Bad Request"}');
+    const signed = await signedRawRequest(s.url, 'POST', '/dynamodb/person', '{}', { credentials: creds });
+    expect((await rawExchange(Number(port), signed)).statuses).toEqual([200]);
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type SignableRequest, signRequest, verifyRequest } from '../../local/auth/sigv4';
+import {
+  type ReceivedRequest,
+  type SignableRequest,
+  signRequest,
+  verifyRequest,
+} from '../../local/auth/sigv4';
 
 const creds = { accessKeyId: 'local', secretAccessKey: 'local-secret' };
 const base: SignableRequest = {
@@ -9,9 +14,22 @@ const base: SignableRequest = {
   body: '{"GovId":"A1"}',
 };
 
-async function signed(r: SignableRequest = base, c = creds) {
-  return { ...r, headers: { ...r.headers, ...(await signRequest(r, c, 'us-east-1')) } };
+/** What the server sees of a client's request: its target and headers, Host among them. */
+function received(r: SignableRequest, extra: Record<string, string> = {}): ReceivedRequest {
+  const u = new URL(r.url);
+  return {
+    method: r.method,
+    target: `${u.pathname}${u.search}`,
+    headers: { host: u.host, ...r.headers, ...extra },
+    body: r.body,
+  };
 }
+
+async function signed(r: SignableRequest = base, c = creds): Promise<ReceivedRequest> {
+  return received(r, await signRequest(r, c, 'us-east-1'));
+}
+
+const amzDate = (d = new Date()) => d.toISOString().replace(/[:-]|\.\d{3}/g, '');
 
 describe('SigV4 on the lab API', () => {
   it('accepts what the load driver signs, including paths that need escaping and queries', async () => {
@@ -25,7 +43,7 @@ describe('SigV4 on the lab API', () => {
   });
 
   it('refuses anonymous, tampered, foreign and stale requests with 403', async () => {
-    expect(await verifyRequest(base, creds)).toMatchObject({
+    expect(await verifyRequest(received(base), creds)).toMatchObject({
       ok: false,
       status: 403,
       message: 'Missing Authentication Token',
@@ -35,7 +53,7 @@ describe('SigV4 on the lab API', () => {
       ok: false,
       message: expect.stringContaining('signature we calculated does not match'),
     });
-    expect(await verifyRequest({ ...s, url: `${base.url}/x` }, creds)).toMatchObject({ ok: false });
+    expect(await verifyRequest({ ...s, target: `${s.target}/x` }, creds)).toMatchObject({ ok: false });
     expect(await verifyRequest({ ...s, method: 'PUT' }, creds)).toMatchObject({ ok: false });
     const other = await signed(base, { accessKeyId: 'local', secretAccessKey: 'wrong' });
     expect(await verifyRequest(other, creds)).toMatchObject({ ok: false });
@@ -49,7 +67,55 @@ describe('SigV4 on the lab API', () => {
       ok: false,
       message: expect.stringContaining('expired'),
     });
-    const garbage: SignableRequest = { ...base, headers: { authorization: 'Bearer abc' } };
+    const garbage = received({ ...base, headers: { authorization: 'Bearer abc' } });
     expect(await verifyRequest(garbage, creds)).toMatchObject({ ok: false, status: 403 });
+  });
+
+  it('names each failure as API Gateway does in x-amzn-errortype', async () => {
+    const s = await signed();
+    const errorType = async (r: ReceivedRequest) => {
+      const v = await verifyRequest(r, creds);
+      return v.ok ? 'ok' : v.errorType;
+    };
+    expect(await errorType(received(base))).toBe('MissingAuthenticationTokenException');
+    expect(await errorType({ ...s, body: '{"GovId":"B2"}' })).toBe('InvalidSignatureException');
+    expect(await errorType({ ...s, method: 'PUT' })).toBe('InvalidSignatureException');
+    const wrongSecret = await signed(base, { accessKeyId: 'local', secretAccessKey: 'wrong' });
+    expect(await errorType(wrongSecret)).toBe('InvalidSignatureException');
+    expect(await errorType(received({ ...base, headers: { authorization: 'Bearer abc' } }))).toBe(
+      'IncompleteSignatureException',
+    );
+    const cut = { ...s, headers: { ...s.headers, authorization: s.headers.authorization.slice(0, -10) } };
+    expect(await errorType(cut)).toBe('IncompleteSignatureException');
+  });
+
+  it('verifies the Host header as a signed value and never parses it', async () => {
+    const s = await signed();
+    // Signed for one host, sent with another: a mismatch, not a different URL.
+    expect(
+      await verifyRequest({ ...s, headers: { ...s.headers, host: 'example.invalid' } }, creds),
+    ).toMatchObject({ ok: false, errorType: 'InvalidSignatureException' });
+    const { host: _host, ...noHost } = s.headers;
+    expect(await verifyRequest({ ...s, headers: noHost }, creds)).toMatchObject({
+      ok: false,
+      errorType: 'InvalidSignatureException',
+    });
+    // Hosts no URL parser accepts, with a current date and the known key id: a 403, never a throw.
+    const forged = {
+      authorization: `AWS4-HMAC-SHA256 Credential=local/${amzDate().slice(0, 8)}/us-east-1/execute-api/aws4_request, SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`,
+      'x-amz-date': amzDate(),
+    };
+    for (const host of ['a b[', '[::1', 'x:99999999', '%%%', '\u0001', '']) {
+      const r: ReceivedRequest = {
+        method: 'POST',
+        target: '/lab/dynamodb/person',
+        headers: { host, ...forged },
+      };
+      expect(await verifyRequest(r, creds), JSON.stringify(host)).toMatchObject({
+        ok: false,
+        status: 403,
+        errorType: 'InvalidSignatureException',
+      });
+    }
   });
 });
