@@ -3,6 +3,7 @@
  * Values arrive as strings from `-c key=value` and as JSON types from cdk.json, so
  * every parser accepts both.
  */
+import { labFunctions } from './routes';
 
 export const TARGETS = ['dynamodb', 'qldb'] as const;
 export type Target = (typeof TARGETS)[number];
@@ -23,6 +24,9 @@ export const LOG_RETENTION_DAYS = [
 export const MEMORY_MIN_MB = 128;
 export const MEMORY_MAX_MB = 10240;
 
+/** Lambda refuses provisioned or reserved concurrency that leaves fewer unreserved executions than this. */
+export const LAMBDA_UNRESERVED_MINIMUM = 100;
+
 export interface AppConfig {
   /** Databases to deploy a target for. @default ['dynamodb'] */
   readonly targets: readonly Target[];
@@ -32,6 +36,8 @@ export interface AppConfig {
   readonly keepAliveVariants: readonly KeepAliveVariant[];
   /** Provisioned executions per function alias; 0 means no alias. @default 0 */
   readonly provisionedConcurrency: number;
+  /** The account's Lambda concurrency limit in the region, which bounds provisionedConcurrency. @default 1000 */
+  readonly accountConcurrency: number;
   /** Function memory in MB. @default 512 */
   readonly memorySize: number;
   /** X-Ray active tracing on functions and the API stage. @default false */
@@ -117,8 +123,40 @@ function parseText(read: ContextReader, flag: string, pattern: RegExp, allowed: 
   return s;
 }
 
+/**
+ * Lambda keeps 100 of the account's concurrency unreserved, so every alias's provisioned
+ * executions together must fit in the rest. Checked here because CloudFormation only
+ * finds out mid-deploy, after it has created half the stack.
+ */
+function parseProvisionedConcurrency(
+  read: ContextReader,
+  targets: readonly Target[],
+  variants: readonly KeepAliveVariant[],
+  accountConcurrency: number,
+): number {
+  const functions = labFunctions(targets, variants).length;
+  const bound = Math.max(0, accountConcurrency - LAMBDA_UNRESERVED_MINIMUM);
+  const perFunction = Math.floor(bound / functions);
+  return parseInteger(
+    read,
+    'provisionedConcurrency',
+    0,
+    perFunction,
+    `an integer from 0 to ${perFunction}: ${functions} functions x provisionedConcurrency must be <= ${bound} (accountConcurrency ${accountConcurrency} - ${LAMBDA_UNRESERVED_MINIMUM} Lambda keeps unreserved)`,
+  );
+}
+
 export function parseConfig(read: ContextReader): AppConfig {
+  const targets = parseTargets(read);
   const keepAlive = parseEnum(read, 'keepAlive', KEEP_ALIVE_FLAGS);
+  const keepAliveVariants: KeepAliveVariant[] = keepAlive === 'both' ? ['on', 'off'] : [keepAlive];
+  const accountConcurrency = parseInteger(
+    read,
+    'accountConcurrency',
+    1,
+    1_000_000,
+    "an integer from 1 to 1000000 (the account's Lambda concurrency limit in the region)",
+  );
   const retention = parseInteger(
     read,
     'logRetentionDays',
@@ -134,16 +172,11 @@ export function parseConfig(read: ContextReader): AppConfig {
     );
   }
   return {
-    targets: parseTargets(read),
+    targets,
     keepAlive,
-    keepAliveVariants: keepAlive === 'both' ? ['on', 'off'] : [keepAlive],
-    provisionedConcurrency: parseInteger(
-      read,
-      'provisionedConcurrency',
-      0,
-      1000,
-      'an integer from 0 to 1000',
-    ),
+    keepAliveVariants,
+    provisionedConcurrency: parseProvisionedConcurrency(read, targets, keepAliveVariants, accountConcurrency),
+    accountConcurrency,
     memorySize: parseInteger(
       read,
       'memorySize',

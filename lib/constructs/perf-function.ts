@@ -31,6 +31,8 @@ export interface PerfFunctionProps {
   /** @default RemovalPolicy.DESTROY */
   readonly removalPolicy?: RemovalPolicy;
   readonly environment?: Record<string, string>;
+  /** @default FUNCTION_TIMEOUT (10 s, sized for the lab handlers' 5 s database deadline) */
+  readonly timeout?: Duration;
 }
 
 /** NodejsFunction with the lab's defaults: nodejs24.x on arm64, minified ESM with the SDK bundled. */
@@ -72,7 +74,7 @@ export class PerfFunction extends Construct {
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
-      timeout: FUNCTION_TIMEOUT,
+      timeout: props.timeout ?? FUNCTION_TIMEOUT,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       logGroup: this.logGroup,
       role,

@@ -1,4 +1,4 @@
-import { type CfnResource, CustomResource, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnResource, CustomResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as cr from 'aws-cdk-lib/custom-resources';
@@ -16,6 +16,14 @@ export interface QldbTablesProps {
   readonly removalPolicy?: RemovalPolicy;
 }
 
+/**
+ * Timeout of the onEvent function. On a ledger CloudFormation has just created, CREATE TABLE,
+ * CREATE INDEX (which builds the index) and the reads around them each run in their own
+ * transaction with the driver's retries; 10 s, right for a get or a put, leaves them no margin.
+ * The Provider framework waits for this function synchronously, within its own 15 minutes.
+ */
+export const QLDB_TABLES_TIMEOUT = Duration.seconds(90);
+
 /** Creates QLDB tables and indexes through a custom resource; see its handler for the semantics. */
 export class QldbTables extends Construct {
   readonly resource: CustomResource;
@@ -26,6 +34,7 @@ export class QldbTables extends Construct {
       entry: 'lambda/custom-resources/qldb-tables.ts',
       description: 'Creates the lab QLDB tables and indexes (idempotent)',
       memorySize: 256,
+      timeout: QLDB_TABLES_TIMEOUT,
       logRetentionDays: props.logRetentionDays,
       removalPolicy: props.removalPolicy,
     });

@@ -52,7 +52,11 @@ export class ApiStack extends Stack {
         accessLogFormat: apigateway.AccessLogFormat.jsonWithStandardFields(),
       },
       endpointTypes: [apigateway.EndpointType.REGIONAL],
-      cloudWatchRole: false,
+      // API Gateway refuses a stage with access logs until the region's account settings name a
+      // CloudWatch role, so a fresh account needs one set. Retained: `cdk destroy` must never leave
+      // that account-wide setting pointing at a deleted role, which breaks every API's logging.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       // IAM (SigV4) on every method: only principals of this account with execute-api:Invoke get in.
       defaultMethodOptions: { authorizationType: apigateway.AuthorizationType.IAM },
     });
@@ -122,9 +126,15 @@ export class ApiStack extends Stack {
       {
         id: 'AwsSolutions-APIG6',
         reason:
-          'Execution logging needs the account-wide API Gateway CloudWatch role, which this app must not change in the user account; access logs are on and the functions log every invocation.',
+          'Execution logging is left off on purpose (the account role it needs is set above): it writes many lines per request into a log group API Gateway creates itself (API-Gateway-Execution-Logs_<api id>/lab), outside the stack, never expiring and left behind by cdk destroy; access logs record every request with status and latency, and the functions log every invocation.',
       },
     );
+    const cloudWatchRole = this.api.node.findChild('CloudWatchRole');
+    Validations.of(cloudWatchRole).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason:
+        "The account-wide role API Gateway assumes to write any API's logs in this region, access logs included; AWS documents this managed policy for it, and API Gateway names log groups per API and stage, so no narrower resource fits every API of the account.",
+    });
     for (const child of this.api.methods) {
       Validations.of(child).acknowledge({
         id: 'AwsSolutions-COG4',

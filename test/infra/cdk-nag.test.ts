@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { App, CfnResource, Lazy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildLab } from '../../lib/app';
 import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
 import { RICH_FLAGS } from '../support/synth';
@@ -14,27 +15,48 @@ interface Violation {
   violatingConstructs: { constructPath: string }[];
 }
 
-/** Every stack, with the richest flags, through the AwsSolutions pack. */
-function nagFindings(): string[] {
+interface ValidationReport {
+  pluginReports: { pluginName: string; conclusion: string; violations: Violation[] }[];
+}
+
+/**
+ * Every stack of what `build` puts in the app, through the AwsSolutions pack. An error that
+ * cdk-nag reports interrupts synth after the report is written, so that one failure is read
+ * from the report; any other synth failure is rethrown, never taken for a clean result.
+ */
+function nagFindings(
+  build: (app: App) => void = (app) => buildLab(app),
+  extraContext: Record<string, unknown> = {},
+): string[] {
   const outdir = mkdtempSync(join(tmpdir(), 'lab-nag-'));
   try {
     const context = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context;
     const app = new App({
       outdir,
-      context: { ...context, ...RICH_FLAGS, sourceMaps: 'true', 'aws:cdk:bundling-stacks': [] },
+      context: {
+        ...context,
+        ...RICH_FLAGS,
+        sourceMaps: 'true',
+        'aws:cdk:bundling-stacks': [],
+        ...extraContext,
+      },
     });
-    buildLab(app);
+    build(app);
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    let synthError: unknown;
     try {
       app.synth();
-    } catch {
-      // A failed validation interrupts synth; the report below says why.
+    } catch (e) {
+      synthError = e;
     }
-    const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
-      pluginReports: { pluginName: string; violations: Violation[] }[];
-    };
-    return report.pluginReports
-      .filter((p) => p.pluginName === 'AwsSolutions')
+    const reportFile = join(outdir, 'validation-report.json');
+    if (!existsSync(reportFile)) throw synthError ?? new Error('synth wrote no validation report');
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as ValidationReport;
+    const nag = report.pluginReports.filter((p) => p.pluginName === 'AwsSolutions');
+    // Synth may only have failed because cdk-nag found errors (they are the findings below);
+    // anything else, another validator included, is a broken app and fails the test.
+    if (synthError !== undefined && !nag.some((p) => p.conclusion === 'failure')) throw synthError;
+    return nag
       .flatMap((p) => p.violations)
       .flatMap((v) => v.violatingConstructs.map((c) => `${v.severity} ${v.ruleName} at ${c.constructPath}`));
   } finally {
@@ -43,10 +65,50 @@ function nagFindings(): string[] {
 }
 
 describe('cdk-nag AwsSolutions', () => {
-  const findings = nagFindings();
-  afterAll(() => {});
-
   it('has no unacknowledged errors or warnings on any stack', () => {
-    expect(findings).toEqual([]);
-  });
+    expect(nagFindings()).toEqual([]);
+  }, 120_000);
+
+  it('a synth that throws fails, rather than passing with no findings', () => {
+    const broken = (app: App) => {
+      buildLab(app);
+      const stack = new Stack(app, 'Broken');
+      new CfnResource(stack, 'Thing', {
+        type: 'Custom::Thing',
+        properties: {
+          Value: Lazy.string({
+            produce: () => {
+              throw new Error('synth failed on purpose');
+            },
+          }),
+        },
+      });
+    };
+    expect(() => nagFindings(broken)).toThrowError('synth failed on purpose');
+  }, 120_000);
+
+  it('a synth stopped by another validator fails, though cdk-nag found nothing', () => {
+    const invalid = (app: App) => {
+      buildLab(app);
+      // Not an L1 class, so cdk-nag has no rule for it; CloudFormation's schema refuses the property.
+      new CfnResource(new Stack(app, 'Invalid'), 'Bucket', {
+        type: 'AWS::S3::Bucket',
+        properties: { NotAProperty: true },
+      });
+    };
+    expect(() => nagFindings(invalid, { '@aws-cdk/core:validateAgainstDefaultRules': true })).toThrowError(
+      /NotAProperty|E3002/,
+    );
+  }, 120_000);
+
+  it('still reads the findings when cdk-nag errors are what stopped synth', () => {
+    const open = (app: App) => {
+      buildLab(app);
+      // A bucket with none of the AwsSolutions defaults: several errors, so synth fails.
+      new CfnBucket(new Stack(app, 'Open'), 'Bucket');
+    };
+    const findings = nagFindings(open);
+    expect(findings).toEqual(expect.arrayContaining([expect.stringMatching(/AwsSolutions-S1 at Open\//)]));
+    expect(findings.every((f) => f.includes(' at Open/'))).toBe(true);
+  }, 120_000);
 });

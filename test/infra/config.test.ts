@@ -20,6 +20,7 @@ describe('context flags', () => {
       keepAlive: 'on',
       keepAliveVariants: ['on'],
       provisionedConcurrency: 0,
+      accountConcurrency: 1000,
       memorySize: 512,
       tracing: false,
       powerTuning: true,
@@ -51,6 +52,8 @@ describe('context flags', () => {
     ['keepAlive', 'maybe', /keepAlive="maybe".*one of on, off, both/],
     ['provisionedConcurrency', '-1', /provisionedConcurrency="-1".*integer from 0/],
     ['provisionedConcurrency', '1.5', /provisionedConcurrency="1.5"/],
+    ['accountConcurrency', '0', /accountConcurrency="0".*from 1 to 1000000/],
+    ['accountConcurrency', 'many', /accountConcurrency="many"/],
     ['targets', 'fauna', /targets="fauna".*dynamodb, qldb/],
     ['targets', 'dynamodb,fauna', /targets="dynamodb,fauna"/],
     ['targets', '', /targets="".*comma list/],
@@ -68,6 +71,46 @@ describe('context flags', () => {
   ])('%s=%s fails naming the flag, the value and what is allowed', (flag, value, message) => {
     expect(() => parse({ [flag]: value })).toThrowError(ConfigError);
     expect(() => parse({ [flag]: value })).toThrowError(message);
+  });
+
+  describe('provisionedConcurrency x functions must leave Lambda its 100 unreserved', () => {
+    it.each<[Record<string, string>, number, number]>([
+      // [flags, functions deployed, largest accepted value]
+      [{ targets: 'dynamodb', keepAlive: 'on' }, 2, 450],
+      [{ targets: 'dynamodb', keepAlive: 'both' }, 4, 225],
+      [{ targets: 'dynamodb,qldb', keepAlive: 'both' }, 8, 112],
+      [{ targets: 'dynamodb,qldb', keepAlive: 'off', accountConcurrency: '5000' }, 4, 1225],
+    ])('%o deploys %i functions: accepts %i each and refuses one more', (flags, functions, max) => {
+      expect(parse({ ...flags, provisionedConcurrency: String(max) }).provisionedConcurrency).toBe(max);
+      const over = { ...flags, provisionedConcurrency: String(max + 1) };
+      const bound = Number(flags.accountConcurrency ?? 1000) - 100;
+      let message = '';
+      try {
+        parse(over);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        message = (e as Error).message;
+      }
+      expect(message).toBe(
+        `Invalid context flag provisionedConcurrency="${max + 1}": expected an integer from 0 to ${max}: ` +
+          `${functions} functions x provisionedConcurrency must be <= ${bound} ` +
+          `(accountConcurrency ${flags.accountConcurrency ?? 1000} - 100 Lambda keeps unreserved)`,
+      );
+      expect(message).not.toContain('\n');
+    });
+
+    it('the old upper bound of 1000 per function is refused with the default account limit', () => {
+      expect(() => parse({ provisionedConcurrency: '1000' })).toThrowError(
+        /provisionedConcurrency="1000".*2 functions x provisionedConcurrency must be <= 900/,
+      );
+    });
+
+    it('an account limit at or under 100 allows no provisioned concurrency at all', () => {
+      expect(parse({ accountConcurrency: '10', provisionedConcurrency: '0' }).provisionedConcurrency).toBe(0);
+      expect(() => parse({ accountConcurrency: '10', provisionedConcurrency: '1' })).toThrowError(
+        /from 0 to 0: 2 functions x provisionedConcurrency must be <= 0 \(accountConcurrency 10 - 100/,
+      );
+    });
   });
 
   it('a bad flag fails the real app with one line and exit code 1, writing no templates', () => {

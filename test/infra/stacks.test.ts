@@ -1,4 +1,7 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AccessLogFormat, LogGroupLogDestination, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import { RICH_FLAGS, synthLab } from '../support/synth';
 
@@ -19,18 +22,48 @@ function envOf(r: Resource): Record<string, string> {
   return (r.Properties.Environment as { Variables: Record<string, string> }).Variables;
 }
 
+interface Statement {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+}
+
+const roleOf = (t: Template, fnLogicalId: string): string => {
+  const fn = t.toJSON().Resources[fnLogicalId] as Resource;
+  return (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+};
+
+/**
+ * Every statement that reaches the role a function uses: inline policies on the role, and
+ * AWS::IAM::Policy and AWS::IAM::ManagedPolicy resources attached to it. AWS managed
+ * policies are ARNs whose content the template cannot show, so they are returned apart.
+ */
+function grantsOfFunction(
+  t: Template,
+  fnLogicalId: string,
+): { statements: Statement[]; managedPolicyArns: unknown[] } {
+  const roleId = roleOf(t, fnLogicalId);
+  const role = t.toJSON().Resources[roleId] as Resource;
+  const docs: { Statement: Statement[] }[] = [];
+  for (const p of (role.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]) {
+    docs.push(p.PolicyDocument);
+  }
+  for (const type of ['AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy']) {
+    for (const [, policy] of resources(t, type)) {
+      const roles = (policy.Properties.Roles ?? []) as { Ref: string }[];
+      if (roles.some((r) => r.Ref === roleId))
+        docs.push(policy.Properties.PolicyDocument as { Statement: Statement[] });
+    }
+  }
+  return {
+    statements: docs.flatMap((d) => d.Statement),
+    managedPolicyArns: (role.Properties.ManagedPolicyArns ?? []) as unknown[],
+  };
+}
+
 /** Every action granted to the role a function uses. */
 function actionsOfFunction(t: Template, fnLogicalId: string): string[] {
-  const fn = t.toJSON().Resources[fnLogicalId] as Resource;
-  const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-  const actions: string[] = [];
-  for (const [, policy] of resources(t, 'AWS::IAM::Policy')) {
-    const roles = policy.Properties.Roles as { Ref: string }[];
-    if (!roles.some((r) => r.Ref === roleId)) continue;
-    const doc = policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] };
-    for (const s of doc.Statement) actions.push(...[s.Action].flat());
-  }
-  return actions;
+  return grantsOfFunction(t, fnLogicalId).statements.flatMap((s) => [s.Action].flat());
 }
 
 describe('keep-alive flag', () => {
@@ -144,34 +177,36 @@ describe('provisioned concurrency', () => {
 });
 
 describe('least privilege', () => {
-  const READ_ONLY = new Set([
-    'dynamodb:GetItem',
-    'qldb:SendCommand',
-    'qldb:PartiQLSelect',
-    'xray:PutTraceSegments',
-    'xray:PutTelemetryRecords',
-    // Writing its own log lines is not a write to the data.
-    'logs:CreateLogStream',
-    'logs:PutLogEvents',
-  ]);
+  const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+  const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+  // Exactly what each function may do: a wider grant (dynamodb:*, a second table action) fails.
+  const EXPECTED: Record<string, string[]> = {
+    'dynamodb-create': ['dynamodb:PutItem'],
+    'dynamodb-get': ['dynamodb:GetItem'],
+    'qldb-create': ['qldb:PartiQLInsert', 'qldb:PartiQLSelect', 'qldb:SendCommand'],
+    'qldb-get': ['qldb:PartiQLSelect', 'qldb:SendCommand'],
+  };
 
-  it('get functions may only read; create functions write once and read nothing else', () => {
-    const { api } = synthLab(RICH_FLAGS);
-    let gets = 0;
+  it.each([
+    ['tracing on', RICH_FLAGS, [...LOGS, ...XRAY]],
+    ['tracing off', { targets: 'dynamodb,qldb', keepAlive: 'both' }, LOGS],
+  ])('with %s every function gets exactly its action set, every target and variant', (_n, flags, extra) => {
+    const { api } = synthLab(flags);
+    const seen: string[] = [];
     for (const [id, r] of labFunctions(api)) {
-      const actions = actionsOfFunction(api, id);
-      expect(actions.length).toBeGreaterThan(0);
-      if (envOf(r).LAB_FUNCTION.includes('-get')) {
-        gets += 1;
-        for (const a of actions) expect(READ_ONLY.has(a), `${envOf(r).LAB_FUNCTION} has ${a}`).toBe(true);
-      } else {
-        expect(actions).not.toContain('dynamodb:UpdateItem');
-        expect(actions).not.toContain('dynamodb:DeleteItem');
-        expect(actions).not.toContain('qldb:PartiQLDelete');
-        expect(actions).not.toContain('qldb:PartiQLUpdate');
-      }
+      const key = envOf(r).LAB_FUNCTION.replace(/-keepalive-(on|off)$/, '');
+      seen.push(key);
+      const { statements, managedPolicyArns } = grantsOfFunction(api, id);
+      expect(managedPolicyArns, envOf(r).LAB_FUNCTION).toEqual([]);
+      for (const st of statements) expect(st.Effect).toBe('Allow');
+      const actions = [...new Set(actionsOfFunction(api, id))].sort();
+      expect(actions, envOf(r).LAB_FUNCTION).toEqual([...EXPECTED[key], ...extra].sort());
     }
-    expect(gets).toBe(4);
+    expect(seen.sort()).toEqual(
+      Object.keys(EXPECTED)
+        .flatMap((k) => [k, k])
+        .sort(),
+    );
   });
 
   it('QLDB functions get SendCommand on this ledger and PartiQL on this table only', () => {
@@ -280,10 +315,150 @@ describe('access', () => {
     });
   });
 
-  it('function roles carry no AWS managed policy and log only to their own group', () => {
-    const { api } = synthLab();
-    for (const [, role] of resources(api, 'AWS::IAM::Role')) {
-      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  it.each([
+    ['default flags', {}],
+    ['every target and variant', RICH_FLAGS],
+  ])(
+    'with %s functions log only to their own log group, and nothing may write logs everywhere',
+    (_n, flags) => {
+      const { api, data } = synthLab(flags);
+      const customResourceFns = resources(data, 'AWS::Lambda::Function').filter(([, r]) =>
+        String(r.Properties.Description ?? '').startsWith('Creates the lab QLDB tables'),
+      );
+      for (const [t, fns] of [
+        [api, labFunctions(api)],
+        [data, customResourceFns],
+      ] as const) {
+        for (const [id, r] of fns) {
+          const logGroup = (r.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+          expect(t.toJSON().Resources[logGroup].Type).toBe('AWS::Logs::LogGroup');
+          const { statements, managedPolicyArns } = grantsOfFunction(t, id);
+          // AWSLambdaBasicExecutionRole would let the function write to any log group.
+          expect(managedPolicyArns, id).toEqual([]);
+          const logStatements = statements.filter((st) =>
+            [st.Action].flat().some((a) => a.startsWith('logs:')),
+          );
+          expect(logStatements, id).toHaveLength(1);
+          expect([logStatements[0].Action].flat().sort()).toEqual([
+            'logs:CreateLogStream',
+            'logs:PutLogEvents',
+          ]);
+          // The group's Arn attribute is `arn:...:log-group:<its name>:*`: its own streams only.
+          expect(logStatements[0].Resource, id).toEqual({ 'Fn::GetAtt': [logGroup, 'Arn'] });
+        }
+      }
+      // No inline statement anywhere grants a logs action on every resource.
+      for (const t of [api, data]) {
+        for (const type of ['AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy', 'AWS::IAM::Role']) {
+          for (const [id, p] of resources(t, type)) {
+            const docs =
+              type === 'AWS::IAM::Role'
+                ? ((p.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).map(
+                    (x) => x.PolicyDocument,
+                  )
+                : [p.Properties.PolicyDocument as { Statement: Statement[] }];
+            for (const st of docs.flatMap((d) => d.Statement)) {
+              const logs = [st.Action].flat().filter((a) => a.startsWith('logs:') || a === '*');
+              if (logs.length > 0) expect([st.Resource].flat(), `${id} ${logs}`).not.toContain('*');
+            }
+          }
+        }
+      }
+      // The one AWS managed policy in the API stack is the API Gateway account role's.
+      const managed = resources(api, 'AWS::IAM::Role').filter(([, r]) => r.Properties.ManagedPolicyArns);
+      expect(managed.map(([, r]) => JSON.stringify(r.Properties.AssumeRolePolicyDocument))).toEqual([
+        expect.stringContaining('apigateway.amazonaws.com'),
+      ]);
+    },
+  );
+});
+
+describe('API Gateway account CloudWatch role', () => {
+  type Cfn = {
+    Resources: Record<string, Resource & { DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
+  };
+
+  /** Every stage with access logs needs the region's account setting to name a CloudWatch role. */
+  function checkAccessLogPrerequisite(templates: Template[]): number {
+    const all = templates.map((t) => t.toJSON() as Cfn);
+    const accountsInApp = all.flatMap((t) =>
+      Object.values(t.Resources).filter((r) => r.Type === 'AWS::ApiGateway::Account'),
+    );
+    let stages = 0;
+    for (const t of all) {
+      for (const [, stage] of Object.entries(t.Resources)) {
+        if (stage.Type !== 'AWS::ApiGateway::Stage' || !stage.Properties.AccessLogSetting) continue;
+        stages += 1;
+        expect(accountsInApp.length, 'an AWS::ApiGateway::Account in the app').toBeGreaterThan(0);
+        // DependsOn only works within a stack: the Account must sit beside the stage.
+        const accountIds = Object.entries(t.Resources)
+          .filter(([, r]) => r.Type === 'AWS::ApiGateway::Account')
+          .map(([id]) => id);
+        expect(accountIds).toHaveLength(1);
+        const [accountId] = accountIds;
+        expect([stage.DependsOn ?? []].flat(), 'the stage is created after the Account').toContain(accountId);
+        const account = t.Resources[accountId];
+        const arn = account.Properties.CloudWatchRoleArn as { 'Fn::GetAtt': [string, string] };
+        expect(arn['Fn::GetAtt'][1]).toBe('Arn');
+        const role = t.Resources[arn['Fn::GetAtt'][0]];
+        expect(role.Type).toBe('AWS::IAM::Role');
+        // cdk destroy must leave the role the account setting points at.
+        expect(role.DeletionPolicy).toBe('Retain');
+        expect(role.UpdateReplacePolicy).toBe('Retain');
+        expect(account.DeletionPolicy).toBe('Retain');
+        expect(JSON.stringify(role.Properties.AssumeRolePolicyDocument)).toContain(
+          'apigateway.amazonaws.com',
+        );
+        expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain(
+          'service-role/AmazonAPIGatewayPushToCloudWatchLogs',
+        );
+      }
     }
+    return stages;
+  }
+
+  it.each([
+    ['default flags', {}],
+    ['every target and variant', RICH_FLAGS],
+  ])('with %s every stage with access logs comes after a retained account CloudWatch role', (_n, flags) => {
+    const lab = synthLab(flags);
+    const templates = [lab.data, lab.api, ...(lab.powerTuning ? [lab.powerTuning] : [])];
+    expect(checkAccessLogPrerequisite(templates)).toBe(1);
+  });
+
+  it('the check fails on a stage with access logs and no account setting', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Bare');
+    const api = new RestApi(stack, 'Api', {
+      cloudWatchRole: false,
+      deployOptions: {
+        accessLogDestination: new LogGroupLogDestination(new LogGroup(stack, 'L')),
+        accessLogFormat: AccessLogFormat.clf(),
+      },
+    });
+    api.root.addMethod('GET');
+    expect(() => checkAccessLogPrerequisite([Template.fromStack(stack)])).toThrowError(
+      /AWS::ApiGateway::Account in the app/,
+    );
+  });
+});
+
+describe('QLDB tables custom resource', () => {
+  it('gives CREATE TABLE and CREATE INDEX on a new ledger 90 s, within the Provider framework wait', () => {
+    const { data, api } = synthLab({ targets: 'dynamodb,qldb' });
+    const fns = resources(data, 'AWS::Lambda::Function');
+    const onEvent = fns.filter(([, r]) =>
+      String(r.Properties.Description ?? '').startsWith('Creates the lab QLDB tables'),
+    );
+    expect(onEvent).toHaveLength(1);
+    expect(onEvent[0][1].Properties.Timeout).toBe(90);
+    // The framework calls onEvent synchronously; its own timeout must be longer.
+    const framework = fns.filter(([, r]) =>
+      String(r.Properties.Description ?? '').startsWith('AWS CDK resource provider framework - onEvent'),
+    );
+    expect(framework).toHaveLength(1);
+    expect(framework[0][1].Properties.Timeout as number).toBeGreaterThan(90);
+    // The lab functions keep their 10 s.
+    for (const [, r] of labFunctions(api)) expect(r.Properties.Timeout).toBe(10);
   });
 });
