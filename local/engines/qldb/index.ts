@@ -1,0 +1,146 @@
+/**
+ * The local QLDB engine: a QLDB Session endpoint (and the read-only control plane) that the
+ * unmodified amazon-qldb-driver-nodejs accepts, so the QLDB bundles run although the service was
+ * shut down on 2025-07-31. It runs as a child process (`node --import tsx qldb-server.ts`) so
+ * its CPU is not the lab's event loop and a fault test can kill it.
+ *
+ * Point both SDK clients at `endpoint`: AWS_ENDPOINT_URL_QLDB_SESSION (the driver) and
+ * AWS_ENDPOINT_URL_QLDB (DescribeLedger, ListLedgers) take the same URL.
+ */
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { describeExit, type ManagedChild, outputSection, spawnChild } from '../managed-child';
+import type { QldbServerConfig } from './server-config';
+
+export { ionHash, statementDigest, stringHash } from './digest';
+export { QldbError, type QldbErrorCode } from './errors';
+export { JOURNAL_FILE } from './journal';
+export { Ledger } from './ledger';
+export { SUPPORTED_FORMS } from './partiql';
+export { QLDB_DEFAULTS, type QldbServiceOptions, QldbSessionService } from './session-service';
+
+const SERVER_SCRIPT = fileURLToPath(new URL('./qldb-server.ts', import.meta.url));
+const PROJECT_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const DEFAULT_START_TIMEOUT_MS = 15_000;
+
+export interface StartQldbEngineOptions {
+  /** Port on 127.0.0.1; 0 or absent picks a free one. */
+  readonly port?: number;
+  /** Keep the journal in this folder (created if missing); absent keeps everything in memory. */
+  readonly dataDir?: string;
+  /** The ledgers that exist. @default any name, created on first StartSession */
+  readonly ledgers?: readonly string[];
+  /** Values per result page. @default 200 */
+  readonly pageSize?: number;
+  /** A session not in a transaction expires after this long idle. @default 60 000 (QLDB) */
+  readonly sessionIdleMs?: number;
+  /** A session expires this long after it started. @default 900 000 (QLDB: 13-17 min) */
+  readonly sessionLifetimeMs?: number;
+  /** A transaction must commit within this. @default 30 000 (QLDB) */
+  readonly transactionTimeoutMs?: number;
+  /** Receives the engine's output lines, prefixed with [qldb]. */
+  readonly log?: (line: string) => void;
+  /** @default 15 000 */
+  readonly startTimeoutMs?: number;
+}
+
+export interface QldbEngine {
+  readonly kind: 'qldb';
+  /** http://127.0.0.1:PORT: the QLDB Session endpoint and the control plane. */
+  readonly endpoint: string;
+  readonly port: number;
+  /** PID of the engine's own node process. */
+  readonly pid: number;
+  /** Committed transactions replayed from the journal at start. */
+  readonly replayedCommits: number;
+  /** SIGTERM, then SIGKILL after a grace period; resolves once the process has exited. Idempotent. */
+  stop(): Promise<void>;
+}
+
+function validate(opts: StartQldbEngineOptions): void {
+  const { port, dataDir } = opts;
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
+    throw new Error(
+      `startQldbEngine: port must be an integer from 0 to 65535 (0 = any free port), got ${port}`,
+    );
+  }
+  if (dataDir !== undefined && (typeof dataDir !== 'string' || dataDir === '')) {
+    throw new Error(`startQldbEngine: dataDir must be a non-empty path, got ${JSON.stringify(dataDir)}`);
+  }
+  for (const key of ['pageSize', 'sessionIdleMs', 'sessionLifetimeMs', 'transactionTimeoutMs'] as const) {
+    const v = opts[key];
+    if (v !== undefined && !(Number.isInteger(v) && v > 0)) {
+      throw new Error(`startQldbEngine: ${key} must be a positive integer, got ${v}`);
+    }
+  }
+}
+
+export async function startQldbEngine(opts: StartQldbEngineOptions = {}): Promise<QldbEngine> {
+  validate(opts);
+  const started = Date.now();
+  if (opts.dataDir !== undefined) await mkdir(opts.dataDir, { recursive: true });
+  const config: QldbServerConfig = {
+    port: opts.port ?? 0,
+    dataDir: opts.dataDir,
+    ledgers: opts.ledgers,
+    pageSize: opts.pageSize,
+    sessionIdleMs: opts.sessionIdleMs,
+    sessionLifetimeMs: opts.sessionLifetimeMs,
+    transactionTimeoutMs: opts.transactionTimeoutMs,
+  };
+  // cwd at the project root, so `--import tsx` resolves from its node_modules.
+  const child = await spawnChild(
+    process.execPath,
+    ['--import', 'tsx', SERVER_SCRIPT, JSON.stringify(config)],
+    {
+      name: 'qldb',
+      log: opts.log,
+      cwd: PROJECT_ROOT,
+    },
+  );
+  let ready: { port: number; records: number };
+  try {
+    ready = await waitForListening(child, opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+  const endpoint = `http://127.0.0.1:${ready.port}`;
+  opts.log?.(
+    `[qldb] ready at ${endpoint} in ${Date.now() - started} ms (pid ${child.pid}, ${ready.records} commits replayed)`,
+  );
+  return {
+    kind: 'qldb',
+    endpoint,
+    port: ready.port,
+    pid: child.pid,
+    replayedCommits: ready.records,
+    stop: () => child.stop(),
+  };
+}
+
+function waitForListening(
+  child: ManagedChild,
+  timeoutMs: number,
+): Promise<{ port: number; records: number }> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`qldb did not report its port within ${timeoutMs} ms${outputSection(child)}`));
+    }, timeoutMs);
+    child.onStdoutLine((line) => {
+      if (!line.startsWith('{')) return;
+      try {
+        const msg = JSON.parse(line) as { event?: unknown; port?: unknown; records?: unknown };
+        if (msg.event !== 'listening' || typeof msg.port !== 'number') return;
+        clearTimeout(timer);
+        resolve({ port: msg.port, records: typeof msg.records === 'number' ? msg.records : 0 });
+      } catch {
+        // Not our line.
+      }
+    });
+    void child.exited.then((exit) => {
+      clearTimeout(timer);
+      reject(new Error(`qldb ${describeExit(exit)} before listening${outputSection(child)}`));
+    });
+  });
+}

@@ -1,0 +1,341 @@
+/**
+ * The QLDB Session API (SendCommand) over ledgers: sessions and their expiry, one transaction
+ * per session, Ion parameters and results, paging, the commit digest, OCC at commit and the
+ * journal. Both the HTTP endpoint and the test mock (aws-sdk-client-mock) call `send`, so the
+ * tests and the local lab run one implementation.
+ *
+ * Lifetimes as QLDB documents them: a session expires 13-17 minutes after it started (15 here)
+ * and after 60 s idle outside a transaction; a transaction must commit within 30 s, after which
+ * the session is discarded ("Transaction <id> has expired", which the driver does not retry).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Page, SendCommandRequest, SendCommandResult, ValueHolder } from '@aws-sdk/client-qldb-session';
+import { dom, dumpBinary } from 'ion-js';
+import { ionHash, statementDigest, stringHash } from './digest';
+import { QldbError } from './errors';
+import type { Journal } from './journal';
+import { type CommitRecord, Ledger, randomId, type Transaction } from './ledger';
+import { type ParsedStatement, parseStatement } from './partiql';
+
+export const COMMAND_KINDS = [
+  'StartSession',
+  'StartTransaction',
+  'ExecuteStatement',
+  'FetchPage',
+  'CommitTransaction',
+  'AbortTransaction',
+  'EndSession',
+] as const;
+export type CommandKind = (typeof COMMAND_KINDS)[number];
+
+export const QLDB_DEFAULTS = {
+  pageSize: 200,
+  sessionIdleMs: 60_000,
+  sessionLifetimeMs: 15 * 60_000,
+  transactionTimeoutMs: 30_000,
+} as const;
+
+export interface StatementEvent {
+  readonly transactionId: string;
+  readonly statement: string;
+  readonly parameters: readonly dom.Value[];
+  /** Set when the statement was refused. */
+  readonly error?: Error;
+}
+
+/** Hooks for tests that want to see what ran; the endpoint runs without them. */
+export interface SessionObserver {
+  statement?(event: StatementEvent): void;
+  committed?(transactionId: string): void;
+}
+
+export interface QldbServiceOptions {
+  /** The ledgers that exist. @default any name: a ledger is created on first use */
+  readonly ledgers?: readonly string[];
+  /** Values per page before a NextPageToken. @default 200 */
+  readonly pageSize?: number;
+  /** @default 60 000 */
+  readonly sessionIdleMs?: number;
+  /** @default 900 000 (QLDB: 13-17 minutes) */
+  readonly sessionLifetimeMs?: number;
+  /** @default 30 000 */
+  readonly transactionTimeoutMs?: number;
+  /** Persist commits here; absent keeps everything in memory. */
+  readonly journal?: Journal;
+  readonly observer?: SessionObserver;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+interface Session {
+  readonly token: string;
+  readonly ledger: Ledger;
+  readonly createdAt: number;
+  lastUsed: number;
+  transaction?: Transaction;
+  /** Remaining result values by NextPageToken. */
+  readonly pages: Map<string, { readonly transactionId: string; readonly values: readonly dom.Value[] }>;
+}
+
+const PARSE_CACHE_SIZE = 256;
+const SWEEP_EVERY_MS = 1_000;
+
+export function commandKind(input: SendCommandRequest): CommandKind {
+  const kinds = COMMAND_KINDS.filter((k) => input[k] !== undefined && input[k] !== null);
+  if (kinds.length !== 1) {
+    throw QldbError.badRequest(`Exactly one command per request, got ${kinds.join(', ') || 'none'}`);
+  }
+  return kinds[0];
+}
+
+function parameter(holder: ValueHolder): { value: dom.Value; hash: Uint8Array } {
+  // IonBinary may hold binary or text Ion: the reader tells them apart by the version marker.
+  const raw = holder.IonBinary ?? holder.IonText;
+  if (raw === undefined) throw QldbError.badRequest('A parameter must have IonBinary or IonText');
+  let value: dom.Value | null;
+  try {
+    value = dom.load(raw);
+  } catch (err) {
+    throw QldbError.badRequest(`A parameter is not valid Ion: ${(err as Error).message}`);
+  }
+  if (value === null) throw QldbError.badRequest('A parameter must hold exactly one Ion value');
+  return { value, hash: ionHash(raw) };
+}
+
+export class QldbSessionService {
+  readonly #ledgers = new Map<string, Ledger>();
+  readonly #fixedLedgers: boolean;
+  readonly #sessions = new Map<string, Session>();
+  readonly #parsed = new Map<string, ParsedStatement>();
+  readonly #pageSize: number;
+  readonly #idleMs: number;
+  readonly #lifetimeMs: number;
+  readonly #transactionMs: number;
+  readonly #journal: Journal | undefined;
+  readonly #observer: SessionObserver;
+  readonly #now: () => number;
+  #lastSweep = 0;
+
+  /** `records` are the journal's commits, replayed before the first command. */
+  constructor(options: QldbServiceOptions = {}, records: readonly CommitRecord[] = []) {
+    this.#fixedLedgers = options.ledgers !== undefined;
+    for (const name of options.ledgers ?? []) this.#ledgers.set(name, new Ledger(name));
+    this.#pageSize = options.pageSize ?? QLDB_DEFAULTS.pageSize;
+    this.#idleMs = options.sessionIdleMs ?? QLDB_DEFAULTS.sessionIdleMs;
+    this.#lifetimeMs = options.sessionLifetimeMs ?? QLDB_DEFAULTS.sessionLifetimeMs;
+    this.#transactionMs = options.transactionTimeoutMs ?? QLDB_DEFAULTS.transactionTimeoutMs;
+    this.#journal = options.journal;
+    this.#observer = options.observer ?? {};
+    this.#now = options.now ?? Date.now;
+    if (!(Number.isInteger(this.#pageSize) && this.#pageSize > 0)) {
+      throw new Error(`pageSize must be a positive integer, got ${this.#pageSize}`);
+    }
+    for (const record of records) {
+      const ledger = this.ledger(record.ledger, true);
+      if (!ledger) throw new Error(`the journal names ledger ${record.ledger}, which is not configured`);
+      ledger.apply(record);
+    }
+  }
+
+  /** The ledger of that name; with `create`, made on first use unless the ledgers are fixed. */
+  ledger(name: string, create = false): Ledger | undefined {
+    let ledger = this.#ledgers.get(name);
+    if (!ledger && create && !this.#fixedLedgers && /^[A-Za-z0-9-]{1,32}$/.test(name)) {
+      ledger = new Ledger(name);
+      this.#ledgers.set(name, ledger);
+    }
+    return ledger;
+  }
+
+  /** Whether DescribeLedger should find this name. */
+  ledgerExists(name: string): boolean {
+    return this.#ledgers.has(name) || (!this.#fixedLedgers && /^[A-Za-z0-9-]{1,32}$/.test(name));
+  }
+
+  ledgerNames(): string[] {
+    return [...this.#ledgers.keys()];
+  }
+
+  get openSessions(): number {
+    return this.#sessions.size;
+  }
+
+  async send(input: SendCommandRequest): Promise<SendCommandResult> {
+    const kind = commandKind(input);
+    const started = performance.now();
+    const timing = () => ({
+      ProcessingTimeMilliseconds: Math.max(0, Math.round(performance.now() - started)),
+    });
+    const now = this.#now();
+    this.#sweep(now);
+
+    if (kind === 'StartSession') {
+      const name = input.StartSession?.LedgerName ?? '';
+      const ledger = this.ledger(name, true);
+      if (!ledger) throw QldbError.badRequest(`Ledger ${name} does not exist`);
+      const token = randomBytes(32).toString('base64url');
+      this.#sessions.set(token, { token, ledger, createdAt: now, lastUsed: now, pages: new Map() });
+      return { StartSession: { SessionToken: token, TimingInformation: timing() } };
+    }
+
+    const session = this.#session(input.SessionToken ?? '', now);
+    switch (kind) {
+      case 'StartTransaction': {
+        if (session.transaction) throw QldbError.badRequest('Transaction already open');
+        const id = randomId();
+        session.transaction = session.ledger.begin(id, now, stringHash(id));
+        return { StartTransaction: { TransactionId: id, TimingInformation: timing() } };
+      }
+      case 'ExecuteStatement': {
+        const request = input.ExecuteStatement;
+        const txn = this.#transaction(session, request?.TransactionId);
+        const statement = request?.Statement ?? '';
+        let params: { value: dom.Value; hash: Uint8Array }[] = [];
+        let values: dom.Value[];
+        try {
+          params = (request?.Parameters ?? []).map(parameter);
+          // The digest covers every statement received, as the driver's does.
+          txn.digest = statementDigest(
+            txn.digest,
+            statement,
+            params.map((p) => p.hash),
+          );
+          values = session.ledger.execute(
+            txn,
+            this.#parse(statement),
+            params.map((p) => p.value),
+          );
+        } catch (err) {
+          this.#observer.statement?.({
+            transactionId: txn.id,
+            statement,
+            parameters: params.map((p) => p.value),
+            error: err as Error,
+          });
+          throw err;
+        }
+        this.#observer.statement?.({
+          transactionId: txn.id,
+          statement,
+          parameters: params.map((p) => p.value),
+        });
+        return {
+          ExecuteStatement: {
+            FirstPage: this.#page(session, txn.id, values),
+            ConsumedIOs: { ReadIOs: values.length, WriteIOs: 0 },
+            TimingInformation: timing(),
+          },
+        };
+      }
+      case 'FetchPage': {
+        const request = input.FetchPage;
+        const txn = this.#transaction(session, request?.TransactionId);
+        const token = request?.NextPageToken ?? '';
+        const rest = session.pages.get(token);
+        if (!rest || rest.transactionId !== txn.id) throw QldbError.badRequest('Invalid NextPageToken');
+        session.pages.delete(token);
+        return {
+          FetchPage: {
+            Page: this.#page(session, txn.id, rest.values),
+            ConsumedIOs: { ReadIOs: rest.values.length, WriteIOs: 0 },
+            TimingInformation: timing(),
+          },
+        };
+      }
+      case 'CommitTransaction': {
+        const request = input.CommitTransaction;
+        const txn = this.#transaction(session, request?.TransactionId);
+        const sent = request?.CommitDigest ?? new Uint8Array();
+        if (Buffer.compare(Buffer.from(sent), Buffer.from(txn.digest)) !== 0) {
+          throw QldbError.badRequest(
+            `Transaction ${txn.id}: the commit digest does not match the statements and parameters received`,
+          );
+        }
+        // OCC or not, the transaction is over.
+        session.transaction = undefined;
+        session.pages.clear();
+        const writes = txn.writeCount;
+        const record = session.ledger.commit(txn, now);
+        // Acknowledge only what is on disk; a read-only commit waits for what it may have read.
+        if (this.#journal) await (record ? this.#journal.append(record) : this.#journal.barrier());
+        this.#observer.committed?.(txn.id);
+        return {
+          CommitTransaction: {
+            TransactionId: txn.id,
+            CommitDigest: txn.digest,
+            ConsumedIOs: { ReadIOs: 0, WriteIOs: writes },
+            TimingInformation: timing(),
+          },
+        };
+      }
+      case 'AbortTransaction':
+        session.transaction = undefined;
+        session.pages.clear();
+        return { AbortTransaction: { TimingInformation: timing() } };
+      case 'EndSession':
+        this.#sessions.delete(session.token);
+        return { EndSession: { TimingInformation: timing() } };
+    }
+  }
+
+  #session(token: string, now: number): Session {
+    const session = this.#sessions.get(token);
+    if (!session) throw QldbError.invalidSession(`Session ${token} is not valid`);
+    const problem = this.#expiry(session, now);
+    if (problem) {
+      this.#sessions.delete(token);
+      throw QldbError.invalidSession(problem);
+    }
+    session.lastUsed = now;
+    return session;
+  }
+
+  /** Why the session is no longer valid, or undefined. */
+  #expiry(session: Session, now: number): string | undefined {
+    const txn = session.transaction;
+    if (txn && now - txn.startedAt > this.#transactionMs) return `Transaction ${txn.id} has expired`;
+    if (now - session.createdAt > this.#lifetimeMs) return `Session ${session.token} has expired`;
+    if (!txn && now - session.lastUsed > this.#idleMs) {
+      return `Exceeded the session idle time limit: Session ${session.token}`;
+    }
+    return undefined;
+  }
+
+  /** Drops expired sessions now and then, so abandoned ones do not accumulate. */
+  #sweep(now: number): void {
+    if (now - this.#lastSweep < SWEEP_EVERY_MS) return;
+    this.#lastSweep = now;
+    for (const [token, session] of this.#sessions) {
+      if (this.#expiry(session, now)) this.#sessions.delete(token);
+    }
+  }
+
+  #transaction(session: Session, id: string | undefined): Transaction {
+    const txn = session.transaction;
+    if (!txn) throw QldbError.badRequest('No open transaction');
+    if (txn.id !== id) throw QldbError.badRequest(`Transaction ${id} is not the open transaction`);
+    return txn;
+  }
+
+  #parse(statement: string): ParsedStatement {
+    let parsed = this.#parsed.get(statement);
+    if (!parsed) {
+      parsed = parseStatement(statement);
+      if (this.#parsed.size >= PARSE_CACHE_SIZE) this.#parsed.clear();
+      this.#parsed.set(statement, parsed);
+    }
+    return parsed;
+  }
+
+  #page(session: Session, transactionId: string, values: readonly dom.Value[]): Page {
+    const page: Page = {
+      Values: values.slice(0, this.#pageSize).map((v) => ({ IonBinary: dumpBinary(v) })),
+    };
+    if (values.length > this.#pageSize) {
+      const next = randomId();
+      session.pages.set(next, { transactionId, values: values.slice(this.#pageSize) });
+      page.NextPageToken = next;
+    }
+    return page;
+  }
+}

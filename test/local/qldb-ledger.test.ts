@@ -1,0 +1,240 @@
+/**
+ * The local QLDB engine's parts in-process: the PartiQL subset, OCC rules beyond the
+ * one-GovId race, and the journal's crash rules (torn last line dropped, corruption refused).
+ */
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { dom } from 'ion-js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { QldbError } from '../../local/engines/qldb/errors';
+import { JOURNAL_FILE, Journal } from '../../local/engines/qldb/journal';
+import { Ledger, type Transaction, toIon } from '../../local/engines/qldb/ledger';
+import { parseStatement, SUPPORTED_FORMS } from '../../local/engines/qldb/partiql';
+
+describe('the PartiQL subset', () => {
+  it.each([
+    ['CREATE TABLE Person', { kind: 'createTable', table: 'Person' }, 0],
+    ['create index on Person (GovId)', { kind: 'createIndex', table: 'Person', field: 'GovId' }, 0],
+    [
+      'SELECT GovId FROM Person WHERE GovId = ?',
+      {
+        kind: 'select',
+        table: 'Person',
+        projection: ['GovId'],
+        where: [{ field: 'GovId', operand: { kind: 'param', index: 0 } }],
+      },
+      1,
+    ],
+    [
+      "SELECT p.GovId, p.DOB FROM Person AS p WHERE p.GovIdType = ? AND p.LastName = 'O''Hara'",
+      {
+        kind: 'select',
+        table: 'Person',
+        projection: ['GovId', 'DOB'],
+        where: [
+          { field: 'GovIdType', operand: { kind: 'param', index: 0 } },
+          { field: 'LastName', operand: { kind: 'literal', value: "O'Hara" } },
+        ],
+      },
+      1,
+    ],
+    [
+      'INSERT INTO Person VALUE ?',
+      { kind: 'insert', table: 'Person', documents: [{ kind: 'param', index: 0 }] },
+      1,
+    ],
+    [
+      'INSERT INTO Person << ?, ? >>',
+      {
+        kind: 'insert',
+        table: 'Person',
+        documents: [
+          { kind: 'param', index: 0 },
+          { kind: 'param', index: 1 },
+        ],
+      },
+      2,
+    ],
+    [
+      'UPDATE Person p SET p.FirstName = ?, p.Address = ? WHERE p.GovId = ?',
+      {
+        kind: 'update',
+        table: 'Person',
+        set: [
+          { field: 'FirstName', operand: { kind: 'param', index: 0 } },
+          { field: 'Address', operand: { kind: 'param', index: 1 } },
+        ],
+        where: [{ field: 'GovId', operand: { kind: 'param', index: 2 } }],
+      },
+      3,
+    ],
+    [
+      'DELETE FROM Person WHERE GovId = ?',
+      { kind: 'delete', table: 'Person', where: [{ field: 'GovId', operand: { kind: 'param', index: 0 } }] },
+      1,
+    ],
+  ])('parses %s', (text, statement, parameterCount) => {
+    expect(parseStatement(text)).toEqual({ statement, parameterCount });
+  });
+
+  it.each([
+    ['SELECT * FROM Person ORDER BY GovId', "'ORDER BY' at column 22"],
+    ['SELECT * FROM Person WHERE GovId > ?', "the operator '>' (only =)"],
+    ['SELECT * FROM Person WHERE GovId = ? OR DOB = ?', "'OR' at column"],
+    ['UPDATE Person AS p SET p = ? WHERE p.GovId = ?', 'SET of the whole document'],
+    ['SELECT p.Address.City FROM Person AS p', 'nested path'],
+    ['DROP TABLE Person', 'DROP statements'],
+    ["INSERT INTO Person {'GovId': 'x'}", 'a document literal at column 20'],
+    ['SELECT * FROM Person BY pid', 'BY (document id aliases)'],
+  ])('refuses %s, saying what is not supported and what is', (text, what) => {
+    let caught: unknown;
+    try {
+      parseStatement(text);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(QldbError);
+    expect((caught as QldbError).code).toBe('BadRequestException');
+    expect((caught as QldbError).message).toContain(what);
+    expect((caught as QldbError).message).toContain(SUPPORTED_FORMS[0]);
+  });
+});
+
+let txnCount = 0;
+function begin(ledger: Ledger): Transaction {
+  txnCount += 1;
+  return ledger.begin(`txn-${txnCount}`, Date.now(), new Uint8Array(32));
+}
+
+function run(ledger: Ledger, txn: Transaction, text: string, ...params: unknown[]): dom.Value[] {
+  return ledger.execute(txn, parseStatement(text), params.map(toIon));
+}
+
+function plain(values: readonly dom.Value[]): unknown[] {
+  return values.map((v) => JSON.parse(JSON.stringify(v)));
+}
+
+describe('OCC', () => {
+  function seeded(): Ledger {
+    const ledger = new Ledger('lab');
+    ledger.defineTable('Person', ['GovId']);
+    const txn = begin(ledger);
+    run(
+      ledger,
+      txn,
+      'INSERT INTO Person << ?, ? >>',
+      { GovId: 'A', GovIdType: 'Passport' },
+      { GovId: 'B', GovIdType: 'Passport' },
+    );
+    ledger.commit(txn, Date.now());
+    return ledger;
+  }
+
+  it('an indexed lookup conflicts only with writes to what it read', () => {
+    const ledger = seeded();
+    const reader = begin(ledger);
+    expect(plain(run(ledger, reader, 'SELECT GovId FROM Person WHERE GovId = ?', 'A'))).toEqual([
+      { GovId: 'A' },
+    ]);
+    const other = begin(ledger);
+    run(ledger, other, 'UPDATE Person SET GovIdType = ? WHERE GovId = ?', 'Visa', 'B');
+    ledger.commit(other, Date.now());
+    expect(() => ledger.commit(reader, Date.now())).not.toThrow();
+
+    const again = begin(ledger);
+    run(ledger, again, 'SELECT GovId FROM Person WHERE GovId = ?', 'A');
+    const writer = begin(ledger);
+    run(ledger, writer, 'UPDATE Person SET GovIdType = ? WHERE GovId = ?', 'Visa', 'A');
+    ledger.commit(writer, Date.now());
+    expect(() => ledger.commit(again, Date.now())).toThrow(
+      expect.objectContaining({ code: 'OccConflictException' }),
+    );
+    expect(ledger.occConflicts).toBe(1);
+  });
+
+  it('a query on an unindexed field scans the table and conflicts with any write to it, as QLDB warns', () => {
+    const ledger = seeded();
+    const scan = begin(ledger);
+    expect(run(ledger, scan, 'SELECT * FROM Person WHERE GovIdType = ?', 'Passport')).toHaveLength(2);
+    const insert = begin(ledger);
+    run(ledger, insert, 'INSERT INTO Person ?', { GovId: 'C', GovIdType: 'Visa' });
+    ledger.commit(insert, Date.now());
+    expect(() => ledger.commit(scan, Date.now())).toThrow(/Optimistic concurrency control/);
+  });
+
+  it('a transaction sees its own writes and nothing of an uncommitted one', () => {
+    const ledger = seeded();
+    const mine = begin(ledger);
+    run(ledger, mine, 'DELETE FROM Person WHERE GovId = ?', 'A');
+    run(ledger, mine, 'INSERT INTO Person ?', { GovId: 'A', GovIdType: 'Visa' });
+    expect(plain(run(ledger, mine, 'SELECT GovIdType FROM Person WHERE GovId = ?', 'A'))).toEqual([
+      { GovIdType: 'Visa' },
+    ]);
+    const theirs = begin(ledger);
+    expect(plain(run(ledger, theirs, 'SELECT GovIdType FROM Person WHERE GovId = ?', 'A'))).toEqual([
+      { GovIdType: 'Passport' },
+    ]);
+  });
+});
+
+describe('the journal', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  async function commitOne(journal: Journal, ledger: Ledger, govId: string): Promise<void> {
+    const txn = begin(ledger);
+    run(ledger, txn, 'INSERT INTO Person ?', { GovId: govId, Born: toIon(new Date('1815-12-10T00:00:00Z')) });
+    const record = ledger.commit(txn, Date.now());
+    if (!record) throw new Error('nothing to journal');
+    await journal.append(record);
+  }
+
+  function replay(records: Parameters<Ledger['apply']>[0][]): Ledger {
+    const ledger = new Ledger('lab');
+    for (const r of records) ledger.apply(r);
+    return ledger;
+  }
+
+  it('replays every commit, Ion types intact, drops a torn last line and appends cleanly after it', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'qldb-journal-'));
+    const first = await Journal.open(dir);
+    const ledger = new Ledger('lab');
+    const create = begin(ledger);
+    run(ledger, create, 'CREATE TABLE Person');
+    run(ledger, create, 'CREATE INDEX ON Person (GovId)');
+    const created = ledger.commit(create, Date.now());
+    if (!created) throw new Error('nothing to journal');
+    await first.journal.append(created);
+    await Promise.all(['A', 'B', 'C'].map((id) => commitOne(first.journal, ledger, id)));
+    await first.journal.close();
+    // A crash in the middle of writing the next line.
+    await appendFile(join(dir, JOURNAL_FILE), '{"v":1,"ledger":"lab","txn":"torn');
+
+    const second = await Journal.open(dir);
+    expect(second.droppedBytes).toBeGreaterThan(0);
+    expect(second.records).toHaveLength(4);
+    const replayed = replay(second.records);
+    expect(replayed.indexedFields('Person')).toEqual(['GovId']);
+    expect(replayed.documents('Person').map((d) => d.get('GovId')?.stringValue())).toEqual(['A', 'B', 'C']);
+    expect(replayed.documents('Person')[0].get('Born')?.timestampValue()?.getDate().toISOString()).toBe(
+      '1815-12-10T00:00:00.000Z',
+    );
+    await commitOne(second.journal, replayed, 'D');
+    await second.journal.close();
+
+    const third = await Journal.open(dir);
+    await third.journal.close();
+    expect(third.droppedBytes).toBe(0);
+    expect(replay(third.records).documents('Person')).toHaveLength(4);
+  });
+
+  it('refuses to start on a corrupt line that is not the last, naming it', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'qldb-journal-'));
+    await writeFile(join(dir, JOURNAL_FILE), 'not json\n{"also":"bad"}\n');
+    await expect(Journal.open(dir)).rejects.toThrow(/line 1 is corrupt.*refusing to start/);
+  });
+});
