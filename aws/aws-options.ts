@@ -14,7 +14,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 
 export const DEFAULT_STACK_PREFIX = 'LatencyLab';
 
-import { UsageError } from '../lib/usage-error';
+import { UsageError } from '../core/errors';
 
 export { UsageError };
 

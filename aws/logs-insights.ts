@@ -3,6 +3,7 @@
  * until a final status, then every page by nextToken), and the lab's queries over the
  * functions' log groups.
  */
+
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   type CloudWatchLogsClient,
@@ -13,6 +14,7 @@ import {
   StartQueryCommand,
   StopQueryCommand,
 } from '@aws-sdk/client-cloudwatch-logs';
+import { LabError } from '../core/errors';
 
 /**
  * The lab's functions log to log groups CDK names, not `/aws/lambda/<function>`, and
@@ -77,14 +79,13 @@ export interface InsightsOptions {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-export class InsightsError extends Error {
+export class InsightsError extends LabError {
   constructor(
     message: string,
     readonly queryId?: string,
     readonly status?: string,
   ) {
-    super(message);
-    this.name = 'InsightsError';
+    super(message, 'InsightsError');
   }
 }
 

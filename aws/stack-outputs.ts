@@ -11,6 +11,7 @@ import {
   type Output,
   type Stack,
 } from '@aws-sdk/client-cloudformation';
+import { LabError } from '../core/errors';
 import { DEFAULT_STACK_PREFIX } from './aws-options';
 
 export interface LabFunctionOutputs {
@@ -36,10 +37,9 @@ export interface LabOutputs {
   readonly tableName?: string;
 }
 
-export class StackOutputsError extends Error {
+export class StackOutputsError extends LabError {
   constructor(message: string) {
-    super(message);
-    this.name = 'StackOutputsError';
+    super(message, 'StackOutputsError');
   }
 }
 

@@ -4,18 +4,21 @@
  *   2. the local host's overhead: client p50 through the host minus a direct SDK call's p50
  *      to the same engine through the same network model, where it goes, and this machine's
  *      floor for any host with separate environment processes (host-overhead.ts)
- *   3. each bundle's init duration on the local host
+ *   3. each bundle's init duration on the local host, on Lambda's Node, and what the bundle
+ *      and its client add over an empty handler's init (init-over-empty.ts); `--only-init`
+ *      runs just this section, `--node PATH` runs the environments on another Node
  *   5. what the EMF metrics cost in bundle size, init (import) time and per invocation
  *   4. (--max-rate, or --only-max-rate) the highest arrival rate the machine sustains for
  *      60 s with 0 errors; takes several minutes
  */
 
 import { parseArgs } from 'node:util';
-import { ExecutionEnvironment } from '../local/host/execution-environment';
 import { LOCAL_CALLER, type RunningLab, startLab } from '../local/lab';
-import { parseLambdaLog } from '../report/lambda-log-parser';
-import { ladderOf } from '../report/latency-histogram';
+import { resolveLambdaNode } from '../local/runtime/lambda-node';
+import { parseLambdaLog } from '../runs/lambda-log-parser';
+import { ladderOf } from '../runs/latency-histogram';
 import { hostOverhead } from './host-overhead';
+import { buildEmptyHandler, initOverEmpty } from './init-over-empty';
 import { instrumentationCost } from './instrumentation-cost';
 import { LabClient } from './lab-client';
 import { findMaxRate } from './max-rate';
@@ -26,6 +29,8 @@ const { values } = parseArgs({
     'max-rate': { type: 'boolean' },
     'only-max-rate': { type: 'boolean' },
     inits: { type: 'string' },
+    'only-init': { type: 'boolean' },
+    node: { type: 'string' },
     rates: { type: 'string' },
   },
 });
@@ -60,25 +65,22 @@ async function keepAliveRatio(client: LabClient) {
 }
 
 async function initDurations(lab: RunningLab) {
-  const rows: { fn: string; initMs: number[] }[] = [];
-  for (const fn of lab.assembly.functions) {
+  const node = resolveLambdaNode(values.node);
+  if (node.warning) console.log(`   ${node.warning}`);
+  console.log(
+    `\n3. init per bundle on Node ${node.version}, ${INITS} fresh environments each, and over an empty handler's init (p50, ms)`,
+  );
+  const targets = lab.assembly.functions.flatMap((fn) => {
     const pool = lab.pools.get(fn.name);
-    if (!pool) continue;
-    const initMs: number[] = [];
-    for (let i = 0; i < INITS; i++) {
-      const env = await ExecutionEnvironment.start({
-        fn,
-        env: pool.environment,
-        initType: 'on-demand',
-        onLog: () => {},
-        onExit: () => {},
-      });
-      initMs.push(env.initMs);
-      await env.stop();
-    }
-    rows.push({ fn: fn.name, initMs });
+    return pool ? [{ fn, env: pool.environment }] : [];
+  });
+  const rows = await initOverEmpty(targets, { runs: INITS, node, emptyDir: await buildEmptyHandler() });
+  for (const r of rows) {
+    const l = ladderOf(r.initMs);
+    console.log(
+      `   ${r.fn.padEnd(34)} init ${fmt(r.p50.init)}   empty handler ${fmt(r.p50.empty)}   bundle and client ${fmt(r.p50.overEmpty)}   (init max ${fmt(l?.max)})`,
+    );
   }
-  return rows;
 }
 
 async function main() {
@@ -96,6 +98,10 @@ async function main() {
     const client = new LabClient(lab.url, LOCAL_CALLER, LOCAL_CALLER.region);
     if (values['only-max-rate']) {
       await maxRate(lab);
+      return;
+    }
+    if (values['only-init']) {
+      await initDurations(lab);
       return;
     }
     console.log(`\n1. keep-alive off/on, ${CALLS} sequential GETs per variant (p50, ms)`);
@@ -122,11 +128,7 @@ async function main() {
     console.log(`   floor on this machine (HTTP + IPC relay, no work, same idle gap): ${fmt(o.floorP50)}`);
     console.log(`   (SigV4 signing on the client, excluded above: p50 ${fmt(p(ka.on.sign))} ms)`);
 
-    console.log(`\n3. init duration per bundle, ${INITS} fresh environments each (ms)`);
-    for (const r of await initDurations(lab)) {
-      const l = ladderOf(r.initMs);
-      console.log(`   ${r.fn.padEnd(34)} p50 ${fmt(l?.p50)}   max ${fmt(l?.max)}`);
-    }
+    await initDurations(lab);
     console.log(`\n5. EMF metrics (Powertools) cost, dynamodb-get bundle, ${INITS * 4} fresh imports each`);
     const cost = await instrumentationCost(INITS * 4);
     console.log(

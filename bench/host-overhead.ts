@@ -22,7 +22,7 @@ import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { localClientConfig } from '../local/engines';
 import type { RunningLab } from '../local/lab';
-import { ladderOf } from '../report/latency-histogram';
+import { ladderOf } from '../runs/latency-histogram';
 import type { LabClient } from './lab-client';
 
 export interface HostOverhead {

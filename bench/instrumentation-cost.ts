@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { PROJECT_ROOT } from '../lib/constructs/perf-function';
+import { PROJECT_ROOT } from '../core/paths';
 import { RUNTIME_PARITY_ENV } from '../local/assembly/environment';
-import { ladderOf } from '../report/latency-histogram';
+import { ladderOf } from '../runs/latency-histogram';
 
 const IMPORT_PROBE = `const t=performance.now();await import(process.argv[1]);process.stdout.write(String(performance.now()-t));`;
 

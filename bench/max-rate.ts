@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runArtillery } from '../loadtest/artillery-runner';
-import { type RunSummary, readArtilleryReport, summarizeRun } from '../loadtest/results';
 import { localSigningEnv, type RunningLab } from '../local/lab';
+import { type RunSummary, readArtilleryReport, summarizeRun } from '../runs/results';
 
 /** Beyond this p99 the machine is queueing, not serving. */
 export const MAX_P99_MS = 1000;

@@ -1,9 +1,10 @@
 /**
- * How every CLI of the lab ends: a usage error prints one line and exits 2, any other error
- * prints one line (its stack with LAB_DEBUG=1) with a hint where one helps, and exits 1.
+ * How every CLI of the lab ends, in one place: a usage error prints its message and exits
+ * 2; an interrupted run exits 130; any other error prints one line (its stack with
+ * LAB_DEBUG=1), with a hint where one helps, and exits 1.
  */
 
-/** A bad flag or missing setting: the message alone, exit 2. */
+/** A bad flag, option or input file: the message alone, exit 2. Nothing was changed. */
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -11,29 +12,65 @@ export class UsageError extends Error {
   }
 }
 
-const HINTS: Record<string, string> = {
-  CredentialsProviderError: 'set AWS_PROFILE, run aws sso login, or pass --profile',
-  ExpiredTokenException: 'your AWS session expired: aws sso login, or refresh the credentials',
-  UnrecognizedClientException: 'the credentials are not valid in this account or region',
-};
+/** A failure whose message is written for the user: printed without its class name. */
+export class LabError extends Error {
+  constructor(message: string, name = 'LabError') {
+    super(message);
+    this.name = name;
+  }
+}
+
+/** The user stopped the run (Ctrl-C): exit 130, as a shell reports SIGINT. */
+export class InterruptedError extends LabError {
+  constructor(message: string) {
+    super(message, 'InterruptedError');
+  }
+}
+
+export interface CliErrorContext {
+  /** Prefix of the printed line, e.g. `tune`; `error` when absent. */
+  readonly program?: string;
+  /** The AWS profile the command used, for the credentials hint. */
+  readonly profile?: string;
+  /** Print the stack. @default LAB_DEBUG is set */
+  readonly debug?: boolean;
+}
+
+function hintFor(error: Error, profile: string | undefined): string | undefined {
+  const text = `${error.name} ${error.message}`;
+  if (error.name === 'CredentialsProviderError' || /could not load credentials/i.test(text)) {
+    const p = profile ?? process.env.AWS_PROFILE ?? 'default';
+    return `no usable AWS credentials for profile ${p}: aws sso login --profile ${p}, or aws configure`;
+  }
+  if (/ExpiredToken|security token included in the request is expired/i.test(text)) {
+    return 'credentials expired: log in again (aws sso login)';
+  }
+  if (/UnrecognizedClient|security token included in the request is invalid/i.test(text)) {
+    return 'the credentials are not valid in this account or region';
+  }
+  return undefined;
+}
 
 /** The exit code and the one line to print for an error. */
-export function describeCliError(e: unknown, debug = Boolean(process.env.LAB_DEBUG)): { code: number; line: string } {
-  if (e instanceof UsageError) return { code: 2, line: `error: ${e.message}` };
+export function describeCliError(e: unknown, ctx: CliErrorContext = {}): { code: number; line: string } {
+  const program = ctx.program ?? 'error';
+  if (e instanceof UsageError) return { code: 2, line: `${program}: ${e.message}` };
   const error = e instanceof Error ? e : new Error(String(e));
-  if (debug) return { code: 1, line: error.stack ?? error.message };
-  const hint = HINTS[error.name];
-  return { code: 1, line: `error: ${error.name}: ${error.message}${hint ? ` (${hint})` : ''}` };
+  const code = error instanceof InterruptedError ? 130 : 1;
+  if (ctx.debug ?? Boolean(process.env.LAB_DEBUG)) return { code, line: error.stack ?? error.message };
+  const hint = hintFor(error, ctx.profile);
+  const what = error instanceof LabError ? error.message : `${error.name}: ${error.message}`;
+  return { code, line: `${program}: ${what}${hint ? ` (${hint})` : ''}` };
 }
 
 /** Runs a CLI main and sets the exit code; the main returns its own code or nothing. */
-export function runCli(main: () => Promise<number | undefined>): void {
+export function runCli(main: () => Promise<number | undefined>, ctx: CliErrorContext = {}): void {
   main().then(
     (code) => {
       if (code !== undefined) process.exitCode = code;
     },
     (e: unknown) => {
-      const { code, line } = describeCliError(e);
+      const { code, line } = describeCliError(e, ctx);
       console.error(line);
       process.exitCode = code;
     },

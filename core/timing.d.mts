@@ -6,8 +6,30 @@ export interface Timing {
   readonly coldStart: boolean;
   readonly initType: string;
 }
+/** One line of the timings JSONL the Artillery processor writes: one per response. */
+export interface TimingLine {
+  /** epoch ms when the response was processed */
+  readonly at: number;
+  /** database target from the scenario */
+  readonly target: string;
+  /** keep-alive variant: on | off | default (single-variant deployment without LAB_KEEPALIVE) */
+  readonly variant: string;
+  /** the operation: create | get | ... */
+  readonly phase: string;
+  readonly status: number;
+  /** artillery's http.response_time for this request (time to first byte), ms */
+  readonly clientMs: number | null;
+  readonly govId: string | null;
+  /** null when the body had no well-formed timing block (e.g. a gateway error page) */
+  readonly timing: Timing | null;
+}
+
 export const GOV_ID_PATTERN: RegExp;
 export function isRecord(v: unknown): v is Record<string, unknown>;
 export function isTiming(v: unknown): v is Timing;
+export function isTimingLine(v: unknown): v is TimingLine;
 export function timingOfBody(body: string): Timing | null;
-export function reachedDatabase(status: number, timing: Timing | null | undefined): timing is Timing;
+export function reachedDatabase(
+  status: number,
+  timing: { readonly dbMs?: number } | null | undefined,
+): boolean;

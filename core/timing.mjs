@@ -43,6 +43,24 @@ export function isTiming(v) {
 }
 
 /**
+ * @param {unknown} v
+ * @returns {v is import('./timing.d.mts').TimingLine}
+ */
+export function isTimingLine(v) {
+  return (
+    isRecord(v) &&
+    typeof v.at === 'number' &&
+    typeof v.target === 'string' &&
+    typeof v.variant === 'string' &&
+    typeof v.phase === 'string' &&
+    typeof v.status === 'number' &&
+    (v.clientMs === null || typeof v.clientMs === 'number') &&
+    (v.govId === null || typeof v.govId === 'string') &&
+    (v.timing === null || isTiming(v.timing))
+  );
+}
+
+/**
  * The timing block of a response body when it has the documented shape, else null.
  * @param {string} body
  * @returns {import('./timing.d.mts').Timing | null}
@@ -58,13 +76,14 @@ export function timingOfBody(body) {
 }
 
 /**
- * Whether a response's database figures belong in the database statistics: a 400 never
- * reached the database (its dbMs is 0), a response without a timing block has none. The
- * summary, the report and the EMF metrics all filter with this.
+ * Whether a response's database figures belong in the database statistics: a 400 failed
+ * validation before any database call (its dbMs, 0, is not database time, and it opened no
+ * connection); a response without a timing block has none. summary.json, report.json and
+ * the handlers' EMF metrics all filter with this one function.
  * @param {number} status
- * @param {import('./timing.d.mts').Timing | null | undefined} timing
- * @returns {timing is import('./timing.d.mts').Timing}
+ * @param {{ readonly dbMs?: number } | null | undefined} timing
+ * @returns {boolean}
  */
 export function reachedDatabase(status, timing) {
-  return timing != null && status !== 400;
+  return status !== 400 && typeof timing?.dbMs === 'number';
 }

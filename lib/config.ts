@@ -3,15 +3,12 @@
  * Values arrive as strings from `-c key=value` and as JSON types from cdk.json, so
  * every parser accepts both.
  */
-import { labFunctions } from './routes';
+import { type KeepAliveVariant, labFunctions, TARGETS, type Target } from '../core/lab-functions';
 
-export const TARGETS = ['dynamodb', 'qldb'] as const;
-export type Target = (typeof TARGETS)[number];
+export { type KeepAliveVariant, TARGETS, type Target } from '../core/lab-functions';
 
 export const KEEP_ALIVE_FLAGS = ['on', 'off', 'both'] as const;
 export type KeepAliveFlag = (typeof KEEP_ALIVE_FLAGS)[number];
-/** What one deployed function uses; `both` deploys one of each. */
-export type KeepAliveVariant = 'on' | 'off';
 
 export const REMOVAL_POLICIES = ['destroy', 'retain'] as const;
 export type RemovalPolicyFlag = (typeof REMOVAL_POLICIES)[number];

@@ -17,11 +17,11 @@ import { mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../core/paths';
 import { ArtilleryOutputParser, type ArtilleryProgress } from './artillery-progress';
 
 export type { ArtilleryProgress } from './artillery-progress';
 
-const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PRELOAD = fileURLToPath(new URL('./artillery-preload.cjs', import.meta.url));
 /** How long a stopped child gets for artillery's own shutdown before SIGKILL. */
 const STOP_GRACE_MS = 5_000;

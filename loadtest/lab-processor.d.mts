@@ -10,34 +10,9 @@ export interface LabPerson {
   readonly Address: string;
 }
 
-/** The timing block every lab response carries (lambda/shared/timing.ts). */
-export interface LabTiming {
-  readonly dbMs: number;
-  readonly newConnection: boolean;
-  readonly coldStart: boolean;
-  readonly initType: string;
-}
-
-/** One line of LAB_TIMINGS_FILE: one per response. */
-export interface TimingLine {
-  /** epoch ms when the response was processed */
-  readonly at: number;
-  /** database target from the scenario: dynamodb | qldb */
-  readonly target: string;
-  /** keep-alive variant: on | off | default (single-variant deployment without LAB_KEEPALIVE) */
-  readonly variant: string;
-  /** create | get */
-  readonly phase: string;
-  readonly status: number;
-  /** artillery's http.response_time for this request (time to first byte), ms */
-  readonly clientMs: number | null;
-  readonly govId: string | null;
-  /** null when the body had no well-formed timing block (e.g. a gateway error page) */
-  readonly timing: LabTiming | null;
-}
+export type { Timing as LabTiming, TimingLine } from '../core/timing.d.mts';
 
 export const GOV_ID_TYPES: readonly string[];
 export function govIdPrefix(prefix: string | undefined): string;
 export function buildPerson(prefix?: string): LabPerson;
-export function parseTiming(body: string): LabTiming | null;
 export function variantOf(basePath: string | undefined, label?: string): string;

@@ -20,11 +20,11 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { faker } from '@faker-js/faker/locale/en';
+import { GOV_ID_PATTERN, timingOfBody } from '../core/timing.mjs';
 import { signRequest as sigv4 } from '../local/auth/sigv4-signer.mjs';
 
 export const GOV_ID_TYPES = ['Driver License', 'Passport', 'SSN'];
 
-const GOV_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const GOV_ID_RANDOM_CHARS = 16;
 const MAX_ADDRESS = 200;
 
@@ -57,32 +57,6 @@ export function buildPerson(prefix = PREFIX) {
     GovIdType: faker.helpers.arrayElement(GOV_ID_TYPES),
     Address: address.slice(0, MAX_ADDRESS),
   };
-}
-
-/**
- * The response's timing block when it has the documented shape, else null.
- * @param {string} body
- * @returns {import('./lab-processor.d.mts').LabTiming | null}
- */
-export function parseTiming(body) {
-  let parsed;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  const t = parsed?.timing;
-  if (
-    typeof t !== 'object' ||
-    t === null ||
-    typeof t.dbMs !== 'number' ||
-    typeof t.newConnection !== 'boolean' ||
-    typeof t.coldStart !== 'boolean' ||
-    typeof t.initType !== 'string'
-  ) {
-    return null;
-  }
-  return { dbMs: t.dbMs, newConnection: t.newConnection, coldStart: t.coldStart, initType: t.initType };
 }
 
 /**
@@ -169,10 +143,10 @@ export function requireGovId(_requestParams, context, _events, next) {
  */
 export function recordResponse(_requestParams, response, context, events, next) {
   const status = response.statusCode;
-  const timing = parseTiming(typeof response.body === 'string' ? response.body : '');
+  const timing = timingOfBody(typeof response.body === 'string' ? response.body : '');
   const govId = varOf(context, 'govId');
   const firstByte = response.timings?.phases?.firstByte;
-  /** @type {import('./lab-processor.d.mts').TimingLine} */
+  /** @type {import('../core/timing.d.mts').TimingLine} */
   const line = {
     at: Date.now(),
     target: varOf(context, 'labTarget') ?? 'unknown',

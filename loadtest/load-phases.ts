@@ -6,7 +6,6 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
 import {
   filterTimings,
   type LabRow,
@@ -16,7 +15,8 @@ import {
   summarizeTimings,
   type TimingLine,
   toLabRow,
-} from './results';
+} from '../runs/results';
+import type { RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
 
 export const PHASES = ['create', 'get'] as const;
 

@@ -7,8 +7,10 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PROJECT_ROOT } from '../lib/constructs/perf-function';
-import { engineOption, intOption, listOption, numberOption, runMain, UsageError } from '../local/cli/options';
+import { parseFunctionKey } from '../core/lab-functions';
+import { runCli } from '../core/errors';
+import { PROJECT_ROOT } from '../core/paths';
+import { engineOption, intOption, listOption, numberOption, UsageError } from '../local/cli/options';
 import {
   DEFAULT_MAX_ENVIRONMENTS,
   LOCAL_TARGETS,
@@ -17,11 +19,10 @@ import {
   startLab,
 } from '../local/lab';
 import { DEFAULT_RTT_MS } from '../local/network/network-model';
-import { parseLambdaLog } from '../report/lambda-log-parser';
-import { LatencyHistogram } from '../report/latency-histogram';
 import { writeReport } from '../report/write-report';
+import { parseLambdaLog } from '../runs/lambda-log-parser';
+import { LatencyHistogram } from '../runs/latency-histogram';
 import { runArtillery } from './artillery-runner';
-import { parseFunctionKey } from './lab-functions';
 import { loadExitCode, runLoadPhases, writeLoadSummary } from './load-phases';
 import { formatSummaryTable } from './summary-table';
 
@@ -109,7 +110,7 @@ async function planAws(
   return plan;
 }
 
-runMain(async () => {
+runCli(async () => {
   const { values } = parseArgs({
     options: {
       duration: { type: 'string' },

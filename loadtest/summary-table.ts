@@ -1,5 +1,5 @@
 /** The terminal table printed at the end of `npm run load`. */
-import type { LabRow } from './results';
+import type { LabRow } from '../runs/results';
 
 const ms = (n: number | null | undefined) =>
   n === null || n === undefined ? '-' : n < 10 ? n.toFixed(2) : n.toFixed(1);

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../lib/constructs/perf-function';
+import { PROJECT_ROOT } from '../core/paths';
 import { type Assembly, readAssembly } from './assembly/cloud-assembly';
 import { ensureSynth } from './assembly/ensure-synth';
 import { localEnvironment } from './assembly/environment';

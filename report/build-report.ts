@@ -13,7 +13,16 @@ import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { AwsOptions } from '../aws/aws-options';
 import type { InsightsProgress } from '../aws/logs-insights';
-import { parseFunctionKey } from '../loadtest/lab-functions';
+import { UsageError } from '../core/errors';
+import { parseFunctionKey } from '../core/lab-functions';
+import { isRecord } from '../core/timing.mjs';
+import {
+  type InitRecord,
+  parseLambdaLine,
+  parseLambdaLog,
+  type ReportRecord,
+} from '../runs/lambda-log-parser';
+import { ReportAccumulator } from '../runs/report-accumulator';
 import {
   type ArtilleryReport,
   type ArtillerySummary,
@@ -22,9 +31,8 @@ import {
   summarizeRun,
   type TimingLine,
   timeline,
-} from '../loadtest/results';
-import { type InitRecord, parseLambdaLine, parseLambdaLog, type ReportRecord } from './lambda-log-parser';
-import { ReportAccumulator } from './report-accumulator';
+} from '../runs/results';
+import { type DatabaseSamples, databaseSamples } from '../runs/samples';
 import {
   type ColdStarts,
   type ConnectionReuse,
@@ -45,15 +53,9 @@ import {
   type TimelinePoint,
   type TuningReport,
 } from './report-model';
-import { type DatabaseSamples, databaseSamples } from './samples';
 
 /** Input the report cannot be built from: the CLI prints the message alone and exits 2. */
-export class ReportInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ReportInputError';
-  }
-}
+export class ReportInputError extends UsageError {}
 
 export interface BuildOptions {
   /** Folders searched for `npm run tune` outputs. @default `<in>/tuning` and `results/tuning` */
@@ -73,10 +75,6 @@ const PHASE_ORDER = ['create', 'get'];
 const VARIANT_ORDER = ['off', 'on', 'default'];
 
 // ---------------------------------------------------------------- small readers
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function readJson(path: string, what: string): unknown {
   let text: string;

@@ -9,13 +9,8 @@ import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { AWS_OPTION_SPECS, AWS_OPTIONS_HELP, type AwsOptions, UsageError } from '../aws/aws-options';
 import type { InsightsProgress } from '../aws/logs-insights';
-import {
-  buildFromCloudWatch,
-  buildFromLogFile,
-  buildFromResultsDir,
-  parseSince,
-  ReportInputError,
-} from './build-report';
+import { describeCliError } from '../core/errors';
+import { buildFromCloudWatch, buildFromLogFile, buildFromResultsDir, parseSince } from './build-report';
 import type { LabReport } from './report-model';
 import { writeReportFiles } from './write-report';
 
@@ -93,6 +88,7 @@ function parse(argv: readonly string[]) {
 
 export async function runReportCli(argv: readonly string[], deps: ReportCliDeps): Promise<number> {
   const now = deps.now ?? Date.now;
+  let awsProfile: string | undefined;
   try {
     const values = parse(argv);
     if (values.help) {
@@ -127,6 +123,7 @@ export async function runReportCli(argv: readonly string[], deps: ReportCliDeps)
       const sinceMs = parseSince(values.since ?? '30m', now());
       const { resolveAwsOptions } = await import('../aws/aws-options');
       const aws = resolveAwsOptions(values, { env: deps.env });
+      awsProfile = aws.profile;
       const clients = await (deps.makeClients ?? defaultClients)(aws);
       const lastStatus = new Map<string, string>();
       try {
@@ -164,14 +161,9 @@ export async function runReportCli(argv: readonly string[], deps: ReportCliDeps)
     for (const w of report.warnings) deps.out.write(`note: ${w}\n`);
     return 0;
   } catch (e) {
-    if (e instanceof ReportInputError || e instanceof UsageError) {
-      deps.err.write(`report: ${e.message}\n`);
-      return 2;
-    }
-    const error = e instanceof Error ? e : new Error(String(e));
-    const known = error.name === 'StackOutputsError' || error.name === 'InsightsError';
-    deps.err.write(`report: ${known ? '' : `${error.name}: `}${error.message}\n`);
-    return 1;
+    const { code, line } = describeCliError(e, { program: 'report', profile: awsProfile });
+    deps.err.write(`${line}\n`);
+    return code;
   }
 }
 

@@ -3,7 +3,7 @@
  * Markdown renderers read. Built by build-report.ts from a results folder, a log file or a
  * CloudWatch fetch; every percentile in it comes from an HDR histogram (latency-histogram.ts).
  */
-import { type Ladder, RunningDistribution } from './latency-histogram';
+import { type Ladder, RunningDistribution } from '../runs/latency-histogram';
 
 export type Layer = 'client' | 'function' | 'database';
 export const LAYERS: readonly Layer[] = ['client', 'function', 'database'];

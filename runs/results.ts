@@ -3,10 +3,10 @@
  * timings JSONL (see lab-processor.mjs), and turns them into numbers a report can print.
  */
 import { readFileSync } from 'node:fs';
-import { databaseSamples, dbPercentiles } from '../report/samples';
-import type { LabTiming, TimingLine } from './lab-processor.mjs';
+import { isRecord, isTimingLine, type TimingLine } from '../core/timing.mjs';
+import { databaseSamples, dbPercentiles } from './samples';
 
-export type { LabTiming, TimingLine } from './lab-processor.mjs';
+export type { Timing, TimingLine } from '../core/timing.mjs';
 
 /** One histogram summary as artillery writes it (values in the metric's unit, ms for time). */
 export interface ArtillerySummary {
@@ -108,10 +108,6 @@ export interface LabRow {
 const PERIOD_MS = 10_000;
 
 // ---------------------------------------------------------------- parsing, no `any`
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function numberRecord(v: unknown, where: string): Record<string, number> {
   if (v === undefined) return {};
@@ -267,30 +263,6 @@ export function timeline(report: ArtilleryReport): PeriodPoint[] {
 }
 
 // ---------------------------------------------------------------- handler timings
-
-function isTiming(v: unknown): v is LabTiming {
-  return (
-    isRecord(v) &&
-    typeof v.dbMs === 'number' &&
-    typeof v.newConnection === 'boolean' &&
-    typeof v.coldStart === 'boolean' &&
-    typeof v.initType === 'string'
-  );
-}
-
-function isTimingLine(v: unknown): v is TimingLine {
-  return (
-    isRecord(v) &&
-    typeof v.at === 'number' &&
-    typeof v.target === 'string' &&
-    typeof v.variant === 'string' &&
-    typeof v.phase === 'string' &&
-    typeof v.status === 'number' &&
-    (v.clientMs === null || typeof v.clientMs === 'number') &&
-    (v.govId === null || typeof v.govId === 'string') &&
-    (v.timing === null || isTiming(v.timing))
-  );
-}
 
 /** Parses the timings JSONL; a line that does not fit throws with its line number. */
 export function parseTimingLines(text: string): TimingLine[] {

@@ -3,6 +3,7 @@
  * definition behind summary.json (`npm run load`), report.json (`npm run report`) and the
  * handlers' EMF metrics, so the same run reads the same everywhere.
  */
+import { reachedDatabase } from '../core/timing.mjs';
 import { RunningDistribution } from './latency-histogram';
 
 /** What a handler's timing block says about one call, with the response status. */
@@ -10,17 +11,6 @@ export interface TimedCall {
   readonly status: number;
   readonly dbMs?: number;
   readonly newConnection: boolean;
-}
-
-/**
- * A 400 failed validation before any database call: its dbMs (0) is not database time and
- * it opened no connection, so it counts neither in the percentiles nor in the reuse share.
- */
-export function reachedDatabase(
-  timing: { readonly dbMs?: number } | null | undefined,
-  status: number,
-): boolean {
-  return status !== 400 && typeof timing?.dbMs === 'number';
 }
 
 export interface DatabaseSamples {
@@ -41,7 +31,7 @@ export function databaseSamples(calls: Iterable<TimedCall>): DatabaseSamples {
   let n = 0;
   let fresh = 0;
   for (const c of calls) {
-    if (!reachedDatabase(c, c.status)) continue;
+    if (!reachedDatabase(c.status, c)) continue;
     const ms = c.dbMs ?? 0;
     n += 1;
     dbMs.record(ms);

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../lib/constructs/perf-function';
+import { PROJECT_ROOT } from '../core/paths';
 import { measureBundles } from '../local/assembly/bundle-size';
 import { readAssembly } from '../local/assembly/cloud-assembly';
 

@@ -6,8 +6,8 @@
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { LabFunctionOutputs } from '../aws/stack-outputs';
+import type { LabFunction } from '../core/lab-functions';
 import type { Person } from '../lambda/shared/person';
-import type { LabFunction } from '../lib/routes';
 
 export class PayloadError extends Error {
   constructor(message: string) {

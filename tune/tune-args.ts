@@ -11,8 +11,8 @@ import {
   resolveAwsOptions,
   UsageError,
 } from '../aws/aws-options';
+import { type LabFunction, labFunctions } from '../core/lab-functions';
 import { MEMORY_MAX_MB, MEMORY_MIN_MB, TARGETS } from '../lib/config';
-import { type LabFunction, labFunctions } from '../lib/routes';
 
 export const STRATEGIES = ['cost', 'speed', 'balanced'] as const;
 export type Strategy = (typeof STRATEGIES)[number];

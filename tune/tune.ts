@@ -24,6 +24,7 @@ import {
   labStackNames,
   readLabOutputs,
 } from '../aws/stack-outputs';
+import { describeCliError, InterruptedError, LabError } from '../core/errors';
 import { PayloadError, proxyEvent, seedPerson, tuningPerson } from './default-payload';
 import { parseTuneArgs, possibleLabFunctions, TUNE_HELP, type TuneOptions } from './tune-args';
 
@@ -89,19 +90,13 @@ export interface TuneResult {
 }
 
 /** The run did not produce a result: the message says why. */
-export class TuneError extends Error {
+export class TuneError extends LabError {
   constructor(message: string) {
-    super(message);
-    this.name = 'TuneError';
+    super(message, 'TuneError');
   }
 }
 
-export class TuneInterruptedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TuneInterruptedError';
-  }
-}
+export class TuneInterruptedError extends InterruptedError {}
 
 const DEFAULT_POLL_MS = 3000;
 const HEARTBEAT_MS = 30_000;
@@ -544,16 +539,6 @@ export function defaultClients(aws: AwsOptions): TuneClients {
   };
 }
 
-function credentialHint(e: Error, aws: AwsOptions | undefined): string {
-  if (e.name === 'CredentialsProviderError' || /credential/i.test(e.message)) {
-    const p = aws?.profile ?? 'default';
-    return ` (no usable AWS credentials for profile ${p}: aws sso login --profile ${p}, or aws configure)`;
-  }
-  if (/ExpiredToken|security token/i.test(`${e.name} ${e.message}`))
-    return ' (credentials expired: log in again)';
-  return '';
-}
-
 /** Exit status: 0 done, 1 failed, 2 bad arguments, 130 interrupted. */
 export async function runTuneCli(argv: readonly string[], deps: TuneCliDeps): Promise<number> {
   let options: TuneOptions | undefined;
@@ -573,17 +558,8 @@ export async function runTuneCli(argv: readonly string[], deps: TuneCliDeps): Pr
     }
     return 0;
   } catch (e) {
-    if (e instanceof UsageError) {
-      deps.err.write(`tune: ${e.message}\n`);
-      return 2;
-    }
-    if (e instanceof TuneInterruptedError) {
-      deps.err.write(`tune: ${e.message}\n`);
-      return 130;
-    }
-    const error = e instanceof Error ? e : new Error(String(e));
-    const prefix = error instanceof TuneError || error.name === 'StackOutputsError' ? '' : `${error.name}: `;
-    deps.err.write(`tune: ${prefix}${error.message}${credentialHint(error, options?.aws)}\n`);
-    return 1;
+    const { code, line } = describeCliError(e, { program: 'tune', profile: options?.aws.profile });
+    deps.err.write(`${line}\n`);
+    return code;
   }
 }

@@ -38,7 +38,7 @@ function fromItem(item: Record<string, AttributeValue>): Person {
 export function createDynamoDbStore(
   client: DynamoDBClient,
   tableName: string,
-  socketsOpened: () => number,
+  counters: Pick<PersonStore, 'socketsOpened' | 'requestsSent'>,
 ): PersonStore {
   const readItem = async (govId: string, signal: AbortSignal) => {
     // Strongly consistent: the lab reads what it has just written.
@@ -50,7 +50,8 @@ export function createDynamoDbStore(
   };
   return {
     name: 'DynamoDB',
-    socketsOpened,
+    socketsOpened: counters.socketsOpened,
+    requestsSent: counters.requestsSent,
     async create(person, signal) {
       const item = toItem(person);
       try {
@@ -85,5 +86,5 @@ export function dynamoDbStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Pers
   const tableName = requireEnv('TABLE_NAME', env);
   const http = createLabHttp(readKeepAlive(env));
   const client = new DynamoDBClient({ requestHandler: http.handler, maxAttempts: MAX_ATTEMPTS });
-  return createDynamoDbStore(client, tableName, http.socketsOpened);
+  return createDynamoDbStore(client, tableName, http);
 }

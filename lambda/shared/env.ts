@@ -1,6 +1,8 @@
 /** Environment read once at init; a missing or bad value fails the init with a clear message. */
 
-export type KeepAliveVariant = 'on' | 'off';
+import type { KeepAliveVariant } from '../../core/lab-functions';
+
+export type { KeepAliveVariant } from '../../core/lab-functions';
 
 export class EnvError extends Error {
   constructor(message: string) {

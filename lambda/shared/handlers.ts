@@ -41,13 +41,25 @@ export function makeHandler<Input, Output>(
     const coldStart = nextInvocationIsCold();
     const input = op.parse(event);
     if (!input.ok) {
-      const timing: Timing = { dbMs: 0, newConnection: false, coldStart, initType: initType() };
+      const timing: Timing = {
+        dbMs: 0,
+        newConnection: false,
+        dbRequests: 0,
+        coldStart,
+        initType: initType(),
+      };
       emitTiming(fn, 400, timing);
       return respond(400, { error: input.error, field: input.field }, timing);
     }
     const deadline = AbortSignal.timeout(DB_DEADLINE_MS);
-    const m = await measureDb(store.socketsOpened, () => op.run(store, input.value, deadline));
-    const timing: Timing = { dbMs: m.dbMs, newConnection: m.newConnection, coldStart, initType: initType() };
+    const m = await measureDb(store, () => op.run(store, input.value, deadline));
+    const timing: Timing = {
+      dbMs: m.dbMs,
+      newConnection: m.newConnection,
+      dbRequests: m.dbRequests,
+      coldStart,
+      initType: initType(),
+    };
     let result: APIGatewayProxyResult;
     if (m.outcome.ok) {
       const { statusCode, body } = op.answer(input.value, m.outcome.value);

@@ -28,8 +28,17 @@ export const REQUEST_TIMEOUT_MS = 2000;
 export const MAX_ATTEMPTS = 2;
 export const DB_DEADLINE_MS = 5000;
 
-/** Counts sockets as the agent creates them; one counter serves the http and https agents. */
-function countingSockets<A extends http.Agent>(agent: A, counter: { opened: number }): A {
+interface Counter {
+  opened: number;
+  requests: number;
+}
+
+/**
+ * Counts sockets as the agent creates them and requests as it is handed them; one counter
+ * serves the http and https agents. The agent sees every request, including those of a
+ * client that builds its own handler from these options (the QLDB driver does).
+ */
+function counting<A extends http.Agent>(agent: A, counter: Counter): A {
   const create = agent.createConnection.bind(agent);
   agent.createConnection = (
     options: ClientRequestArgs,
@@ -38,27 +47,41 @@ function countingSockets<A extends http.Agent>(agent: A, counter: { opened: numb
     counter.opened += 1;
     return create(options, callback);
   };
+  // addRequest is how every ClientRequest reaches its agent (node:_http_client).
+  const agentWithAdd = agent as unknown as { addRequest: (...args: unknown[]) => void };
+  const add = agentWithAdd.addRequest.bind(agent);
+  agentWithAdd.addRequest = (...args: unknown[]) => {
+    counter.requests += 1;
+    add(...args);
+  };
   return agent;
 }
 
 export interface LabHttp {
   /** Sockets opened since this execution environment started. */
   socketsOpened(): number;
+  /** HTTP requests sent since this execution environment started, retries included. */
+  requestsSent(): number;
   readonly options: NodeHttpHandlerOptions;
   readonly handler: NodeHttpHandler;
 }
 
 export function createLabHttp(keepAlive: KeepAliveVariant): LabHttp {
-  const counter = { opened: 0 };
+  const counter: Counter = { opened: 0, requests: 0 };
   const agentOptions = { keepAlive: keepAlive === 'on', maxSockets: 50 };
   const options: NodeHttpHandlerOptions = {
     // Local engines may be plain http; AWS is https.
-    httpAgent: countingSockets(new http.Agent(agentOptions), counter),
-    httpsAgent: countingSockets(new https.Agent(agentOptions), counter),
+    httpAgent: counting(new http.Agent(agentOptions), counter),
+    httpsAgent: counting(new https.Agent(agentOptions), counter),
     connectionTimeout: CONNECTION_TIMEOUT_MS,
     requestTimeout: REQUEST_TIMEOUT_MS,
     // Without this the handler only logs a warning when requestTimeout passes, and keeps waiting.
     throwOnRequestTimeout: true,
   };
-  return { socketsOpened: () => counter.opened, options, handler: new NodeHttpHandler(options) };
+  return {
+    socketsOpened: () => counter.opened,
+    requestsSent: () => counter.requests,
+    options,
+    handler: new NodeHttpHandler(options),
+  };
 }

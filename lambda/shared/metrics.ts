@@ -5,6 +5,7 @@
  * Cost, measured by `npm run bench`: ~5 KB zipped and a few ms of init; microseconds per call.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { reachedDatabase } from '../../core/timing.mjs';
 import type { Timing } from './timing';
 
 export const METRICS_NAMESPACE = 'LatencyLab';
@@ -14,7 +15,10 @@ const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'latenc
 export function emitTiming(fn: string, status: number, timing: Timing): void {
   metrics.addDimension('function', fn);
   // A 400 never reached the database; a 0 ms sample would drag the dashboard down.
-  if (status !== 400) metrics.addMetric('dbMs', MetricUnit.Milliseconds, timing.dbMs);
+  if (reachedDatabase(status, timing)) {
+    metrics.addMetric('dbMs', MetricUnit.Milliseconds, timing.dbMs);
+    metrics.addMetric('dbRequests', MetricUnit.Count, timing.dbRequests);
+  }
   metrics.addMetric('newConnection', MetricUnit.Count, timing.newConnection ? 1 : 0);
   metrics.addMetric('coldStart', MetricUnit.Count, timing.coldStart ? 1 : 0);
   metrics.addMetadata('lab', 'timing');

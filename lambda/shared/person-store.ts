@@ -7,6 +7,8 @@ export interface PersonStore {
   /** Writes once: 'exists' when the GovId is already there (nothing is overwritten). */
   create(person: Person, signal: AbortSignal): Promise<'created' | 'exists'>;
   get(govId: string, signal: AbortSignal): Promise<Person | undefined>;
-  /** Sockets opened so far by this store's HTTP agent. */
+  /** Connections opened so far by this store's client (sockets on the HTTP agent, TCP connections). */
   socketsOpened(): number;
+  /** Requests (HTTP) or commands (TCP protocols) sent so far, retries and handshakes included. */
+  requestsSent(): number;
 }

@@ -3,6 +3,7 @@
  * field) rather than dropped: a lab that silently discards input hides client bugs,
  * and nothing outside this schema is ever written.
  */
+import { GOV_ID_PATTERN } from '../../core/timing.mjs';
 
 export interface Person {
   readonly GovId: string;
@@ -15,8 +16,8 @@ export interface Person {
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; error: string; field?: string };
 
-/** Letters, digits, '-' and '_': safe in a URL path segment without encoding. */
-export const GOV_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export { GOV_ID_PATTERN } from '../../core/timing.mjs';
+
 export const MAX_BODY_BYTES = 16 * 1024;
 
 interface FieldRule {

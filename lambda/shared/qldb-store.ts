@@ -67,12 +67,13 @@ function withSignal<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
 export function createQldbStore(
   driver: QldbDriver,
   tableName: string,
-  socketsOpened: () => number,
+  counters: Pick<PersonStore, 'socketsOpened' | 'requestsSent'>,
 ): PersonStore {
   const table = assertTableName(tableName);
   return {
     name: 'QLDB',
-    socketsOpened,
+    socketsOpened: counters.socketsOpened,
+    requestsSent: counters.requestsSent,
     create(person, signal) {
       return withSignal(
         signal,
@@ -103,5 +104,5 @@ export function qldbStoreFromEnv(env: NodeJS.ProcessEnv = process.env): PersonSt
   const tableName = requireEnv('TABLE_NAME', env);
   const http = createLabHttp(readKeepAlive(env));
   const driver = createQldbDriver(ledgerName, http.options);
-  return createQldbStore(driver, tableName, http.socketsOpened);
+  return createQldbStore(driver, tableName, http);
 }

@@ -1,18 +1,11 @@
 /**
- * The timing block every response carries. The report reads these names: keep them.
- *   dbMs           database time of this invocation, ms, 3 decimals (performance.now)
- *   newConnection  true when the call created a socket on the agent
- *   coldStart      true for the first invocation of this execution environment
- *   initType       AWS_LAMBDA_INITIALIZATION_TYPE: on-demand | provisioned-concurrency | snap-start
+ * How a handler fills the timing block every response carries; the block's schema and
+ * validator live in core/timing.mjs, which the load runner and the report read with.
  */
 import { performance } from 'node:perf_hooks';
+import type { PersonStore } from './person-store';
 
-export interface Timing {
-  readonly dbMs: number;
-  readonly newConnection: boolean;
-  readonly coldStart: boolean;
-  readonly initType: string;
-}
+export type { Timing } from '../../core/timing.mjs';
 
 let invocations = 0;
 
@@ -29,12 +22,17 @@ export function initType(env: NodeJS.ProcessEnv = process.env): string {
 export interface Measured<T> {
   readonly dbMs: number;
   readonly newConnection: boolean;
+  readonly dbRequests: number;
   readonly outcome: { ok: true; value: T } | { ok: false; error: unknown };
 }
 
-/** Times one database operation and notes whether it opened a socket. Never throws. */
-export async function measureDb<T>(socketsOpened: () => number, op: () => Promise<T>): Promise<Measured<T>> {
-  const before = socketsOpened();
+/** Times one database operation, counting the connections it opened and the requests it sent. Never throws. */
+export async function measureDb<T>(
+  store: Pick<PersonStore, 'socketsOpened' | 'requestsSent'>,
+  op: () => Promise<T>,
+): Promise<Measured<T>> {
+  const before = store.socketsOpened();
+  const requestsBefore = store.requestsSent();
   const start = performance.now();
   let outcome: Measured<T>['outcome'];
   try {
@@ -43,5 +41,10 @@ export async function measureDb<T>(socketsOpened: () => number, op: () => Promis
     outcome = { ok: false, error };
   }
   const dbMs = Math.round((performance.now() - start) * 1000) / 1000;
-  return { dbMs, newConnection: socketsOpened() > before, outcome };
+  return {
+    dbMs,
+    newConnection: store.socketsOpened() > before,
+    dbRequests: store.requestsSent() - requestsBefore,
+    outcome,
+  };
 }

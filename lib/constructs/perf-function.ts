@@ -5,8 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-
-export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
+import { PROJECT_ROOT } from '../../core/paths';
 
 /** Function timeout: above the handlers' 5 s database deadline, so they always answer. */
 export const FUNCTION_TIMEOUT = Duration.seconds(10);

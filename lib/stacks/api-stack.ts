@@ -5,9 +5,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { type LabFunction, labFunctions } from '../../core/lab-functions';
 import type { AppConfig } from '../config';
 import { PerfFunction } from '../constructs/perf-function';
-import { type LabFunction, labFunctions } from '../routes';
 import type { QldbTarget } from './data-stack';
 
 export interface ApiStackProps extends StackProps {

@@ -7,9 +7,10 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+import { PROJECT_ROOT } from '../../core/paths';
 
-const SOURCES = ['bin', 'lib', 'lambda', 'cdk.json', 'package-lock.json'];
+// core/ is part of every bundle (lambda/ imports its timing schema) and of the stacks.
+const SOURCES = ['bin', 'lib', 'lambda', 'core', 'cdk.json', 'package-lock.json'];
 const FINGERPRINT_FILE = 'lab-fingerprint.json';
 
 function* files(path: string): Generator<string> {

@@ -3,9 +3,10 @@
  * `sam local start-api` would be, without Docker.
  */
 import { parseArgs } from 'node:util';
+import { runCli } from '../../core/errors';
 import { DEFAULT_MAX_ENVIRONMENTS, DEFAULT_PORT, LOCAL_CALLER, startLab } from '../lab';
 import { DEFAULT_RTT_MS } from '../network/network-model';
-import { engineOption, intOption, numberOption, runMain, UsageError } from './options';
+import { engineOption, intOption, numberOption, UsageError } from './options';
 
 const HELP = `Usage: npm run local -- [options]
 
@@ -20,7 +21,7 @@ const HELP = `Usage: npm run local -- [options]
   --quiet                        do not print function logs
 `;
 
-runMain(async () => {
+runCli(async () => {
   const { values } = parseArgs({
     options: {
       port: { type: 'string' },

@@ -1,8 +1,8 @@
 /** Command-line options shared by `npm run local` and `npm run load`: parsed once, validated with clear errors. */
-import { UsageError } from '../../lib/usage-error';
+import { UsageError } from '../../core/errors';
 import { ENGINE_KINDS, type EngineKind } from '../engines';
 
-export { UsageError } from '../../lib/usage-error';
+export { UsageError } from '../../core/errors';
 
 export function intOption(
   name: string,
@@ -58,32 +58,4 @@ export function listOption<T extends string>(
     );
   }
   return [...new Set(items)] as T[];
-}
-
-/** Runs a CLI main: usage errors print one line and exit 2, other errors exit 1. */
-export function runMain(main: () => Promise<number | undefined>): void {
-  main().then(
-    (code) => {
-      if (code !== undefined) process.exitCode = code;
-    },
-    (e: unknown) => {
-      if (e instanceof UsageError) {
-        console.error(`error: ${e.message}`);
-        process.exitCode = 2;
-      } else {
-        // One line that says what failed; the stack only when asked for (LAB_DEBUG=1).
-        const error = e instanceof Error ? e : new Error(String(e));
-        const hint =
-          error.name === 'CredentialsProviderError'
-            ? ' (set AWS_PROFILE, run aws sso login, or pass --profile)'
-            : '';
-        console.error(
-          process.env.LAB_DEBUG
-            ? (error.stack ?? error.message)
-            : `error: ${error.name}: ${error.message}${hint}`,
-        );
-        process.exitCode = 1;
-      }
-    },
-  );
 }

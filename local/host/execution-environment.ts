@@ -1,12 +1,16 @@
 /**
  * One execution environment = one child process running runtime-worker.mjs over a
- * function bundle. It runs one invocation at a time; a crash or timeout ends it.
+ * function bundle, on Lambda's Node (local/runtime), not the Node that runs the host: a
+ * bundle that needs Node 24 fails here as it would fail in Lambda, and init figures are
+ * Node 24's. It runs one invocation at a time; a crash or timeout ends it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AssemblyFunction } from '../assembly/cloud-assembly';
+import { type NodeRuntime, resolveLambdaNode } from '../runtime/lambda-node';
+import { initErrorType, initReportLine, initStartLine } from './lambda-log';
 
 const WORKER = join(import.meta.dirname, 'runtime-worker.mjs');
 
@@ -26,18 +30,30 @@ export type InvokeOutcome =
 
 type WorkerMessage =
   | { type: 'ready'; initMs: number }
-  | { type: 'init-error'; error: WorkerError }
+  | { type: 'init-error'; initMs: number; error: WorkerError }
   | { type: 'result'; requestId: string; durationMs: number; maxMemoryUsedMb: number; response: unknown }
   | { type: 'error'; requestId: string; durationMs: number; maxMemoryUsedMb: number; error: WorkerError };
 
 export class InitError extends Error {
+  /** Lambda's name for the failure, as INIT_REPORT's Error Type gives it. */
+  readonly lambdaErrorType: string;
   constructor(
     readonly functionName: string,
     readonly error: WorkerError,
+    /** Time from process start to the failure. */
+    readonly initMs = 0,
   ) {
     super(`${functionName} failed to initialize: ${error.errorType}: ${error.errorMessage}`);
     this.name = 'InitError';
+    this.lambdaErrorType = initErrorType(error.errorType);
   }
+}
+
+let lambdaNode: NodeRuntime | undefined;
+/** resolveLambdaNode() once per process: the environments of every pool share it. */
+export function defaultLambdaNode(): NodeRuntime {
+  lambdaNode ??= resolveLambdaNode();
+  return lambdaNode;
 }
 
 /** Finds `index.mjs|js|cjs` and the export for a handler string like `index.handler`. */
@@ -62,7 +78,17 @@ export interface EnvironmentOptions {
   readonly onExit: (env: ExecutionEnvironment) => void;
   /** Aborting ends a start still under way: the process is killed and start rejects once it is gone. */
   readonly signal?: AbortSignal;
+  /**
+   * The Node that runs the environment; its warning, if any, is the caller's to log once.
+   * @default defaultLambdaNode(): the pinned Node 24, else this machine's Node
+   */
+  readonly node?: NodeRuntime;
 }
+
+/** How long a failed init's output may trail its exit before INIT_REPORT is written anyway. */
+const OUTPUT_DRAIN_MS = 200;
+/** How long a failed init's process may take to exit on its own before it is killed. */
+const INIT_ERROR_GRACE_MS = 500;
 
 /** A start ended by its AbortSignal (the pool is stopping), not by the function. */
 export class StartAborted extends Error {
@@ -106,20 +132,30 @@ export class ExecutionEnvironment {
 
   static start(opts: EnvironmentOptions): Promise<ExecutionEnvironment> {
     const { file, exportName } = resolveHandler(opts.fn);
+    const node = opts.node ?? defaultLambdaNode();
+    opts.onLog(initStartLine(node.version, opts.env.AWS_REGION ?? 'us-east-1'));
+    const spawnedAt = performance.now();
     const child = fork(WORKER, [file, exportName], {
       env: { ...opts.env, AWS_LAMBDA_INITIALIZATION_TYPE: opts.initType },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      execPath: node.path,
       // The host may run under tsx; the environment must not inherit its loader.
       execArgv: [],
     });
     const env = new ExecutionEnvironment(child, opts);
     // A failed send or kill surfaces as 'error'; the exit that follows ends the invocation.
     child.on('error', () => {});
+    const outputDone: Promise<void>[] = [];
     for (const stream of [child.stdout, child.stderr]) {
-      if (stream) createInterface({ input: stream }).on('line', (l) => opts.onLog(l));
+      if (!stream) continue;
+      const lines = createInterface({ input: stream });
+      lines.on('line', (l) => opts.onLog(l));
+      outputDone.push(new Promise((r) => lines.once('close', () => r())));
     }
     return new Promise((resolve, reject) => {
       let stderrTail = '';
+      let failure: InitError | undefined;
+      let ready = false;
       let aborted = false;
       const abort = () => {
         aborted = true;
@@ -134,27 +170,44 @@ export class ExecutionEnvironment {
         // Once aborted, only the exit settles the start: the caller waits for the process to be gone.
         if (aborted) return;
         if (m.type === 'ready') {
+          ready = true;
           env.initMs = m.initMs;
           opts.signal?.removeEventListener('abort', abort);
           child.off('message', onInitMessage);
           child.on('message', (msg: WorkerMessage) => env.onMessage(msg));
           resolve(env);
         } else if (m.type === 'init-error') {
-          reject(new InitError(opts.fn.name, m.error));
+          // Settled at the exit that follows, once the function's last lines are logged. A
+          // bundle that left a server or timer running at init would keep it alive: end it.
+          failure = new InitError(opts.fn.name, m.error, m.initMs);
+          setTimeout(() => child.kill('SIGKILL'), INIT_ERROR_GRACE_MS).unref();
         }
       };
       child.on('message', onInitMessage);
       child.once('exit', (code, signal) => {
         opts.signal?.removeEventListener('abort', abort);
         env.onExit(code, signal);
-        reject(
-          aborted
-            ? new StartAborted(opts.fn.name)
-            : new InitError(opts.fn.name, {
-                errorType: 'Runtime.ExitError',
-                errorMessage: `exited during init (code ${code}, signal ${signal}) ${stderrTail.trim()}`,
-              }),
-        );
+        if (ready) return; // a later exit is the invocation's business, not the start's
+        if (aborted) {
+          reject(new StartAborted(opts.fn.name));
+          return;
+        }
+        const error =
+          failure ??
+          new InitError(
+            opts.fn.name,
+            {
+              errorType: 'Runtime.ExitError',
+              errorMessage: `exited during init (code ${code}, signal ${signal}) ${stderrTail.trim()}`,
+            },
+            performance.now() - spawnedAt,
+          );
+        // Lambda writes INIT_REPORT after what the init printed; the output may trail the exit.
+        const drained = new Promise<void>((r) => setTimeout(r, OUTPUT_DRAIN_MS).unref());
+        Promise.race([Promise.all(outputDone), drained]).then(() => {
+          opts.onLog(initReportLine(error.initMs, 'error', error.lambdaErrorType));
+          reject(error);
+        });
       });
       // No process at all (e.g. spawn failed): there will be no exit to wait for.
       child.once('error', (e) => {

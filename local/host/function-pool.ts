@@ -4,7 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AssemblyFunction } from '../assembly/cloud-assembly';
-import { ExecutionEnvironment, InitError, type InvokeOutcome, StartAborted } from './execution-environment';
+import type { NodeRuntime } from '../runtime/lambda-node';
+import {
+  defaultLambdaNode,
+  ExecutionEnvironment,
+  type InvokeOutcome,
+  StartAborted,
+} from './execution-environment';
 import { endLine, initReportLine, reportLine, startLine } from './lambda-log';
 
 export interface PoolOptions {
@@ -15,6 +21,19 @@ export interface PoolOptions {
   readonly maxEnvironments: number;
   /** Every log line of this function (platform lines and the function's own). */
   readonly log: (line: string) => void;
+  /**
+   * The Node the environments run on. A lab passes one resolveLambdaNode() to every pool and
+   * logs its warning once; without it the pool resolves its own and logs the warning once.
+   * @default resolveLambdaNode(): the pinned Node 24, else this machine's Node
+   */
+  readonly node?: NodeRuntime;
+  /**
+   * What the API invokes, as START's `Version:` and the function's AWS_LAMBDA_FUNCTION_VERSION
+   * name it: `$LATEST` for the function itself, the version an alias points at otherwise
+   * (see invokedVersion).
+   * @default '$LATEST'
+   */
+  readonly version?: string;
 }
 
 export type Invocation =
@@ -46,8 +65,19 @@ export class FunctionPool {
   private readonly waiters: ((env: ExecutionEnvironment | undefined) => void)[] = [];
   private stopped = false;
   private readonly stats = { started: 0, coldStarts: 0, queued: 0, initMs: [] as number[], crashes: 0 };
+  /** The Node every environment of this pool runs on. */
+  readonly node: NodeRuntime;
+  readonly version: string;
+  private readonly env: Record<string, string>;
+  private warned = false;
 
-  constructor(private readonly opts: PoolOptions) {}
+  constructor(private readonly opts: PoolOptions) {
+    this.node = opts.node ?? defaultLambdaNode();
+    this.version = opts.version ?? '$LATEST';
+    this.env = { ...opts.env, AWS_LAMBDA_FUNCTION_VERSION: this.version };
+    // A given Node's warning is the caller's to log (once per lab); a resolved one, once here.
+    this.warned = opts.node !== undefined;
+  }
 
   get name(): string {
     return this.opts.fn.name;
@@ -55,7 +85,7 @@ export class FunctionPool {
 
   /** The environment variables each execution environment gets. */
   get environment(): Record<string, string> {
-    return this.opts.env;
+    return this.env;
   }
 
   /** Starts the provisioned environments, initialized before the first request. */
@@ -108,7 +138,7 @@ export class FunctionPool {
       }
     }
     const log = this.opts.log;
-    log(startLine(requestId));
+    log(startLine(requestId, this.version));
     const outcome = await env.invoke(requestId, event, this.opts.fn.timeoutSeconds * 1000);
     const result = this.describe(requestId, outcome);
     log(endLine(requestId));
@@ -228,10 +258,15 @@ export class FunctionPool {
     let settle = () => {};
     const entry = { abort, settled: new Promise<void>((r) => (settle = r)) };
     this.spawning.add(entry);
+    if (!this.warned) {
+      this.warned = true;
+      if (this.node.warning) this.opts.log(this.node.warning);
+    }
     try {
       const env = await ExecutionEnvironment.start({
         fn: this.opts.fn,
-        env: this.opts.env,
+        env: this.env,
+        node: this.node,
         initType,
         onLog: this.opts.log,
         signal: abort.signal,
@@ -246,9 +281,6 @@ export class FunctionPool {
       this.stats.started += 1;
       this.stats.initMs.push(env.initMs);
       return env;
-    } catch (e) {
-      if (e instanceof InitError) this.opts.log(initReportLine(0, 'error'));
-      throw e;
     } finally {
       this.spawning.delete(entry);
       this.starting -= 1;

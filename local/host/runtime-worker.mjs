@@ -3,15 +3,17 @@
  * One Lambda execution environment: a child process that loads a function bundle once
  * (the init phase) and then runs one invocation at a time on request from the host.
  * Plain JavaScript on plain `node` on purpose: a TypeScript loader would add its own
- * start-up to every measured init.
+ * start-up to every measured init, and the host runs it on Lambda's Node (24), not on the
+ * Node that runs the tools, so it must need nothing the project installs.
  *
  * argv: <bundle file> <export name>. IPC messages, host -> worker:
  *   { type: 'invoke', requestId, event, functionName, memoryLimitInMB, deadlineMs }
  * worker -> host:
- *   { type: 'ready', initMs } | { type: 'init-error', error }
+ *   { type: 'ready', initMs } | { type: 'init-error', initMs, error }
  *   { type: 'result', requestId, durationMs, maxMemoryUsedMb, response }
  *   { type: 'error', requestId, durationMs, maxMemoryUsedMb, error }
  */
+import { parse } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { format } from 'node:util';
@@ -43,17 +45,55 @@ function describe(e) {
 
 const maxMemoryUsedMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
+/** One of the Node runtime's own init errors, named and worded as it words them. */
+class RuntimeError extends Error {
+  /** @param {string} name @param {string} message @param {unknown} [cause] */
+  constructor(name, message, cause) {
+    super(message);
+    this.name = name;
+    // The runtime's stack is its own first line, then the original error's frames.
+    const frames = cause instanceof Error ? (cause.stack ?? '').split('\n').slice(1) : [];
+    this.stack = [`${name}: ${message}`, ...frames].join('\n');
+  }
+}
+
+/**
+ * As the Node runtime classifies an init failure: a syntax error and a missing module get
+ * its `Runtime.*` names (CommonJS says MODULE_NOT_FOUND, the ESM loader ERR_MODULE_NOT_FOUND);
+ * anything else the bundle threw keeps its own name, which Lambda reports as Runtime.Unknown.
+ * @param {unknown} e
+ */
+function classifyInitError(e) {
+  if (e instanceof SyntaxError)
+    return new RuntimeError('Runtime.UserCodeSyntaxError', `${e.name}: ${e.message}`, e);
+  const code = /** @type {{ code?: unknown }} */ (e)?.code;
+  if (e instanceof Error && (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND'))
+    return new RuntimeError('Runtime.ImportModuleError', `${e.name}: ${e.message}`, e);
+  return e;
+}
+
 /** @type {(event: unknown, context: unknown) => Promise<unknown>} */
 let handler;
 try {
-  const mod = await import(pathToFileURL(bundleFile).href);
+  let mod;
+  try {
+    mod = await import(pathToFileURL(bundleFile).href);
+  } catch (e) {
+    throw classifyInitError(e);
+  }
   handler = mod[exportName];
+  const handlerString = `${parse(bundleFile).name}.${exportName}`;
+  if (handler === undefined || handler === null)
+    throw new RuntimeError('Runtime.HandlerNotFound', `${handlerString} is undefined or not exported`);
   if (typeof handler !== 'function')
-    throw new Error(`${bundleFile} does not export a function named ${exportName}`);
+    throw new RuntimeError('Runtime.HandlerNotFound', `${handlerString} is not a function`);
   // performance.now() counts from process start: runtime start-up plus the bundle's static init.
   process.send?.({ type: 'ready', initMs: performance.now() });
 } catch (e) {
-  process.send?.({ type: 'init-error', error: describe(e) });
+  const error = describe(e);
+  // The runtime's own line for it, before the platform's INIT_REPORT.
+  err(`${new Date().toISOString()}\tundefined\tERROR\tUncaught Exception \t${JSON.stringify(error)}\n`);
+  process.send?.({ type: 'init-error', initMs: performance.now(), error });
   process.exitCode = 1;
   process.disconnect?.();
 }
@@ -64,7 +104,7 @@ process.on('message', async (/** @type {any} */ msg) => {
   const context = {
     awsRequestId: msg.requestId,
     functionName: msg.functionName,
-    functionVersion: '$LATEST',
+    functionVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST',
     memoryLimitInMB: String(msg.memoryLimitInMB),
     getRemainingTimeInMillis: () => Math.max(0, msg.deadlineMs - Date.now()),
     callbackWaitsForEmptyEventLoop: true,

@@ -8,8 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../core/paths';
 import { UsageError } from '../../core/errors';
+import { PROJECT_ROOT } from '../../core/paths';
 
 /** The major of Lambda's runtime the stacks deploy (lib/constructs/perf-function.ts). */
 export const LAMBDA_NODE_MAJOR = 24;
@@ -26,7 +26,10 @@ export interface NodeRuntime {
 }
 
 function versionOf(path: string): string | undefined {
-  const r = spawnSync(path, ['-e', 'process.stdout.write(process.versions.node)'], { encoding: 'utf8', timeout: 10_000 });
+  const r = spawnSync(path, ['-e', 'process.stdout.write(process.versions.node)'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   return r.status === 0 && /^\d+\.\d+\.\d+/.test(r.stdout) ? r.stdout : undefined;
 }
 

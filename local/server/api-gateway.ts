@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { isRecord } from '../../core/timing.mjs';
 import type { Route } from '../assembly/cloud-assembly';
 import { verifyRequest } from '../auth/sigv4';
 import type { FunctionPool, Invocation } from '../host/function-pool';
@@ -169,9 +170,6 @@ const HOP_BY_HOP = new Set([
   'te',
   'trailer',
 ]);
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function headerOk(name: string, value: string): boolean {
   try {

@@ -22,7 +22,7 @@ import {
   runInsights,
   TIMINGS_QUERY,
 } from '../../aws/logs-insights';
-import { parseLambdaLog } from '../../report/lambda-log-parser';
+import { parseLambdaLog } from '../../runs/lambda-log-parser';
 
 const logsMock = mockClient(CloudWatchLogsClient);
 const logs = new CloudWatchLogsClient({ region: 'eu-west-1' });

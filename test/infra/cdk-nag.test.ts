@@ -5,8 +5,8 @@ import { App, CfnResource, Lazy, Stack, Validations } from 'aws-cdk-lib';
 import { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../core/paths';
 import { buildLab } from '../../lib/app';
-import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
 import { RICH_FLAGS } from '../support/synth';
 
 interface Violation {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+import { PROJECT_ROOT } from '../../core/paths';
 import { measureBundles } from '../../local/assembly/bundle-size';
 import { type Assembly, readAssembly } from '../../local/assembly/cloud-assembly';
 

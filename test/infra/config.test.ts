@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../core/paths';
 import { ConfigError, parseConfig } from '../../lib/config';
-import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
 
 const defaults: Record<string, unknown> = JSON.parse(
   readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8'),

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+import { PROJECT_ROOT } from '../../core/paths';
 
 interface SummaryRow {
   target: string;

@@ -99,13 +99,12 @@ describe.each(['dynalite', 'dynamodb-local'] as const)('DynamoDB handlers agains
         requestHandler: http.handler,
         maxAttempts: MAX_ATTEMPTS,
       });
-      const create = makeCreateHandler(
-        createDynamoDbStore(client, TABLE, http.socketsOpened),
-        'dynamodb-create',
-      );
+      const create = makeCreateHandler(createDynamoDbStore(client, TABLE, http), 'dynamodb-create');
       const r = await create(createEvent(samplePerson('RETRY-1')));
       expect(connections).toBe(2);
       expect(r.statusCode).toBe(201);
+      // Two PutItem attempts; dynalite ignores ALL_OLD, so it also pays the consistent read.
+      expect(bodyOf(r).timing.dbRequests).toBe(kind === 'dynalite' ? 3 : 2);
       // A different Person under the same GovId is still a conflict.
       const other = await create(createEvent({ ...samplePerson('RETRY-1'), FirstName: 'Mallory' }));
       expect(other.statusCode).toBe(409);
@@ -227,7 +226,7 @@ describe('database failures', () => {
   const storeAt = (endpoint: string) => {
     const http = createLabHttp('on');
     const client = new DynamoDBClient({ endpoint, requestHandler: http.handler, maxAttempts: MAX_ATTEMPTS });
-    return createDynamoDbStore(client, TABLE, http.socketsOpened);
+    return createDynamoDbStore(client, TABLE, http);
   };
 
   it('a database that accepts but never answers gets a 503 that says what failed, before the deadline', async () => {
@@ -286,7 +285,16 @@ describe('timing block', () => {
       initType: 'provisioned-concurrency',
       newConnection: false,
     });
-    expect(Object.keys(first.timing).sort()).toEqual(['coldStart', 'dbMs', 'initType', 'newConnection']);
+    expect(Object.keys(first.timing).sort()).toEqual([
+      'coldStart',
+      'dbMs',
+      'dbRequests',
+      'initType',
+      'newConnection',
+    ]);
+    // One GetItem is one HTTP request.
+    expect(first.timing.dbRequests).toBe(1);
+    expect(second.timing.dbRequests).toBe(1);
     await engine.stop();
   });
 

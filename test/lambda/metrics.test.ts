@@ -17,6 +17,7 @@ describe('timing metrics (EMF through Powertools)', () => {
       emitTiming('dynamodb-get', 200, {
         dbMs: 9.812,
         newConnection: true,
+        dbRequests: 2,
         coldStart: false,
         initType: 'on-demand',
       }),
@@ -26,6 +27,7 @@ describe('timing metrics (EMF through Powertools)', () => {
       function: 'dynamodb-get',
       service: 'latency-lab',
       dbMs: 9.812,
+      dbRequests: 2,
       newConnection: 1,
       coldStart: 0,
       lab: 'timing',
@@ -45,6 +47,7 @@ describe('timing metrics (EMF through Powertools)', () => {
     expect(directive.Metrics).toEqual(
       expect.arrayContaining([
         { Name: 'dbMs', Unit: 'Milliseconds' },
+        { Name: 'dbRequests', Unit: 'Count' },
         { Name: 'newConnection', Unit: 'Count' },
         { Name: 'coldStart', Unit: 'Count' },
       ]),
@@ -56,6 +59,7 @@ describe('timing metrics (EMF through Powertools)', () => {
       emitTiming('dynamodb-create', 400, {
         dbMs: 0,
         newConnection: false,
+        dbRequests: 0,
         coldStart: true,
         initType: 'on-demand',
       }),

@@ -69,7 +69,10 @@ beforeEach(() => {
   ledger = mockQldbLedger({ tables: { Person: ['GovId'] } });
   driver = createQldbDriver('lab', createLabHttp('on').options, TEST_CLIENT_CONFIG);
   // A new QLDB session is the mock's stand-in for a new connection.
-  store = createQldbStore(driver, 'Person', () => ledger.sessionsStarted);
+  store = createQldbStore(driver, 'Person', {
+    socketsOpened: () => ledger.sessionsStarted,
+    requestsSent: () => ledger.commands.length,
+  });
   create = makeCreateHandler(store, 'qldb-create');
   get = makeGetHandler(store, 'qldb-get');
 });
@@ -231,7 +234,10 @@ describe('QLDB get', () => {
   });
 
   it('answers 503 naming QLDB when the table is missing (a QLDB BadRequestException)', async () => {
-    const other = createQldbStore(driver, 'Missing', () => ledger.sessionsStarted);
+    const other = createQldbStore(driver, 'Missing', {
+      socketsOpened: () => ledger.sessionsStarted,
+      requestsSent: () => ledger.commands.length,
+    });
     const response = await makeGetHandler(other, 'qldb-get')(getEvent(ADA.GovId));
     expect(response.statusCode).toBe(503);
     expect(bodyOf(response).error).toMatch(/^QLDB get failed: BadRequestException: .*Missing/);
@@ -240,7 +246,7 @@ describe('QLDB get', () => {
 });
 
 describe('timing block', () => {
-  it('carries dbMs, newConnection, coldStart and initType', async () => {
+  it('carries dbMs, newConnection, dbRequests, coldStart and initType', async () => {
     vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'provisioned-concurrency');
     const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     // A fresh module graph so this environment's first invocation is the cold one.
@@ -250,9 +256,11 @@ describe('timing block', () => {
     const freshGet = fresh.makeGetHandler(store, 'qldb-get');
 
     const first = bodyOf(await freshCreate(createEvent(ADA))).timing;
+    // A new session and a SELECT + INSERT: StartSession, StartTransaction, 2 x Execute, Commit.
     expect(first).toEqual({
       dbMs: expect.any(Number),
       newConnection: true,
+      dbRequests: 5,
       coldStart: true,
       initType: 'provisioned-concurrency',
     });
@@ -263,6 +271,7 @@ describe('timing block', () => {
     expect(second).toEqual({
       dbMs: expect.any(Number),
       newConnection: false,
+      dbRequests: 3,
       coldStart: false,
       initType: 'provisioned-concurrency',
     });

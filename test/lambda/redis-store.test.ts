@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PROJECT_ROOT } from '../../core/paths';
 import { EnvError } from '../../lambda/shared/env';
 import { DB_DEADLINE_MS, REQUEST_TIMEOUT_MS } from '../../lambda/shared/http-client';
 import type { Person } from '../../lambda/shared/person';
@@ -20,7 +21,6 @@ import {
   redisStoreFromEnv,
 } from '../../lambda/shared/redis-store';
 import { measureDb } from '../../lambda/shared/timing';
-import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
 import { type RedisEngine, startRedis } from '../../local/engines/redis';
 import { startNetworkModel } from '../../local/network/network-model';
 import { ensureCertificates } from '../../local/tls/certificates';
@@ -173,7 +173,7 @@ describe('connections and commands per call', () => {
     const n = 5;
     for (let i = 0; i < n; i++) {
       const sent = s.requestsSent();
-      const m = await measureDb(s.socketsOpened, () => s.get('RS-SEED', deadline()));
+      const m = await measureDb(s, () => s.get('RS-SEED', deadline()));
       expect(m.outcome.ok).toBe(true);
       expect(m.newConnection).toBe(true);
       expect(s.requestsSent() - sent).toBe(3);
@@ -189,7 +189,7 @@ describe('connections and commands per call', () => {
     const newConnection: boolean[] = [];
     for (let i = 0; i < 5; i++) {
       const sent = s.requestsSent();
-      const m = await measureDb(s.socketsOpened, () => s.create(person(`RS-KA-${i}`), deadline()));
+      const m = await measureDb(s, () => s.create(person(`RS-KA-${i}`), deadline()));
       expect(m.outcome).toEqual({ ok: true, value: 'created' });
       perCall.push(s.requestsSent() - sent);
       newConnection.push(m.newConnection);
@@ -206,7 +206,7 @@ describe('connections and commands per call', () => {
       const s = store('on', idle.url);
       expect(await s.create(person('RS-IDLE'), deadline())).toBe('created');
       await sleep(2_500); // the server's idle timeout (1 s) plus its once-a-second check
-      const m = await measureDb(s.socketsOpened, () => s.get('RS-IDLE', deadline()));
+      const m = await measureDb(s, () => s.get('RS-IDLE', deadline()));
       expect(m.outcome).toEqual({ ok: true, value: person('RS-IDLE') });
       expect(m.newConnection).toBe(true);
       expect(s.socketsOpened()).toBe(2);
@@ -266,7 +266,7 @@ describe('faults: every call ends within its bounds', () => {
       await expect(s.get('RS-SEED', deadline())).rejects.toThrow(/timed out/);
       expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS + 500);
       relay.frozen = false;
-      const m = await measureDb(s.socketsOpened, () => s.get('RS-SEED', deadline()));
+      const m = await measureDb(s, () => s.get('RS-SEED', deadline()));
       expect(m.outcome).toEqual({ ok: true, value: person('RS-SEED', 'Ada') });
       expect(m.newConnection).toBe(true);
     } finally {
@@ -283,7 +283,7 @@ describe('faults: every call ends within its bounds', () => {
       expect(await s.get('RS-SEED', deadline())).toEqual(person('RS-SEED', 'Ada'));
       relay.next = 'drop-before';
       const sent = s.requestsSent();
-      const m = await measureDb(s.socketsOpened, () => s.get('RS-SEED', deadline()));
+      const m = await measureDb(s, () => s.get('RS-SEED', deadline()));
       expect(m.outcome).toEqual({ ok: true, value: person('RS-SEED', 'Ada') });
       expect(m.newConnection).toBe(true);
       expect(s.requestsSent() - sent).toBe(3); // the lost GET, then AUTH + GET
@@ -354,7 +354,7 @@ describe('TLS through the lab network model (rediss://, certificate verified)', 
         ['on', on],
         ['off', off],
       ] as const) {
-        const m = await measureDb(s.socketsOpened, () => s.get('RS-TLS', deadline()));
+        const m = await measureDb(s, () => s.get('RS-TLS', deadline()));
         expect(m.outcome).toEqual({ ok: true, value: person('RS-TLS') });
         timings[name].push(m.dbMs);
       }

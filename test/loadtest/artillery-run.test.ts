@@ -19,7 +19,7 @@ import {
   summarizeRun,
   summarizeTimings,
   type TimingLine,
-} from '../../loadtest/results';
+} from '../../runs/results';
 import { type FakeLabApi, startFakeLabApi } from './fake-lab-api';
 
 const DURATION_S = 3;

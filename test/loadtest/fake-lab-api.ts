@@ -45,7 +45,7 @@ export async function startFakeLabApi(): Promise<FakeLabApi> {
     warm.add(base);
     // 1-4 ms with 3 decimals, like the handlers' performance.now() measurement.
     const dbMs = Math.round((1 + Math.random() * 3) * 1000) / 1000;
-    const timing = { dbMs, newConnection: cold, coldStart: cold, initType: 'on-demand' };
+    const timing = { dbMs, newConnection: cold, dbRequests: 1, coldStart: cold, initType: 'on-demand' };
     const reply = (status: number, payload: Record<string, unknown>): void => {
       requests.push({ method: req.method ?? '', path, status });
       res.writeHead(status, { 'content-type': 'application/json' });

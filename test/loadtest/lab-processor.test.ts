@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validatePerson } from '../../lambda/shared/person';
-import {
-  buildPerson,
-  GOV_ID_TYPES,
-  govIdPrefix,
-  parseTiming,
-  variantOf,
-} from '../../loadtest/lab-processor.mjs';
+import { buildPerson, GOV_ID_TYPES, govIdPrefix, variantOf } from '../../loadtest/lab-processor.mjs';
 
 describe('buildPerson', () => {
   it('builds Persons the API accepts, each with its own GovId', () => {
@@ -37,20 +31,6 @@ describe('govIdPrefix', () => {
     expect(govIdPrefix('run_7-')).toBe('run_7-');
     expect(() => govIdPrefix('has space')).toThrow('LAB_GOVID_PREFIX');
     expect(() => govIdPrefix('x'.repeat(49))).toThrow('at most 48');
-  });
-});
-
-describe('parseTiming', () => {
-  it('returns the timing block of a lab response', () => {
-    const timing = { dbMs: 3.25, newConnection: true, coldStart: false, initType: 'on-demand' };
-    expect(parseTiming(JSON.stringify({ person: {}, timing }))).toEqual(timing);
-  });
-
-  it('returns null for bodies without a well-formed block', () => {
-    expect(parseTiming('<html>502 Bad Gateway</html>')).toBeNull();
-    expect(parseTiming('{"message":"Internal server error"}')).toBeNull();
-    expect(parseTiming('{"timing":{"dbMs":"3"}}')).toBeNull();
-    expect(parseTiming('null')).toBeNull();
   });
 });
 

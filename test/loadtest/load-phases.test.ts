@@ -7,8 +7,8 @@ import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rm
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { TimingLine } from '../../core/timing.mjs';
 import type { RunArtilleryOptions, RunArtilleryResult } from '../../loadtest/artillery-runner';
-import type { TimingLine } from '../../loadtest/lab-processor.mjs';
 import { loadExitCode, runLoadPhases, writeLoadSummary } from '../../loadtest/load-phases';
 import { writeReport } from '../../report/write-report';
 
@@ -36,7 +36,13 @@ function stubRunner(failing: { variant: string; phase: string }) {
         status: 200,
         clientMs: 5 + i,
         govId: `g-${i}`,
-        timing: { dbMs: 2 + i, newConnection: i === 0, coldStart: i === 0, initType: 'on-demand' },
+        timing: {
+          dbMs: 2 + i,
+          newConnection: i === 0,
+          dbRequests: 1,
+          coldStart: i === 0,
+          initType: 'on-demand',
+        },
       };
       appendFileSync(o.env.LAB_TIMINGS_FILE, `${JSON.stringify(line)}\n`);
     }

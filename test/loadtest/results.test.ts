@@ -16,7 +16,7 @@ import {
   type TimingLine,
   timeline,
   toLabRow,
-} from '../../loadtest/results';
+} from '../../runs/results';
 
 const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url).pathname;
 const report = readArtilleryReport(fixture('artillery-get-report.json'));
@@ -126,7 +126,7 @@ describe('timings', () => {
       status: 200,
       clientMs: 1,
       govId: 'a',
-      timing: { dbMs, newConnection: false, coldStart: false, initType: 'on-demand' },
+      timing: { dbMs, newConnection: false, dbRequests: 1, coldStart: false, initType: 'on-demand' },
     });
     const s = summarizeTimings([0.25, 0.5, 0.75, 1.125].map(line));
     expect(s.dbMs?.p50).toBe(0.5);

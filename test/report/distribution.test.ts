@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LatencyHistogram, valuesAtPercentiles } from '../../report/latency-histogram';
 import { distributionOf } from '../../report/report-model';
+import { LatencyHistogram, valuesAtPercentiles } from '../../runs/latency-histogram';
 
 describe('distributions for the report', () => {
   it('answers every percentile exactly as LatencyHistogram does', () => {

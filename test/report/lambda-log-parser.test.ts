@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { reportLine } from '../../local/host/lambda-log';
-import { parseLambdaLog } from '../../report/lambda-log-parser';
+import { parseLambdaLog } from '../../runs/lambda-log-parser';
 import { ARTICLE_LOG, SNAPSTART_XRAY_LOG } from './report-fixture';
 
 describe('REPORT line parser', () => {

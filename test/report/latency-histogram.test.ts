@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LatencyHistogram, ladderOf } from '../../report/latency-histogram';
+import { LatencyHistogram, ladderOf } from '../../runs/latency-histogram';
 
 const within = (actual: number, expected: number) =>
   expect(Math.abs(actual - expected)).toBeLessThanOrEqual(expected * 0.001 + 0.001);

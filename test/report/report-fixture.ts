@@ -2,7 +2,7 @@
 import { cpSync, mkdtempSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+import { PROJECT_ROOT } from '../../core/paths';
 
 export const FIXTURE_RESULTS = join(PROJECT_ROOT, 'test', 'report', 'fixtures', 'load-run');
 /** The log lines (START, handler output, REPORT) quoted by the provisioned-concurrency article. */

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+import { PROJECT_ROOT } from '../../core/paths';
 import { buildFromResultsDir, ReportInputError } from '../../report/build-report';
 import { runReportCli } from '../../report/cli';
 import type { GroupReport, LabReport, Layer } from '../../report/report-model';

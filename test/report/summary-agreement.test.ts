@@ -5,7 +5,8 @@
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { TimingLine } from '../../loadtest/lab-processor.mjs';
+import type { TimingLine } from '../../core/timing.mjs';
+import { buildFromResultsDir } from '../../report/build-report';
 import {
   filterTimings,
   readArtilleryReport,
@@ -13,8 +14,7 @@ import {
   summarizeRun,
   summarizeTimings,
   toLabRow,
-} from '../../loadtest/results';
-import { buildFromResultsDir } from '../../report/build-report';
+} from '../../runs/results';
 import { tempDir } from './report-fixture';
 
 const ARTILLERY = new URL('../loadtest/fixtures/artillery-get-report.json', import.meta.url).pathname;
@@ -37,6 +37,7 @@ function timings(): TimingLine[] {
       timing: {
         dbMs: rejected ? 0 : 10 + (i - Math.floor(i / 3)) * 0.5,
         newConnection: !rejected && i % 4 === 0,
+        dbRequests: rejected ? 0 : 1,
         coldStart: i === 0,
         initType: 'on-demand',
       },

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtillery } from '../../loadtest/artillery-runner';
-import { readArtilleryReport, summarizeRun } from '../../loadtest/results';
 import { localSigningEnv, type RunningLab, startLab } from '../../local/lab';
+import { readArtilleryReport, summarizeRun } from '../../runs/results';
 import { rawRequest } from '../support/lab-http';
 
 /**

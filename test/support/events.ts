@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { Timing } from '../../core/timing.mjs';
 
 /** A REST API (v1) proxy event with only what the handlers read filled in. */
 export function apiEvent(opts: {
@@ -53,7 +54,7 @@ export interface ResponseBody {
   person?: Record<string, string>;
   error?: string;
   field?: string;
-  timing: { dbMs: number; newConnection: boolean; coldStart: boolean; initType: string };
+  timing: Timing;
 }
 
 export const bodyOf = (r: { body: string }) => JSON.parse(r.body) as ResponseBody;

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
+import { PROJECT_ROOT } from '../../core/paths';
 import { ensureSynth } from '../../local/assembly/ensure-synth';
 import { localSynthContext } from '../../local/lab';
 

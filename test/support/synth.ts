@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { PROJECT_ROOT } from '../../core/paths';
 import { buildLab, type LabStacks } from '../../lib/app';
-import { PROJECT_ROOT } from '../../lib/constructs/perf-function';
 
 const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(
   readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8'),

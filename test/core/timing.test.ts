@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { isTimingLine, reachedDatabase, timingOfBody } from '../../core/timing.mjs';
+
+const timing = { dbMs: 3.25, newConnection: true, dbRequests: 1, coldStart: false, initType: 'on-demand' };
+
+describe('timingOfBody', () => {
+  it('returns the timing block of a lab response', () => {
+    expect(timingOfBody(JSON.stringify({ person: {}, timing }))).toEqual(timing);
+  });
+
+  it.each([
+    ['an HTML error page', '<html>502 Bad Gateway</html>'],
+    ['an API Gateway error', '{"message":"Internal server error"}'],
+    ['a string dbMs', JSON.stringify({ timing: { ...timing, dbMs: '3' } })],
+    ['a negative dbMs', JSON.stringify({ timing: { ...timing, dbMs: -1 } })],
+    ['no dbRequests', JSON.stringify({ timing: { ...timing, dbRequests: undefined } })],
+    ['a fractional dbRequests', JSON.stringify({ timing: { ...timing, dbRequests: 1.5 } })],
+    ['null', 'null'],
+  ])('returns null for %s', (_name, body) => {
+    expect(timingOfBody(body)).toBeNull();
+  });
+});
+
+describe('isTimingLine', () => {
+  const line = {
+    at: 1,
+    target: 'dynamodb',
+    variant: 'on',
+    phase: 'get',
+    status: 200,
+    clientMs: 4,
+    govId: 'A',
+    timing,
+  };
+  it('accepts a line with or without a timing block and refuses a broken one', () => {
+    expect(isTimingLine(line)).toBe(true);
+    expect(isTimingLine({ ...line, timing: null, clientMs: null, govId: null })).toBe(true);
+    expect(isTimingLine({ ...line, timing: { dbMs: 1 } })).toBe(false);
+    expect(isTimingLine({ ...line, status: '200' })).toBe(false);
+  });
+});
+
+describe('reachedDatabase', () => {
+  it('leaves out 400s and responses without a timing block, keeps every other status', () => {
+    expect(reachedDatabase(400, timing)).toBe(false);
+    expect(reachedDatabase(200, null)).toBe(false);
+    for (const status of [200, 201, 404, 409, 503]) expect(reachedDatabase(status, timing)).toBe(true);
+  });
+});
