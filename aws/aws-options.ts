@@ -8,9 +8,10 @@
  * Nothing here calls AWS: resolving options can fail only with a UsageError.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import type { defaultProvider } from '@aws-sdk/credential-provider-node';
 
 export const DEFAULT_STACK_PREFIX = 'LatencyLab';
 
@@ -148,7 +149,12 @@ export interface SdkClientConfig {
  * it resolves lazily, so building the config never calls AWS.
  */
 export function sdkClientConfig(options: AwsOptions): SdkClientConfig {
-  const credentials = defaultProvider(options.profile ? { profile: options.profile } : {});
+  // Required here, not imported at the top: every CLI parses its options through this module,
+  // and the credential chain (~100 SDK modules) must not load for --help or a typo.
+  const credentialProvider: { defaultProvider: typeof defaultProvider } = createRequire(import.meta.url)(
+    '@aws-sdk/credential-provider-node',
+  );
+  const credentials = credentialProvider.defaultProvider(options.profile ? { profile: options.profile } : {});
   return options.profile
     ? { region: options.region, credentials, profile: options.profile }
     : { region: options.region, credentials };

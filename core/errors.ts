@@ -55,12 +55,17 @@ function hintFor(error: Error, profile: string | undefined): string | undefined 
 export function describeCliError(e: unknown, ctx: CliErrorContext = {}): { code: number; line: string } {
   const program = ctx.program ?? 'error';
   if (e instanceof UsageError) return { code: 2, line: `${program}: ${e.message}` };
+  // node:util parseArgs refuses unknown or malformed options with these codes.
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
+    return { code: 2, line: `${program}: ${(e as Error).message} (see --help)` };
+  }
   const error = e instanceof Error ? e : new Error(String(e));
-  const code = error instanceof InterruptedError ? 130 : 1;
-  if (ctx.debug ?? Boolean(process.env.LAB_DEBUG)) return { code, line: error.stack ?? error.message };
+  const exit = error instanceof InterruptedError ? 130 : 1;
+  if (ctx.debug ?? Boolean(process.env.LAB_DEBUG)) return { code: exit, line: error.stack ?? error.message };
   const hint = hintFor(error, ctx.profile);
   const what = error instanceof LabError ? error.message : `${error.name}: ${error.message}`;
-  return { code, line: `${program}: ${what}${hint ? ` (${hint})` : ''}` };
+  return { code: exit, line: `${program}: ${what}${hint ? ` (${hint})` : ''}` };
 }
 
 /** Runs a CLI main and sets the exit code; the main returns its own code or nothing. */

@@ -20,8 +20,7 @@ export function buildLab(app: App, stackProps: StackProps = {}): LabStacks {
   const api = new ApiStack(app, `${STACK_PREFIX}-Api`, {
     ...stackProps,
     config,
-    table: data.table,
-    qldb: data.qldb,
+    bindings: data.bindings,
   });
   let powerTuning: PowerTuningStack | undefined;
   if (config.powerTuning) {

@@ -1,9 +1,13 @@
 /**
  * Runs one scenario with the project's own artillery (node_modules/.bin/artillery) as a child
- * process, and nothing else. Parameters travel as artillery flags:
+ * process, and nothing else. The lab has one scenario per operation, not per target:
+ * loadtest/<operation>-person.yml, run for any target in core/lab-functions.ts TARGETS.
+ * Parameters travel as artillery flags:
  *   --target <url>                            the API (trailing slashes dropped: artillery
  *                                             concatenates target + '/path')
- *   --variables {"basePath": "/dynamodb/..."} the scenario's {{ basePath }}
+ *   --variables {"labTarget": "dynamodb",     the scenario's variables: the processor's labels
+ *     "labPhase": "create",                   and {{ basePath }}
+ *     "basePath": "/dynamodb/..."}
  *   --overrides {"config":{"phases":[...]}}   one phase: duration and arrival rate as numbers
  *   --payload <csv>                           the scenario's config.payload file (get phase)
  * Labels and output files travel as environment variables (see lab-processor.mjs).
@@ -13,10 +17,11 @@
  * the end of a run promptly (see that file for what and why).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isTarget, OPERATIONS, type Operation } from '../core/lab-functions';
 import { PROJECT_ROOT } from '../core/paths';
 import { ArtilleryOutputParser, type ArtilleryProgress } from './artillery-progress';
 
@@ -27,9 +32,30 @@ const PRELOAD = fileURLToPath(new URL('./artillery-preload.cjs', import.meta.url
 const STOP_GRACE_MS = 5_000;
 const TAIL_LINES = 100;
 
-export interface RunArtilleryOptions {
-  /** Scenario file, e.g. loadtest/create-dynamodb-person.yml (relative to the project root). */
+/** The lab's scenario for one operation, run against one database target. */
+export interface LabScenario {
+  /** Picks loadtest/<operation>-person.yml; also the processor's `labPhase` label. */
+  readonly operation: Operation;
+  /** A target of core/lab-functions.ts TARGETS, e.g. `dynamodb`: the processor's `labTarget` label. */
+  readonly labTarget: string;
+  readonly scenario?: undefined;
+}
+
+/** A scenario file run as is, e.g. one written by hand. */
+export interface ScenarioFile {
+  /**
+   * Path relative to the project root. The per-target names of old
+   * (loadtest/create-dynamodb-person.yml) still work: they run the lab scenario for that
+   * operation and target. Prefer `{ operation, labTarget }`.
+   */
   readonly scenario: string;
+  readonly operation?: undefined;
+  readonly labTarget?: undefined;
+}
+
+export type RunArtilleryOptions = ArtilleryRunOptions & (LabScenario | ScenarioFile);
+
+export interface ArtilleryRunOptions {
   /** API base URL, e.g. http://127.0.0.1:3100/lab or https://x.execute-api.../prod/lab/ */
   readonly target: string;
   /** e.g. /dynamodb/keepalive-on, or /dynamodb when one variant is deployed */
@@ -105,9 +131,47 @@ function childEnv(extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
   };
 }
 
+/** The scenario file for one operation; every target runs it. */
+export function labScenarioFile(operation: Operation): string {
+  return join('loadtest', `${operation}-person.yml`);
+}
+
+const LEGACY_SCENARIO = /^(?:\.\/)?loadtest\/([a-z]+)-([a-z0-9]+)-person\.ya?ml$/;
+
+interface ResolvedScenario {
+  readonly file: string;
+  /** Artillery's phase name, shown in its output and in the progress line. */
+  readonly phaseName: string;
+  /** the lab's labels, when the lab scenario runs */
+  readonly labels?: { readonly labTarget: string; readonly labPhase: Operation };
+}
+
+function labScenario(operation: string, labTarget: string): ResolvedScenario {
+  if (!(OPERATIONS as readonly string[]).includes(operation)) {
+    throw new Error(`operation must be one of ${OPERATIONS.join(', ')}, got ${operation}`);
+  }
+  if (!isTarget(labTarget)) throw new Error(`labTarget must be a lab target, got ${labTarget}`);
+  const op = operation as Operation;
+  return {
+    file: labScenarioFile(op),
+    phaseName: `${op}-${labTarget}-person`,
+    labels: { labTarget, labPhase: op },
+  };
+}
+
+/** Which file runs, with which labels: the lab scenario, or a file as given. */
+export function resolveScenario(opts: LabScenario | ScenarioFile): ResolvedScenario {
+  if (opts.scenario === undefined) return labScenario(opts.operation, opts.labTarget);
+  // A per-target file of old that no longer exists: the one scenario per operation replaced it.
+  const legacy = LEGACY_SCENARIO.exec(opts.scenario.replace(/\\/g, '/'));
+  if (legacy && !existsSync(resolve(PROJECT_ROOT, opts.scenario))) return labScenario(legacy[1], legacy[2]);
+  return { file: opts.scenario, phaseName: basename(opts.scenario).replace(/\.ya?ml$/, '') };
+}
+
 export function artilleryArgs(opts: RunArtilleryOptions): string[] {
+  const scenario = resolveScenario(opts);
   const phase = {
-    name: basename(opts.scenario).replace(/\.ya?ml$/, ''),
+    name: scenario.phaseName,
     duration: positive('durationS', opts.durationS),
     arrivalRate: positive('ratePerS', opts.ratePerS),
   };
@@ -116,7 +180,7 @@ export function artilleryArgs(opts: RunArtilleryOptions): string[] {
     '--target',
     normalizeTarget(opts.target),
     '--variables',
-    JSON.stringify({ basePath: normalizeBasePath(opts.basePath) }),
+    JSON.stringify({ ...scenario.labels, basePath: normalizeBasePath(opts.basePath) }),
     '--overrides',
     JSON.stringify({ config: { phases: [phase] } }),
     '--output',
@@ -125,7 +189,7 @@ export function artilleryArgs(opts: RunArtilleryOptions): string[] {
   if (opts.payload !== undefined) args.push('--payload', resolve(opts.payload));
   if (opts.platform !== undefined) args.push('--platform', opts.platform);
   for (const [k, v] of Object.entries(opts.platformOpts ?? {})) args.push('--platform-opt', `${k}=${v}`);
-  args.push(resolve(PROJECT_ROOT, opts.scenario));
+  args.push(resolve(PROJECT_ROOT, scenario.file));
   return args;
 }
 

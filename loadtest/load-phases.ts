@@ -40,7 +40,11 @@ export interface LoadPhasesOptions {
   readonly platform?: string;
   readonly signal?: AbortSignal;
   /** Init Duration p50 of the phase's function, from its REPORT lines (local runs). */
-  readonly initMsP50?: (target: string, variant: string, phase: string) => number | null;
+  readonly initMsP50?: (
+    target: string,
+    variant: string,
+    phase: string,
+  ) => Promise<number | null> | number | null;
   /** The runner; tests inject one. */
   readonly runArtillery: (opts: RunArtilleryOptions) => Promise<RunArtilleryResult>;
   readonly log: (line: string) => void;
@@ -119,7 +123,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
         try {
           const run = summarizeRun(readArtilleryReport(outJson));
           const timings = summarizeTimings(filterTimings(timingsOf(timingsFile), { target, variant, phase }));
-          const row = toLabRow(labels, run, timings, o.initMsP50?.(target, variant, phase) ?? null);
+          const row = toLabRow(labels, run, timings, (await o.initMsP50?.(target, variant, phase)) ?? null);
           rows.push(row);
           o.log(
             `  done in ${(result.wallMs / 1000).toFixed(1)} s: ${row.requests} requests, ${row.errors} errors, p50 ${row.latencyMs?.p50 ?? '-'} ms, db p50 ${row.dbMs?.p50?.toFixed(2) ?? '-'} ms`,

@@ -7,42 +7,37 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseFunctionKey } from '../core/lab-functions';
 import { runCli } from '../core/errors';
-import { PROJECT_ROOT } from '../core/paths';
-import { engineOption, intOption, listOption, numberOption, UsageError } from '../local/cli/options';
 import {
-  DEFAULT_MAX_ENVIRONMENTS,
-  LOCAL_TARGETS,
-  localSigningEnv,
-  type RunningLab,
-  startLab,
-} from '../local/lab';
-import { DEFAULT_RTT_MS } from '../local/network/network-model';
-import { writeReport } from '../report/write-report';
-import { parseLambdaLog } from '../runs/lambda-log-parser';
-import { LatencyHistogram } from '../runs/latency-histogram';
-import { runArtillery } from './artillery-runner';
-import { loadExitCode, runLoadPhases, writeLoadSummary } from './load-phases';
-import { formatSummaryTable } from './summary-table';
+  basePath,
+  KEEP_ALIVE_VARIANTS,
+  type KeepAliveVariant,
+  parseFunctionKey,
+  TARGET_INFO,
+  TARGETS,
+  type Target,
+} from '../core/lab-functions';
+import { RESULTS_DIR } from '../core/paths';
+import { engineOption, intOption, listOption, numberOption, UsageError } from '../local/cli/options';
+import type { RunningLab } from '../local/lab';
+import { DEFAULT_MAX_ENVIRONMENTS, DEFAULT_RTT_MS, localSigningEnv } from '../local/lab-defaults';
 
-const TARGETS = ['dynamodb', 'qldb'] as const;
-const VARIANTS = ['on', 'off'] as const;
-type Variant = (typeof VARIANTS)[number];
+type Variant = KeepAliveVariant;
 
 const HELP = `Usage: npm run load -- [options]
 
   --duration S          seconds per phase (default 20)
   --rate N              arrivals per second (default 10)
-  --targets LIST        comma list of dynamodb, qldb (default dynamodb; qldb cannot run locally)
+  --targets LIST        comma list of ${TARGETS.join(', ')} (default dynamodb)
   --keep-alive LIST     comma list of on, off (default on,off)
   --out DIR             where results go (default results/<timestamp>)
   --target local|aws    local lab (default) or the deployed stack
 Local lab:
   --rtt MS              emulated round trip to the database (default ${DEFAULT_RTT_MS})
   --engine NAME         dynalite (default) or dynamodb-local
-  --data DIR            keep the engine's data on disk
+  --data DIR            keep the engines' data on disk
   --max-envs N          most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
+  --node PATH           Node executable of the environments (default: Lambda's Node 24, pinned)
 Deployed stack (--target aws):
   --region R --profile P --stack-prefix NAME (default LatencyLab)
   --platform aws:lambda run Artillery's distributed runner in your account (its own region option applies)
@@ -52,7 +47,7 @@ interface Plan {
   readonly url: string;
   readonly basePath: (target: string, variant: Variant) => string;
   readonly env: Record<string, string>;
-  readonly targets: readonly string[];
+  readonly targets: readonly Target[];
   readonly variants: readonly Variant[];
 }
 
@@ -61,7 +56,9 @@ function stamp(): string {
 }
 
 /** Cold starts and their Init Duration, from the REPORT (and INIT_REPORT) lines of one function. */
-function initStats(lines: readonly string[]): { initMsP50: number | null; inits: number } {
+async function initStats(lines: readonly string[]): Promise<{ initMsP50: number | null; inits: number }> {
+  const { parseLambdaLog } = await import('../runs/lambda-log-parser');
+  const { LatencyHistogram } = await import('../runs/latency-histogram');
   const parsed = parseLambdaLog(lines.join('\n'));
   const h = new LatencyHistogram();
   for (const r of parsed.reports) if (r.initDurationMs !== undefined) h.record(r.initDurationMs);
@@ -73,7 +70,7 @@ function initStats(lines: readonly string[]): { initMsP50: number | null; inits:
 
 async function planAws(
   values: Record<string, string | boolean | undefined>,
-  targets: string[],
+  targets: Target[],
   variants: Variant[],
 ) {
   // Loaded only for cloud runs: the local lab needs no AWS SDK clients in this process.
@@ -99,7 +96,7 @@ async function planAws(
   }
   const plan: Plan = {
     url: outputs.apiUrl,
-    basePath: (t, v) => (both ? `/${t}/keepalive-${v}` : `/${t}`),
+    basePath: (t, v) => basePath(t, v, both),
     env: {
       LAB_SIGV4_REGION: outputs.region ?? aws.region,
       ...(aws.profile ? { AWS_PROFILE: aws.profile } : {}),
@@ -110,168 +107,176 @@ async function planAws(
   return plan;
 }
 
-runCli(async () => {
-  const { values } = parseArgs({
-    options: {
-      duration: { type: 'string' },
-      rate: { type: 'string' },
-      targets: { type: 'string' },
-      'keep-alive': { type: 'string' },
-      out: { type: 'string' },
-      target: { type: 'string' },
-      rtt: { type: 'string' },
-      engine: { type: 'string' },
-      data: { type: 'string' },
-      'max-envs': { type: 'string' },
-      region: { type: 'string' },
-      profile: { type: 'string' },
-      'stack-prefix': { type: 'string' },
-      platform: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  const durationS = intOption('duration', values.duration, 1, 3600, 20);
-  const ratePerS = numberOption('rate', values.rate, 0.1, 10_000, 10);
-  let targets = listOption('targets', values.targets, TARGETS, ['dynamodb']);
-  const variants = listOption('keep-alive', values['keep-alive'], VARIANTS, ['on', 'off']);
-  const where = values.target ?? 'local';
-  if (where !== 'local' && where !== 'aws')
-    throw new UsageError(`--target must be local or aws, got ${JSON.stringify(where)}`);
-  if (values.platform && where !== 'aws')
-    throw new UsageError('--platform needs --target aws: a cloud runner cannot reach 127.0.0.1');
-  const engine = engineOption(values.engine);
-  const rttMs = numberOption('rtt', values.rtt, 0, 1000, DEFAULT_RTT_MS);
-  const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
-  const outDir = resolve(values.out ?? join(PROJECT_ROOT, 'results', stamp()));
-  mkdirSync(outDir, { recursive: true });
-
-  // Ctrl-C or SIGTERM: stop Artillery, then the lab, then exit with the signal's code.
-  const abort = new AbortController();
-  let interrupted: NodeJS.Signals | undefined;
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(sig, () => {
-      interrupted = sig;
-      console.error(`\n${sig}: stopping ...`);
-      abort.abort();
+runCli(
+  async () => {
+    const { values } = parseArgs({
+      options: {
+        duration: { type: 'string' },
+        rate: { type: 'string' },
+        targets: { type: 'string' },
+        'keep-alive': { type: 'string' },
+        out: { type: 'string' },
+        target: { type: 'string' },
+        rtt: { type: 'string' },
+        engine: { type: 'string' },
+        data: { type: 'string' },
+        'max-envs': { type: 'string' },
+        node: { type: 'string' },
+        region: { type: 'string' },
+        profile: { type: 'string' },
+        'stack-prefix': { type: 'string' },
+        platform: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
     });
-  }
+    if (values.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    const durationS = intOption('duration', values.duration, 1, 3600, 20);
+    const ratePerS = numberOption('rate', values.rate, 0.1, 10_000, 10);
+    const targets = listOption('targets', values.targets, TARGETS, ['dynamodb']);
+    const variants = listOption('keep-alive', values['keep-alive'], KEEP_ALIVE_VARIANTS, ['on', 'off']);
+    const where = values.target ?? 'local';
+    if (where !== 'local' && where !== 'aws')
+      throw new UsageError(`--target must be local or aws, got ${JSON.stringify(where)}`);
+    if (values.platform && where !== 'aws')
+      throw new UsageError('--platform needs --target aws: a cloud runner cannot reach 127.0.0.1');
+    const engine = engineOption(values.engine);
+    const rttMs = numberOption('rtt', values.rtt, 0, 1000, DEFAULT_RTT_MS);
+    const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
+    const outDir = resolve(values.out ?? join(RESULTS_DIR, stamp()));
+    mkdirSync(outDir, { recursive: true });
 
-  let exitCode = 0;
-  const functionLogs = new Map<string, string[]>();
-  // A stream, not a write per line: the host calls this for every log line of every invocation.
-  const logFile = createWriteStream(join(outDir, 'lambda-logs.log'));
-  let lab: RunningLab | undefined;
-  try {
-    let plan: Plan;
-    if (where === 'aws') {
-      plan = await planAws(values, targets, variants);
-      console.log(`Target: ${plan.url} (deployed stack)`);
-    } else {
-      if (targets.some((t) => !(LOCAL_TARGETS as readonly string[]).includes(t))) {
-        targets = targets.filter((t) => (LOCAL_TARGETS as readonly string[]).includes(t));
-        if (targets.length === 0)
-          throw new UsageError('QLDB cannot run locally; use --targets dynamodb or --target aws');
-      }
-      lab = await startLab({
-        port: 0,
-        engine,
-        rttMs,
-        dataDir: values.data,
-        maxEnvironments,
-        context: { keepAlive: variants.length > 1 ? 'both' : variants[0] },
-        log: (line) => console.log(line),
-        onFunctionLog: (fn, line) => {
-          logFile.write(`[${fn}] ${line}\n`);
-          const list = functionLogs.get(fn) ?? [];
-          list.push(line);
-          functionLogs.set(fn, list);
-        },
+    // Ctrl-C or SIGTERM: stop Artillery, then the lab, then exit with the signal's code.
+    const abort = new AbortController();
+    let interrupted: NodeJS.Signals | undefined;
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(sig, () => {
+        interrupted = sig;
+        console.error(`\n${sig}: stopping ...`);
+        abort.abort();
       });
-      const both = variants.length > 1;
-      plan = {
-        url: lab.url,
-        basePath: (t, v) => (both ? `/${t}/keepalive-${v}` : `/${t}`),
-        env: {
-          ...localSigningEnv(),
-        },
-        targets,
-        variants,
-      };
-      console.log(`Lab API: ${lab.url}`);
     }
 
-    const { rows, failed } = await runLoadPhases({
-      outDir,
-      url: plan.url,
-      basePath: (t, v) => plan.basePath(t, v as Variant),
-      env: plan.env,
-      targets: plan.targets,
-      variants: plan.variants,
-      durationS,
-      ratePerS,
-      platform: values.platform,
-      signal: abort.signal,
-      initMsP50: (target, variant, phase) => {
-        const fnLines = [...functionLogs].filter(([fn]) => {
-          const p = parseFunctionKey(fn);
-          return (
-            p?.target === target && p.operation === phase && (p.keepAlive ?? plan.variants[0]) === variant
-          );
+    let exitCode = 0;
+    const functionLogs = new Map<string, string[]>();
+    // A stream, not a write per line: the host calls this for every log line of every invocation.
+    const logFile = createWriteStream(join(outDir, 'lambda-logs.log'));
+    let lab: RunningLab | undefined;
+    try {
+      let plan: Plan;
+      if (where === 'aws') {
+        plan = await planAws(values, targets, variants);
+        console.log(`Target: ${plan.url} (deployed stack)`);
+      } else {
+        const { startLab } = await import('../local/lab');
+        lab = await startLab({
+          port: 0,
+          engine,
+          rttMs,
+          dataDir: values.data,
+          maxEnvironments,
+          nodePath: values.node,
+          context: { targets: targets.join(','), keepAlive: variants.length > 1 ? 'both' : variants[0] },
+          log: (line) => console.log(line),
+          onFunctionLog: (fn, line) => {
+            logFile.write(`[${fn}] ${line}\n`);
+            const list = functionLogs.get(fn) ?? [];
+            list.push(line);
+            functionLogs.set(fn, list);
+          },
         });
-        return initStats(fnLines.flatMap(([, l]) => l)).initMsP50;
-      },
-      runArtillery,
-      log: (line) => console.log(line),
-      logError: (line) => console.error(line),
-    });
-    if (interrupted) return 130;
+        const both = variants.length > 1;
+        plan = {
+          url: lab.url,
+          basePath: (t, v) => basePath(t, v, both),
+          env: {
+            ...localSigningEnv(),
+          },
+          targets,
+          variants,
+        };
+        console.log(`Lab API: ${lab.url}`);
+      }
 
-    // A failed phase is recorded beside the others: the run keeps its summary and report.
-    writeLoadSummary(
-      outDir,
-      {
-        target: where,
+      const { runLoadPhases, writeLoadSummary, loadExitCode } = await import('./load-phases');
+      const { rows, failed } = await runLoadPhases({
+        outDir,
         url: plan.url,
+        basePath: (t, v) => plan.basePath(t, v as Variant),
+        env: plan.env,
+        targets: plan.targets,
+        variants: plan.variants,
         durationS,
         ratePerS,
-        ...(where === 'local' ? { engine, rttMs, maxEnvironments } : {}),
-      },
-      rows,
-      failed,
-    );
-    console.log(`\n${formatSummaryTable(rows)}\n`);
-    const dbOn = rows.find((r) => r.keepAlive === 'on' && r.phase === 'get')?.dbMs?.p50;
-    const dbOff = rows.find((r) => r.keepAlive === 'off' && r.phase === 'get')?.dbMs?.p50;
-    if (dbOn && dbOff) {
-      console.log(
-        `Keep-alive: database time p50 ${dbOff.toFixed(1)} ms without, ${dbOn.toFixed(1)} ms with (${(dbOff / dbOn).toFixed(1)}x; the articles saw 33 ms vs 10 ms).`,
+        platform: values.platform,
+        signal: abort.signal,
+        initMsP50: async (target, variant, phase) => {
+          const fnLines = [...functionLogs].filter(([fn]) => {
+            const p = parseFunctionKey(fn);
+            return (
+              p?.target === target && p.operation === phase && (p.keepAlive ?? plan.variants[0]) === variant
+            );
+          });
+          return (await initStats(fnLines.flatMap(([, l]) => l))).initMsP50;
+        },
+        runArtillery: (await import('./artillery-runner')).runArtillery,
+        log: (line) => console.log(line),
+        logError: (line) => console.error(line),
+      });
+      if (interrupted) return 130;
+
+      // A failed phase is recorded beside the others: the run keeps its summary and report.
+      writeLoadSummary(
+        outDir,
+        {
+          target: where,
+          url: plan.url,
+          durationS,
+          ratePerS,
+          ...(where === 'local' ? { engine, rttMs, maxEnvironments } : {}),
+        },
+        rows,
+        failed,
       );
+      const { formatSummaryTable } = await import('./summary-table');
+      console.log(`\n${formatSummaryTable(rows)}\n`);
+      for (const t of plan.targets) {
+        const notice = (TARGET_INFO[t] as { notice?: string }).notice;
+        if (notice && where === 'local') console.log(notice);
+      }
+      const dbOn = rows.find((r) => r.keepAlive === 'on' && r.phase === 'get')?.dbMs?.p50;
+      const dbOff = rows.find((r) => r.keepAlive === 'off' && r.phase === 'get')?.dbMs?.p50;
+      if (dbOn && dbOff) {
+        console.log(
+          `Keep-alive: database time p50 ${dbOff.toFixed(1)} ms without, ${dbOn.toFixed(1)} ms with (${(dbOff / dbOn).toFixed(1)}x; the articles saw 33 ms vs 10 ms).`,
+        );
+      }
+      console.log(
+        `Results in ${relative(process.cwd(), outDir) || '.'}: summary.json, artillery-*.json, timings.jsonl${where === 'local' ? ', lambda-logs.log' : ''}`,
+      );
+      const errors = rows.reduce((s, r) => s + r.errors, 0);
+      if (errors > 0) console.error(`${errors} requests failed: exit status 1`);
+      for (const f of failed) {
+        console.error(`Phase ${f.target} keep-alive ${f.keepAlive} ${f.phase} failed: ${f.reason}`);
+      }
+      exitCode = loadExitCode(rows, failed);
+    } finally {
+      await lab?.stop();
+      await new Promise((r) => logFile.end(r));
     }
-    console.log(
-      `Results in ${relative(process.cwd(), outDir) || '.'}: summary.json, artillery-*.json, timings.jsonl${where === 'local' ? ', lambda-logs.log' : ''}`,
-    );
-    const errors = rows.reduce((s, r) => s + r.errors, 0);
-    if (errors > 0) console.error(`${errors} requests failed: exit status 1`);
-    for (const f of failed) {
-      console.error(`Phase ${f.target} keep-alive ${f.keepAlive} ${f.phase} failed: ${f.reason}`);
+    // After the log stream is closed: the report reads the whole lambda-logs.log.
+    try {
+      const { writeReport } = await import('../report/write-report');
+      const { files } = await writeReport({ inDir: outDir, outDir });
+      console.log(`Report: ${relative(process.cwd(), files.html)} (and report.md, report.json)`);
+    } catch (e) {
+      // The run's results stand; a report can be rebuilt with npm run report -- --in <dir>.
+      console.error(`The report could not be written: ${e instanceof Error ? e.message : String(e)}`);
     }
-    exitCode = loadExitCode(rows, failed);
-  } finally {
-    await lab?.stop();
-    await new Promise((r) => logFile.end(r));
-  }
-  // After the log stream is closed: the report reads the whole lambda-logs.log.
-  try {
-    const { files } = await writeReport({ inDir: outDir, outDir });
-    console.log(`Report: ${relative(process.cwd(), files.html)} (and report.md, report.json)`);
-  } catch (e) {
-    // The run's results stand; a report can be rebuilt with npm run report -- --in <dir>.
-    console.error(`The report could not be written: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  return exitCode;
-});
+    return exitCode;
+  },
+  { program: 'load' },
+);

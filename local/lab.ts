@@ -1,64 +1,58 @@
 /**
- * The whole lab on one machine: cdk.out/ (synthesized when missing or stale) -> a local
- * DynamoDB engine -> the network model (TLS + round trips) -> one function pool per
- * function -> an API Gateway-like server on 127.0.0.1. `stop()` ends everything it started.
+ * The whole lab on one machine: cdk.out/ (synthesized when missing or stale) -> one local
+ * engine per database target, each behind its own network model (TLS + round trips) -> one
+ * function pool per function -> an API Gateway-like server on 127.0.0.1. `stop()` ends
+ * everything it started.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../core/paths';
+import { isTarget, TARGET_INFO, type Target } from '../core/lab-functions';
+import { CACHE_DIR } from '../core/paths';
 import { type Assembly, readAssembly } from './assembly/cloud-assembly';
 import { ensureSynth } from './assembly/ensure-synth';
-import { localEnvironment } from './assembly/environment';
-import {
-  createTable,
-  type Engine,
-  type EngineKind,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-  startEngine,
-} from './engines';
+import { type LocalResources, localEnvironment } from './assembly/environment';
+import { type EngineKind, LOCAL_CREDENTIALS, LOCAL_REGION } from './engines';
 import { FunctionPool, type PoolStats } from './host/function-pool';
-import { DEFAULT_RTT_MS } from './network/network-model';
+import { invokedVersion } from './host/lambda-version';
+import {
+  DEFAULT_IDLE_TIMEOUT_S,
+  DEFAULT_MAX_ENVIRONMENTS,
+  DEFAULT_PORT,
+  DEFAULT_RTT_MS,
+  LOCAL_CALLER,
+} from './lab-defaults';
 import { type NetworkModelProcess, startNetworkModelProcess } from './network/network-model-process';
+import { type NodeRuntime, resolveLambdaNode } from './runtime/lambda-node';
 import { type ApiServer, compileRoute, startApiServer } from './server/api-gateway';
+import { LOCAL_TARGETS, type LocalDatabase } from './targets';
+import { runCustomResources } from './targets/custom-resources';
 import { ensureCertificates } from './tls/certificates';
 
-export const DEFAULT_PORT = 3100;
-export const DEFAULT_MAX_ENVIRONMENTS = 10;
-export const LOCAL_TARGETS = ['dynamodb'] as const;
-/**
- * The one principal the local API accepts (IAM authorization, as deployed). Not a secret:
- * it only opens the local lab on 127.0.0.1, and keeps anonymous requests out as AWS would.
- */
-export const LOCAL_CALLER = {
-  accessKeyId: 'LABLOCALCALLER',
-  secretAccessKey: 'lab-local-only',
-  region: 'us-east-1',
-} as const;
-
-/** What the Artillery processor needs to sign requests for the local lab (see lab-processor.mjs). */
-export function localSigningEnv(): Record<string, string> {
-  return {
-    LAB_SIGV4_REGION: LOCAL_CALLER.region,
-    LAB_SIGV4_ACCESS_KEY_ID: LOCAL_CALLER.accessKeyId,
-    LAB_SIGV4_SECRET_ACCESS_KEY: LOCAL_CALLER.secretAccessKey,
-  };
-}
+export {
+  DEFAULT_IDLE_TIMEOUT_S,
+  DEFAULT_MAX_ENVIRONMENTS,
+  DEFAULT_PORT,
+  LOCAL_CALLER,
+  localSigningEnv,
+} from './lab-defaults';
 
 export interface LabOptions {
   /** @default DEFAULT_PORT; 0 picks a free port */
   readonly port?: number;
-  /** @default 'dynalite' */
+  /** DynamoDB's engine. @default 'dynalite' */
   readonly engine?: EngineKind;
-  /** Keep the engine's data on disk here; in memory when absent. */
+  /** Keep every engine's data on disk here; in memory when absent. */
   readonly dataDir?: string;
   /** @default DEFAULT_RTT_MS */
   readonly rttMs?: number;
-  /** Context flags for the synth (keepAlive, provisionedConcurrency, memorySize...). */
+  /** Context flags for the synth (targets, keepAlive, provisionedConcurrency, memorySize...). */
   readonly context?: Record<string, string>;
   /** Per function. @default DEFAULT_MAX_ENVIRONMENTS */
   readonly maxEnvironments?: number;
-  /** cdk.out folder. @default <project>/cdk.out */
+  /** The Node executable of the environments. @default Lambda's major, pinned (local/runtime) */
+  readonly nodePath?: string;
+  /** Cloud assembly folder. @default localOutdir(context) under .cache/cdk.out/ */
   readonly outdir?: string;
   /** Progress and notices. */
   readonly log?: (line: string) => void;
@@ -67,42 +61,70 @@ export interface LabOptions {
   readonly onRequest?: Parameters<typeof startApiServer>[0]['onRequest'];
 }
 
+/** One database target as it runs locally. */
+export interface RunningTarget {
+  readonly database: LocalDatabase;
+  readonly model: NetworkModelProcess;
+}
+
 export interface RunningLab {
   readonly url: string;
   readonly assembly: Assembly;
-  /** The engine now running (replaced by restartEngine). */
-  readonly engine: Engine;
+  readonly targets: ReadonlyMap<Target, RunningTarget>;
+  /** DynamoDB's engine and model, which every lab runs. */
+  readonly engine: LocalDatabase;
   readonly model: NetworkModelProcess;
   readonly caCertPath: string;
-  /** Local names of the tables created in the engine. */
+  /** Local names of the DynamoDB tables created in the engine. */
   readonly tableNames: readonly string[];
+  readonly node: NodeRuntime;
   readonly pools: ReadonlyMap<string, FunctionPool>;
   stats(): Record<string, PoolStats>;
-  /** Stops the engine (if it still runs) and starts it again on the same port and data folder. */
-  restartEngine(): Promise<Engine>;
+  /** Stops a target's engine (if it still runs) and starts it again on the same port and data. */
+  restartEngine(target?: Target): Promise<LocalDatabase>;
   stop(): Promise<void>;
 }
 
-/** The -c flags the local lab synthesizes with: only local targets, no Power Tuning. */
-export function localSynthContext(context: Record<string, string> = {}): Record<string, string> {
-  // Both variants by default: the lab's first question is what keep-alive is worth.
-  return { keepAlive: 'both', ...context, targets: LOCAL_TARGETS.join(','), powerTuning: 'false' };
+/** The targets a context asks for, DynamoDB first; an unknown one is an error naming the list. */
+export function requestedTargets(context: Record<string, string> = {}): Target[] {
+  const requested = (context.targets ?? 'dynamodb').split(',').map((t) => t.trim());
+  const unknown = requested.filter((t) => !isTarget(t));
+  if (unknown.length > 0) {
+    throw new Error(`unknown target ${unknown.join(', ')}; known: ${Object.keys(TARGET_INFO).join(', ')}`);
+  }
+  return ['dynamodb', ...requested.filter((t): t is Target => isTarget(t) && t !== 'dynamodb')];
 }
 
-/** Local table name: what CloudFormation would call it, minus the random suffix. */
-const localName = (stack: string, logicalId: string) => `${stack}-${logicalId}`;
+/** The -c flags the local lab synthesizes with: the requested targets, no Power Tuning. */
+export function localSynthContext(context: Record<string, string> = {}): Record<string, string> {
+  // Both variants by default: the lab's first question is what keep-alive is worth.
+  return {
+    keepAlive: 'both',
+    ...context,
+    targets: requestedTargets(context).join(','),
+    powerTuning: 'false',
+  };
+}
+
+/**
+ * Where the local lab synthesizes for a set of flags: one cloud assembly per set, so runs with
+ * different flags (a two-target load beside a one-target test) never overwrite each other's.
+ */
+export function localOutdir(context: Record<string, string>): string {
+  const key = Object.entries(context)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  return join(CACHE_DIR, 'cdk.out', createHash('sha256').update(key).digest('hex').slice(0, 12));
+}
 
 export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   const log = opts.log ?? (() => {});
-  const outdir = opts.outdir ?? join(PROJECT_ROOT, 'cdk.out');
-  const requested = (opts.context?.targets ?? 'dynamodb').split(',').map((t) => t.trim());
-  const unsupported = requested.filter((t) => !(LOCAL_TARGETS as readonly string[]).includes(t));
-  if (unsupported.includes('qldb')) {
-    log(
-      'QLDB cannot run locally (no local engine exists, and the service reached end of support): serving dynamodb only.',
-    );
-  }
   const context = localSynthContext(opts.context);
+  const outdir = opts.outdir ?? localOutdir(context);
+  const targets = requestedTargets(context);
+  const node = resolveLambdaNode(opts.nodePath);
+  if (node.warning) log(`warning: ${node.warning}`);
 
   const cleanup: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -113,49 +135,68 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     await ensureSynth(outdir, context, log);
     const assembly = readAssembly(outdir);
     if (assembly.routes.length === 0) throw new Error(`${outdir} has no API routes to serve`);
-
     if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-    let engine = await startEngine({ kind: opts.engine ?? 'dynalite', dataDir: opts.dataDir, log });
-    cleanup.push(() => engine.stop());
-    log(`Engine ${engine.kind} (pid ${engine.pid}) on ${engine.endpoint}`);
-
-    const tables = Object.entries(assembly.templates).flatMap(([stack, t]) =>
-      Object.entries(t.Resources)
-        .filter(([, r]) => r.Type === 'AWS::DynamoDB::Table')
-        .map(([id]) => localName(stack, id)),
-    );
-    for (const table of tables) await createTable(engine.endpoint, table);
-
-    const certs = await ensureCertificates(join(PROJECT_ROOT, '.cache', 'tls'));
+    const certs = await ensureCertificates(join(CACHE_DIR, 'tls'));
     const rttMs = opts.rttMs ?? DEFAULT_RTT_MS;
-    const model = await startNetworkModelProcess(
-      { upstreamHost: '127.0.0.1', upstreamPort: engine.port, rttMs, tls: certs },
-      log,
-    );
-    cleanup.push(() => model.close());
-    log(
-      `Network model on ${model.url}: TLS 1.3, ${rttMs} ms round trip, new connections pay TCP + TLS set-up`,
-    );
+
+    const running = new Map<Target, RunningTarget>();
+    for (const target of targets) {
+      const database = await LOCAL_TARGETS[target].start({
+        assembly,
+        dataDir: opts.dataDir,
+        engine: opts.engine,
+        idleTimeoutS: DEFAULT_IDLE_TIMEOUT_S,
+        certs,
+        log,
+      });
+      cleanup.push(() => database.stop());
+      const model = await startNetworkModelProcess(
+        { upstreamHost: '127.0.0.1', upstreamPort: database.upstreamPort, rttMs, tls: certs },
+        log,
+      );
+      cleanup.push(() => model.close());
+      running.set(target, { database, model });
+      log(
+        `${TARGET_INFO[target].label}: ${database.description} (pid ${database.pid}) behind ${model.url}: TLS 1.3, ${rttMs} ms round trip, new connections pay TCP + TLS set-up`,
+      );
+      const notice = (TARGET_INFO[target] as { notice?: string }).notice;
+      if (notice) log(notice);
+    }
+
+    // Every function sees every target's endpoints: a function only reads its own.
+    const local: LocalResources = {
+      nameOf: (stack, id, type) => {
+        for (const { database } of running.values()) {
+          const name = database.nameOf(stack, id, type);
+          if (name !== undefined) return name;
+        }
+        return undefined;
+      },
+      extra: {
+        AWS_REGION: LOCAL_REGION,
+        AWS_DEFAULT_REGION: LOCAL_REGION,
+        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        NODE_EXTRA_CA_CERTS: certs.caCertPath,
+        ...Object.assign({}, ...[...running.values()].map((r) => r.database.functionEnv(r.model))),
+      },
+    };
+    for (const { database, model } of running.values()) {
+      await database.prepare?.(model, async (type, env) =>
+        runCustomResources(assembly, type, { ...local, extra: { ...local.extra, ...env } }, log),
+      );
+    }
 
     const pools = new Map<string, FunctionPool>();
     for (const route of assembly.routes) {
       const fn = route.function;
       if (pools.has(fn.name)) continue;
-      const env = localEnvironment(fn, assembly.templates, {
-        nameOf: (stack, id, type) => (type === 'AWS::DynamoDB::Table' ? localName(stack, id) : undefined),
-        extra: {
-          AWS_REGION: LOCAL_REGION,
-          AWS_DEFAULT_REGION: LOCAL_REGION,
-          AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-          AWS_ENDPOINT_URL_DYNAMODB: model.url,
-          NODE_EXTRA_CA_CERTS: certs.caCertPath,
-        },
-      });
       const pool = new FunctionPool({
         fn,
-        env,
+        env: localEnvironment(fn, assembly.templates, local),
         maxEnvironments: opts.maxEnvironments ?? DEFAULT_MAX_ENVIRONMENTS,
+        node,
+        version: invokedVersion(assembly.templates, fn),
         log: (line) => opts.onFunctionLog?.(fn.name, line),
       });
       pools.set(fn.name, pool);
@@ -174,23 +215,24 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     });
     cleanup.push(() => server.close());
 
-    const restartEngine = async () => {
-      await engine.stop();
-      engine = await startEngine({ kind: engine.kind, port: engine.port, dataDir: opts.dataDir, log });
-      for (const table of tables) await createTable(engine.endpoint, table);
-      return engine;
+    const dynamodb = running.get('dynamodb') as RunningTarget;
+    const restartEngine = async (target: Target = 'dynamodb') => {
+      const r = running.get(target);
+      if (!r) throw new Error(`target ${target} is not running`);
+      await r.database.restart();
+      return r.database;
     };
     return {
       url: server.url,
       assembly,
-      get engine() {
-        return engine;
-      },
-      restartEngine,
-      model,
+      targets: running,
+      engine: dynamodb.database,
+      model: dynamodb.model,
       caCertPath: certs.caCertPath,
-      tableNames: tables,
+      tableNames: dynamodb.database.tables,
+      node,
       pools,
+      restartEngine,
       stats: () => Object.fromEntries([...pools].map(([name, p]) => [name, p.snapshot()])),
       stop: stopAll,
     };

@@ -33,6 +33,7 @@ import {
   timeline,
 } from '../runs/results';
 import { type DatabaseSamples, databaseSamples } from '../runs/samples';
+import { parseTuneResultFile } from '../tune/power-tuning-result';
 import {
   type ColdStarts,
   type ConnectionReuse,
@@ -450,9 +451,6 @@ async function readTuning(dirs: readonly string[], warnings: string[]): Promise<
     if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
     for (const f of readdirSync(dir).sort()) if (f.endsWith('.json')) files.push(join(dir, f));
   }
-  if (files.length === 0) return [];
-  // Loaded only when there is something to read: tune.ts brings the Step Functions client along.
-  const { parsePowerTuningOutput } = await import('../tune/tune');
   const out: TuningReport[] = [];
   for (const file of files) {
     let json: unknown;
@@ -462,20 +460,17 @@ async function readTuning(dirs: readonly string[], warnings: string[]): Promise<
       warnings.push(`Power Tuning file ${file} skipped: not valid JSON (${(e as Error).message})`);
       continue;
     }
-    const o = isRecord(json) ? json : {};
-    const output = parsePowerTuningOutput(o.output);
-    if (!output) {
+    const saved = parseTuneResultFile(json);
+    if (!saved) {
       warnings.push(`Power Tuning file ${file} skipped: it holds no result (power, cost, duration)`);
       continue;
     }
-    const fn = isRecord(o.function) ? o.function : {};
-    const input = isRecord(o.input) ? o.input : {};
-    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    const { output } = saved;
     out.push({
       file,
-      function: str(fn.key) ?? str(fn.name) ?? str(o.function) ?? basename(file, '.json'),
-      executionArn: str(o.executionArn),
-      strategy: str(input.strategy),
+      function: saved.function ?? basename(file, '.json'),
+      executionArn: saved.executionArn,
+      strategy: saved.strategy,
       powerMb: output.power,
       costUsd: output.cost,
       durationMs: output.duration,
@@ -493,6 +488,46 @@ async function readTuning(dirs: readonly string[], warnings: string[]): Promise<
     });
   }
   return out;
+}
+
+// ---------------------------------------------------------------- one report from any source
+
+/** What a source contributes; everything derived from it is computed once, below. */
+interface ReportParts {
+  readonly mode: LabReport['mode'];
+  readonly input: string;
+  readonly files: readonly string[];
+  readonly lab: LabReport['lab'];
+  readonly groups: Groups;
+  readonly functions: readonly FunctionStats[];
+  readonly insights: LabReport['insights'];
+  readonly malformed: MalformedCollector;
+  /** The source's own notes; tuning notes are appended after them. */
+  readonly warnings: string[];
+  /** Where this source looks for tuning results unless BuildOptions.tuningDirs says otherwise. */
+  readonly tuningDirs: readonly string[];
+}
+
+/** The one place a LabReport is put together: the three sources differ only in how they read. */
+async function assembleReport(parts: ReportParts, options: BuildOptions): Promise<LabReport> {
+  const groups = assembleGroups(parts.groups);
+  const tuning = await readTuning(options.tuningDirs ?? parts.tuningDirs, parts.warnings);
+  return {
+    schemaVersion: 1,
+    generatedAt: (options.now ?? new Date()).toISOString(),
+    mode: parts.mode,
+    input: parts.input,
+    files: parts.files,
+    lab: parts.lab,
+    groups,
+    keepAlive: compareKeepAlive(groups),
+    keepAliveReference: KEEP_ALIVE_REFERENCE,
+    functions: parts.functions,
+    insights: parts.insights,
+    tuning,
+    malformed: parts.malformed.summary(),
+    warnings: parts.warnings,
+  };
 }
 
 // ---------------------------------------------------------------- results folder
@@ -645,24 +680,21 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
     );
   }
 
-  const reportGroups = assembleGroups(groups);
-  const tuning = await readTuning(options.tuningDirs ?? [join(dir, 'tuning'), DEFAULT_TUNING_DIR], warnings);
-  return {
-    schemaVersion: 1,
-    generatedAt: (options.now ?? new Date()).toISOString(),
-    mode: 'results',
-    input: `load results in ${dir}`,
-    files,
-    lab: summary.lab,
-    groups: reportGroups,
-    keepAlive: compareKeepAlive(reportGroups),
-    keepAliveReference: KEEP_ALIVE_REFERENCE,
-    functions,
-    insights: null,
-    tuning,
-    malformed: malformed.summary(),
-    warnings,
-  };
+  return assembleReport(
+    {
+      mode: 'results',
+      input: `load results in ${dir}`,
+      files,
+      lab: summary.lab,
+      groups,
+      functions,
+      insights: null,
+      malformed,
+      warnings,
+      tuningDirs: [join(dir, 'tuning'), DEFAULT_TUNING_DIR],
+    },
+    options,
+  );
 }
 
 // ---------------------------------------------------------------- a log file
@@ -745,24 +777,21 @@ export async function buildFromLogFile(path: string, options: BuildOptions = {})
     throw new ReportInputError(`cannot read --logs ${path}: ${(e as Error).message}`);
   }
   if (reportLines === 0) warnings.push(`no REPORT line in ${name}`);
-  const functionStats = functions.stats(warnings);
-  const reportGroups = assembleGroups(groups);
-  return {
-    schemaVersion: 1,
-    generatedAt: (options.now ?? new Date()).toISOString(),
-    mode: 'logs',
-    input: `Lambda log lines in ${file} (${reportLines} REPORT, ${initLines} INIT_REPORT, ${otherLines} other lines)`,
-    files: [name],
-    lab: null,
-    groups: reportGroups,
-    keepAlive: compareKeepAlive(reportGroups),
-    keepAliveReference: KEEP_ALIVE_REFERENCE,
-    functions: functionStats,
-    insights: null,
-    tuning: await readTuning(options.tuningDirs ?? [DEFAULT_TUNING_DIR], warnings),
-    malformed: malformed.summary(),
-    warnings,
-  };
+  return assembleReport(
+    {
+      mode: 'logs',
+      input: `Lambda log lines in ${file} (${reportLines} REPORT, ${initLines} INIT_REPORT, ${otherLines} other lines)`,
+      files: [name],
+      lab: null,
+      groups,
+      functions: functions.stats(warnings),
+      insights: null,
+      malformed,
+      warnings,
+      tuningDirs: [DEFAULT_TUNING_DIR],
+    },
+    options,
+  );
 }
 
 // ---------------------------------------------------------------- CloudWatch
@@ -868,31 +897,29 @@ export async function buildFromCloudWatch(
       const group = logGroupOf(log);
       return { function: keyByGroup.get(group) ?? group, ...rest };
     });
-  const reportGroups = assembleGroups(groups);
   const from = new Date(input.sinceMs).toISOString();
-  return {
-    schemaVersion: 1,
-    generatedAt: (options.now ?? new Date()).toISOString(),
-    mode: 'cloudwatch',
-    input: `CloudWatch Logs of ${outputs.functions.length} functions of stack ${input.aws.stackPrefix}-Api in ${input.aws.region} since ${from}`,
-    files: common.logGroups,
-    lab: {
-      target: 'aws',
-      region: input.aws.region,
-      stackPrefix: input.aws.stackPrefix,
-      apiUrl: outputs.apiUrl,
-      since: from,
+  return assembleReport(
+    {
+      mode: 'cloudwatch',
+      input: `CloudWatch Logs of ${outputs.functions.length} functions of stack ${input.aws.stackPrefix}-Api in ${input.aws.region} since ${from}`,
+      files: common.logGroups,
+      lab: {
+        target: 'aws',
+        region: input.aws.region,
+        stackPrefix: input.aws.stackPrefix,
+        apiUrl: outputs.apiUrl,
+        since: from,
+      },
+      groups,
+      functions,
+      insights: {
+        stats: { query: REPORT_STATS_QUERY, rows: withFunction(statsRows) },
+        coldWarm: { query: COLD_WARM_QUERY, rows: withFunction(coldWarmRows) },
+      },
+      malformed,
+      warnings,
+      tuningDirs: [DEFAULT_TUNING_DIR],
     },
-    groups: reportGroups,
-    keepAlive: compareKeepAlive(reportGroups),
-    keepAliveReference: KEEP_ALIVE_REFERENCE,
-    functions,
-    insights: {
-      stats: { query: REPORT_STATS_QUERY, rows: withFunction(statsRows) },
-      coldWarm: { query: COLD_WARM_QUERY, rows: withFunction(coldWarmRows) },
-    },
-    tuning: await readTuning(options.tuningDirs ?? [DEFAULT_TUNING_DIR], warnings),
-    malformed: malformed.summary(),
-    warnings,
-  };
+    options,
+  );
 }

@@ -1,6 +1,8 @@
 /**
  * `npm run report -- --in RESULTS_DIR | --logs FILE | --from-cloudwatch [--out DIR]`.
  * Exit status: 0 written, 2 bad arguments or input (one line, nothing written), 1 anything else.
+ * Only argument handling loads up front; the readers, the renderers (vega) and the AWS SDK
+ * are imported on the branch that needs them, so --help and a bad option answer at once.
  */
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,9 +12,7 @@ import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { AWS_OPTION_SPECS, AWS_OPTIONS_HELP, type AwsOptions, UsageError } from '../aws/aws-options';
 import type { InsightsProgress } from '../aws/logs-insights';
 import { describeCliError } from '../core/errors';
-import { buildFromCloudWatch, buildFromLogFile, buildFromResultsDir, parseSince } from './build-report';
 import type { LabReport } from './report-model';
-import { writeReportFiles } from './write-report';
 
 export const REPORT_HELP = `Usage: npm run report -- <input> [--out DIR]
 
@@ -109,6 +109,8 @@ export async function runReportCli(argv: readonly string[], deps: ReportCliDeps)
       throw new UsageError('--region, --profile and --stack-prefix go with --from-cloudwatch');
     }
     const options = deps.tuningDirs ? { tuningDirs: deps.tuningDirs } : {};
+    const [{ buildFromCloudWatch, buildFromLogFile, buildFromResultsDir, parseSince }, { writeReportFiles }] =
+      await Promise.all([import('./build-report'), import('./write-report')]);
 
     let report: LabReport;
     if (values.in !== undefined) {

@@ -1,13 +1,12 @@
 /**
  * Renders a LabReport to DIR/report.html, DIR/report.md and DIR/report.json. Everything
  * is built and rendered in memory first, so bad input fails before a file is written.
+ * The renderers (vega and vega-lite through plots.ts) load on the first render, not on
+ * import: the CLIs that import this module answer --help without them.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type BuildOptions, buildFromResultsDir } from './build-report';
-import { renderPlots } from './plots';
-import { renderHtml } from './render-html';
-import { renderMarkdown } from './render-markdown';
 import type { LabReport } from './report-model';
 
 export interface ReportFiles {
@@ -29,6 +28,11 @@ export function reportJson(report: LabReport): string {
 export async function renderReport(
   report: LabReport,
 ): Promise<{ html: string; markdown: string; json: string }> {
+  const [{ renderPlots }, { renderHtml }, { renderMarkdown }] = await Promise.all([
+    import('./plots'),
+    import('./render-html'),
+    import('./render-markdown'),
+  ]);
   const plots = await renderPlots(report);
   return {
     html: renderHtml(report, plots),

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isRecord, isTimingLine, type TimingLine } from '../core/timing.mjs';
-import { databaseSamples, dbPercentiles } from './samples';
+import { databaseSamples, dbPercentiles, dbRequestStats } from './samples';
 
 export type { Timing, TimingLine } from '../core/timing.mjs';
 
@@ -81,6 +81,8 @@ export interface TimingSummary {
   readonly databaseCalls: number;
   /** handler database time of those calls; null without any */
   readonly dbMs: { readonly p50: number; readonly p99: number } | null;
+  /** requests (HTTP) or commands the database calls sent, per call */
+  readonly dbRequests: { readonly p50: number; readonly max: number } | null;
   readonly newConnections: number;
   /** newConnections / databaseCalls; null without any */
   readonly newConnectionShare: number | null;
@@ -99,6 +101,8 @@ export interface LabRow {
   readonly throughputPerSec: number;
   readonly latencyMs: Percentiles | null;
   readonly dbMs: { readonly p50: number; readonly p99: number } | null;
+  /** requests or commands per database call: DynamoDB 1, QLDB 3-5 */
+  readonly dbRequests: { readonly p50: number; readonly max: number } | null;
   readonly newConnectionShare: number | null;
   readonly coldStarts: number;
   /** Init Duration p50 from the REPORT lines, which artillery does not see */
@@ -309,11 +313,16 @@ export function summarizeTimings(lines: readonly TimingLine[]): TimingSummary {
   let withTiming = 0;
   let coldStarts = 0;
   const initTypes: Record<string, number> = {};
-  const calls: { status: number; dbMs: number; newConnection: boolean }[] = [];
+  const calls: { status: number; dbMs: number; newConnection: boolean; dbRequests: number }[] = [];
   for (const { status, timing } of lines) {
     if (!timing) continue;
     withTiming += 1;
-    calls.push({ status, dbMs: timing.dbMs, newConnection: timing.newConnection });
+    calls.push({
+      status,
+      dbMs: timing.dbMs,
+      newConnection: timing.newConnection,
+      dbRequests: timing.dbRequests,
+    });
     if (timing.coldStart) coldStarts += 1;
     initTypes[timing.initType] = (initTypes[timing.initType] ?? 0) + 1;
   }
@@ -323,6 +332,7 @@ export function summarizeTimings(lines: readonly TimingLine[]): TimingSummary {
     withTiming,
     databaseCalls: db.calls,
     dbMs: dbPercentiles(db),
+    dbRequests: dbRequestStats(db),
     newConnections: db.newConnections,
     newConnectionShare: db.newConnectionShare,
     coldStarts,
@@ -350,6 +360,7 @@ export function toLabRow(
     throughputPerSec: run.throughputPerSec,
     latencyMs: run.latencyMs,
     dbMs: timings.dbMs,
+    dbRequests: timings.dbRequests,
     newConnectionShare: timings.newConnectionShare,
     coldStarts: timings.coldStarts,
     initMsP50,

@@ -11,6 +11,8 @@ export interface TimedCall {
   readonly status: number;
   readonly dbMs?: number;
   readonly newConnection: boolean;
+  /** Requests or commands the call sent (absent in timings written before it existed). */
+  readonly dbRequests?: number;
 }
 
 export interface DatabaseSamples {
@@ -22,12 +24,15 @@ export interface DatabaseSamples {
   readonly dbMs: RunningDistribution;
   readonly newConnectionDbMs: RunningDistribution;
   readonly reusedDbMs: RunningDistribution;
+  /** Requests or commands per call, over the calls that report it. */
+  readonly dbRequests: RunningDistribution;
 }
 
 export function databaseSamples(calls: Iterable<TimedCall>): DatabaseSamples {
   const dbMs = new RunningDistribution();
   const newConnectionDbMs = new RunningDistribution();
   const reusedDbMs = new RunningDistribution();
+  const dbRequests = new RunningDistribution();
   let n = 0;
   let fresh = 0;
   for (const c of calls) {
@@ -35,6 +40,7 @@ export function databaseSamples(calls: Iterable<TimedCall>): DatabaseSamples {
     const ms = c.dbMs ?? 0;
     n += 1;
     dbMs.record(ms);
+    if (c.dbRequests !== undefined) dbRequests.record(c.dbRequests);
     if (c.newConnection) {
       fresh += 1;
       newConnectionDbMs.record(ms);
@@ -47,7 +53,16 @@ export function databaseSamples(calls: Iterable<TimedCall>): DatabaseSamples {
     dbMs,
     newConnectionDbMs,
     reusedDbMs,
+    dbRequests,
   };
+}
+
+/** Requests per call, p50 and max, as summary.json and the load table print them; null without calls. */
+export function dbRequestStats(
+  samples: DatabaseSamples,
+): { readonly p50: number; readonly max: number } | null {
+  const [p50, max] = samples.dbRequests.valuesAt([50, 100]);
+  return p50 === undefined || max === undefined ? null : { p50: Math.round(p50), max: Math.round(max) };
 }
 
 /** dbMs p50 and p99 as summary.json and the load table print them; null without calls. */

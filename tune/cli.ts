@@ -1,18 +1,65 @@
 /**
  * `npm run tune -- --function NAME ...`: see TUNE_HELP in tune-args.ts. The first Ctrl-C
  * stops the Step Functions execution before exiting (no orphan run); a second one quits.
+ * Arguments are checked before the runner (and with it the AWS SDK) is loaded: `--help`
+ * and a typo answer at once.
  */
-import { runTuneCli } from './tune';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { AwsOptions } from '../aws/aws-options';
+import { describeCliError } from '../core/errors';
+import { parseTuneArgs, TUNE_HELP, type TuneOptions } from './tune-args';
+import type { OutputStream, TuneClients } from './tune-runner';
 
-const controller = new AbortController();
-process.on('SIGINT', () => {
-  if (controller.signal.aborted) process.exit(130);
-  process.stderr.write('\nStopping (Ctrl-C again to quit without stopping the execution)...\n');
-  controller.abort();
-});
+export interface TuneCliDeps {
+  readonly out: OutputStream;
+  readonly err: OutputStream;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly signal?: AbortSignal;
+  /** Builds the clients once the options are valid; tests hand in mocked ones. */
+  readonly makeClients?: (aws: AwsOptions) => TuneClients;
+  readonly pollMs?: number;
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly now?: () => number;
+}
 
-process.exitCode = await runTuneCli(process.argv.slice(2), {
-  out: process.stdout,
-  err: process.stderr,
-  signal: controller.signal,
-});
+/** Exit status: 0 done, 1 failed, 2 bad arguments, 130 interrupted. */
+export async function runTuneCli(argv: readonly string[], deps: TuneCliDeps): Promise<number> {
+  let options: TuneOptions | undefined;
+  try {
+    const parsed = parseTuneArgs(argv, { env: deps.env });
+    if (parsed.help) {
+      deps.out.write(`${TUNE_HELP}\n`);
+      return 0;
+    }
+    options = parsed.options;
+    const { defaultClients, runTune } = await import('./tune-runner');
+    const clients = (deps.makeClients ?? defaultClients)(options.aws);
+    try {
+      await runTune(options, { ...clients, ...deps });
+    } finally {
+      // Close the clients' keep-alive sockets so the process ends as soon as the run does.
+      for (const c of [clients.cfn, clients.lambda, clients.sfn]) c.destroy();
+    }
+    return 0;
+  } catch (e) {
+    const { code, line } = describeCliError(e, { program: 'tune', profile: options?.aws.profile });
+    deps.err.write(`${line}\n`);
+    return code;
+  }
+}
+
+// Run only as the entry point: tests import runTuneCli without starting a run.
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const controller = new AbortController();
+  process.on('SIGINT', () => {
+    if (controller.signal.aborted) process.exit(130);
+    process.stderr.write('\nStopping (Ctrl-C again to quit without stopping the execution)...\n');
+    controller.abort();
+  });
+  process.exitCode = await runTuneCli(process.argv.slice(2), {
+    out: process.stdout,
+    err: process.stderr,
+    signal: controller.signal,
+  });
+}

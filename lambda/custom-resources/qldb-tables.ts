@@ -12,6 +12,8 @@ import { requireEnv } from '../shared/env';
 import { createLabHttp } from '../shared/http-client';
 import { assertTableName, createQldbDriver } from '../shared/qldb-store';
 
+export const CUSTOM_RESOURCE_REQUEST_TIMEOUT_MS = 20_000;
+
 export interface IndexSpec {
   readonly Table: string;
   readonly Attribute: string;
@@ -135,7 +137,8 @@ export async function onEvent(
 
 export const handler = (event: CloudFormationCustomResourceEvent): Promise<ProviderResponse> => {
   // Keep-alive is irrelevant for a handful of one-off statements; the timeouts still apply.
-  const http = createLabHttp('on');
+  // Statements on a new ledger can take seconds; the function's 90 s leave room for 20 s each.
+  const http = createLabHttp('on', CUSTOM_RESOURCE_REQUEST_TIMEOUT_MS);
   const region = requireEnv('AWS_REGION');
   return onEvent(event, (ledger) => createQldbDriver(ledger, http.options, { region }));
 };

@@ -66,7 +66,11 @@ export interface LabHttp {
   readonly handler: NodeHttpHandler;
 }
 
-export function createLabHttp(keepAlive: KeepAliveVariant): LabHttp {
+/**
+ * @param requestTimeoutMs one request's limit; the handlers keep the default, the QLDB tables
+ *   custom resource gives CREATE TABLE and CREATE INDEX on a new ledger longer (its function has 90 s)
+ */
+export function createLabHttp(keepAlive: KeepAliveVariant, requestTimeoutMs = REQUEST_TIMEOUT_MS): LabHttp {
   const counter: Counter = { opened: 0, requests: 0 };
   const agentOptions = { keepAlive: keepAlive === 'on', maxSockets: 50 };
   const options: NodeHttpHandlerOptions = {
@@ -74,7 +78,7 @@ export function createLabHttp(keepAlive: KeepAliveVariant): LabHttp {
     httpAgent: counting(new http.Agent(agentOptions), counter),
     httpsAgent: counting(new https.Agent(agentOptions), counter),
     connectionTimeout: CONNECTION_TIMEOUT_MS,
-    requestTimeout: REQUEST_TIMEOUT_MS,
+    requestTimeout: requestTimeoutMs,
     // Without this the handler only logs a warning when requestTimeout passes, and keeps waiting.
     throwOnRequestTimeout: true,
   };

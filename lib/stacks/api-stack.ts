@@ -1,20 +1,17 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { type LabFunction, labFunctions } from '../../core/lab-functions';
+import { type LabFunction, labFunctions, type Target } from '../../core/lab-functions';
 import type { AppConfig } from '../config';
 import { PerfFunction } from '../constructs/perf-function';
-import type { QldbTarget } from './data-stack';
+import type { DatabaseBinding } from '../targets';
 
 export interface ApiStackProps extends StackProps {
   readonly config: AppConfig;
-  readonly table: dynamodb.ITable;
-  /** Required when `qldb` is targeted. */
-  readonly qldb?: QldbTarget;
+  /** How each targeted database is bound to a function (DataStack.bindings). */
+  readonly bindings: ReadonlyMap<Target, DatabaseBinding>;
 }
 
 export interface DeployedFunction {
@@ -79,7 +76,9 @@ export class ApiStack extends Stack {
         environment: { KEEP_ALIVE: spec.keepAlive, LAB_FUNCTION: spec.key },
       });
       const fn = perf.function;
-      this.bindDatabase(fn, spec, props);
+      const binding = props.bindings.get(spec.target);
+      if (!binding) throw new Error(`ApiStack: no database binding for target ${spec.target}`);
+      binding.bind(fn, spec.operation);
 
       const invoked =
         config.provisionedConcurrency > 0
@@ -142,27 +141,5 @@ export class ApiStack extends Stack {
           'IAM authorization is used instead of a Cognito authorizer: callers are principals of this AWS account, not end users.',
       });
     }
-  }
-
-  /** Grants exactly what the operation needs and points the function at its database. */
-  private bindDatabase(fn: lambda.Function, spec: LabFunction, props: ApiStackProps): void {
-    if (spec.target === 'dynamodb') {
-      fn.addEnvironment('TABLE_NAME', props.table.tableName);
-      props.table.grant(fn, spec.operation === 'create' ? 'dynamodb:PutItem' : 'dynamodb:GetItem');
-      return;
-    }
-    if (!props.qldb) throw new Error('ApiStack: the qldb target needs DataStack.qldb');
-    const { ledgerName, tableName, tableId } = props.qldb;
-    fn.addEnvironment('LEDGER_NAME', ledgerName);
-    fn.addEnvironment('TABLE_NAME', tableName);
-    const ledgerArn = this.formatArn({ service: 'qldb', resource: 'ledger', resourceName: ledgerName });
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['qldb:SendCommand'], resources: [ledgerArn] }));
-    fn.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions:
-          spec.operation === 'create' ? ['qldb:PartiQLSelect', 'qldb:PartiQLInsert'] : ['qldb:PartiQLSelect'],
-        resources: [`${ledgerArn}/table/${tableId}`],
-      }),
-    );
   }
 }

@@ -1,6 +1,6 @@
 /** Command-line options shared by `npm run local` and `npm run load`: parsed once, validated with clear errors. */
 import { UsageError } from '../../core/errors';
-import { ENGINE_KINDS, type EngineKind } from '../engines';
+import { ENGINE_KINDS, type EngineKind } from '../engines/types';
 
 export { UsageError } from '../../core/errors';
 

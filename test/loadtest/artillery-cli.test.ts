@@ -1,10 +1,15 @@
 /** What runArtillery hands artillery, and how it reads artillery's console output back. */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { OPERATIONS, TARGETS } from '../../core/lab-functions';
+import { PROJECT_ROOT } from '../../core/paths';
 import { ArtilleryOutputParser } from '../../loadtest/artillery-progress';
-import { artilleryArgs, type RunArtilleryOptions } from '../../loadtest/artillery-runner';
+import { artilleryArgs, labScenarioFile, type RunArtilleryOptions } from '../../loadtest/artillery-runner';
 
 const base: RunArtilleryOptions = {
-  scenario: 'loadtest/get-dynamodb-person.yml',
+  operation: 'get',
+  labTarget: 'dynamodb',
   target: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod/lab/',
   basePath: 'dynamodb/keepalive-on/',
   durationS: 60,
@@ -24,13 +29,17 @@ describe('artilleryArgs', () => {
     expect(args[0]).toBe('run');
     // artillery concatenates target + '/dynamodb/...': no trailing slash, or the path gets '//'.
     expect(flag(args, '--target')).toBe('https://abc.execute-api.eu-west-1.amazonaws.com/prod/lab');
-    expect(JSON.parse(flag(args, '--variables') ?? '')).toEqual({ basePath: '/dynamodb/keepalive-on' });
+    expect(JSON.parse(flag(args, '--variables') ?? '')).toEqual({
+      labTarget: 'dynamodb',
+      labPhase: 'get',
+      basePath: '/dynamodb/keepalive-on',
+    });
     expect(JSON.parse(flag(args, '--overrides') ?? '')).toEqual({
       config: { phases: [{ name: 'get-dynamodb-person', duration: 60, arrivalRate: 20 }] },
     });
     expect(flag(args, '--output')).toBe('/tmp/out/get.json');
     expect(flag(args, '--payload')).toBe('/tmp/out/govids.csv');
-    expect(args.at(-1)).toMatch(/\/loadtest\/get-dynamodb-person\.yml$/);
+    expect(args.at(-1)).toBe(join(PROJECT_ROOT, 'loadtest', 'get-person.yml'));
     expect(args).not.toContain('--platform');
     expect(args).not.toContain('--quiet');
   });
@@ -46,6 +55,54 @@ describe('artilleryArgs', () => {
     expect(() => artilleryArgs({ ...base, basePath: '/dynamodb/{{ x }}' })).toThrow('basePath');
     expect(() => artilleryArgs({ ...base, durationS: 0 })).toThrow('durationS');
     expect(() => artilleryArgs({ ...base, ratePerS: Number.NaN })).toThrow('ratePerS');
+    expect(() => artilleryArgs({ ...base, labTarget: 'mongodb' })).toThrow('labTarget');
+  });
+
+  it('runs one scenario per operation for every target, labelled by variables', () => {
+    for (const operation of OPERATIONS) {
+      const files = new Set<string>();
+      for (const labTarget of TARGETS) {
+        const args = artilleryArgs({ ...base, operation, labTarget, basePath: `/${labTarget}` });
+        files.add(args.at(-1) ?? '');
+        expect(JSON.parse(flag(args, '--variables') ?? '')).toEqual({
+          labTarget,
+          labPhase: operation,
+          basePath: `/${labTarget}`,
+        });
+        expect(JSON.parse(flag(args, '--overrides') ?? '').config.phases[0].name).toBe(
+          `${operation}-${labTarget}-person`,
+        );
+      }
+      expect([...files]).toEqual([join(PROJECT_ROOT, labScenarioFile(operation))]);
+      expect(existsSync(join(PROJECT_ROOT, labScenarioFile(operation)))).toBe(true);
+    }
+  });
+
+  it('keeps no per-target scenario: no target name appears in loadtest/*.yml but as a default', () => {
+    const ymls = readdirSync(join(PROJECT_ROOT, 'loadtest')).filter((f) => /\.ya?ml$/.test(f));
+    expect(ymls.sort()).toEqual(OPERATIONS.map((o) => `${o}-person.yml`).sort());
+    for (const f of ymls) {
+      const text = readFileSync(join(PROJECT_ROOT, 'loadtest', f), 'utf8');
+      // The hand-run defaults name one target; nothing else in the file is target-specific.
+      const uses = TARGETS.flatMap((t) => text.split('\n').filter((l) => !/^\s*#/.test(l) && l.includes(t)));
+      expect(uses.map((l) => l.trim()).sort()).toEqual(['basePath: /dynamodb', 'labTarget: dynamodb']);
+    }
+  });
+
+  it('still accepts the per-target scenario names of old, as the lab scenario', () => {
+    const { operation: _o, labTarget: _t, ...common } = base;
+    const args = artilleryArgs({ ...common, scenario: 'loadtest/create-qldb-person.yml', basePath: '/qldb' });
+    expect(args.at(-1)).toBe(join(PROJECT_ROOT, 'loadtest', 'create-person.yml'));
+    expect(JSON.parse(flag(args, '--variables') ?? '')).toEqual({
+      labTarget: 'qldb',
+      labPhase: 'create',
+      basePath: '/qldb',
+    });
+    // Any other file runs as given, with the base path alone.
+    const own = artilleryArgs({ ...common, scenario: 'loadtest/my-scenario.yaml' });
+    expect(own.at(-1)).toBe(join(PROJECT_ROOT, 'loadtest', 'my-scenario.yaml'));
+    expect(JSON.parse(flag(own, '--variables') ?? '')).toEqual({ basePath: '/dynamodb/keepalive-on' });
+    expect(JSON.parse(flag(own, '--overrides') ?? '').config.phases[0].name).toBe('my-scenario');
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * The real artillery, through runArtillery, against a fake lab API on 127.0.0.1: a 3 s create
- * phase then a 3 s get phase at 5/s (15 requests each), and one aborted run. The wall-time
+ * phase then a 3 s get phase at 5/s (15 requests each) of the one scenario per operation,
+ * run for a target that is not the scenarios' default, and one aborted run. The wall-time
  * bounds fail if artillery's telemetry wait (~12 s per run) comes back.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -46,10 +47,12 @@ describe('runArtillery against a fake lab API', () => {
     const progress: ArtilleryProgress[] = [];
     const outJson = join(dir, `${phase}.json`);
     const result = await runArtillery({
-      scenario: `loadtest/${phase}-dynamodb-person.yml`,
+      // Not the scenario's default target: the labels below must come from the runner.
+      operation: phase,
+      labTarget: 'qldb',
       // A trailing slash, as API Gateway URLs have: the runner must not double it.
       target: `${api.url}/`,
-      basePath: '/dynamodb/keepalive-on',
+      basePath: '/qldb/keepalive-on',
       durationS: DURATION_S,
       ratePerS: RATE,
       outJson,
@@ -98,7 +101,7 @@ describe('runArtillery against a fake lab API', () => {
     const gets = api.requests.filter((r) => r.method === 'GET');
     expect(gets).toHaveLength(EXPECTED);
     expect(gets.every((r) => r.status === 200)).toBe(true);
-    expect(gets.every((r) => r.path.startsWith('/lab/dynamodb/keepalive-on/person/'))).toBe(true);
+    expect(gets.every((r) => r.path.startsWith('/lab/qldb/keepalive-on/person/'))).toBe(true);
     const read = new Set(gets.map((r) => r.path.split('/').pop() ?? ''));
     const created = new Set(api.people.keys());
     expect([...read].every((id) => created.has(id))).toBe(true);
@@ -146,7 +149,7 @@ describe('runArtillery against a fake lab API', () => {
     expect(creates.map((t) => t.status)).toEqual(Array(EXPECTED).fill(201));
     expect(gets.map((t) => t.status)).toEqual(Array(EXPECTED).fill(200));
     for (const t of timings) {
-      expect(t).toMatchObject({ target: 'dynamodb', variant: 'on' });
+      expect(t).toMatchObject({ target: 'qldb', variant: 'on' });
       expect(t.timing?.dbMs).toBeGreaterThan(0);
       expect(t.clientMs).toBeGreaterThanOrEqual(0);
     }
@@ -160,8 +163,8 @@ describe('runArtillery against a fake lab API', () => {
 
   it('reports progress: the phase, then the totals', () => {
     for (const [phase, name] of [
-      [create, 'create-dynamodb-person'],
-      [get, 'get-dynamodb-person'],
+      [create, 'create-qldb-person'],
+      [get, 'get-qldb-person'],
     ] as const) {
       expect(phase.progress[0]).toMatchObject({ phase: name, requests: 0, errors: 0 });
       expect(phase.progress.at(-1)).toMatchObject({ phase: 'summary', requests: EXPECTED, errors: 0 });
@@ -177,7 +180,8 @@ describe('runArtillery stop', () => {
     try {
       const controller = new AbortController();
       const result = await runArtillery({
-        scenario: 'loadtest/create-dynamodb-person.yml',
+        operation: 'create',
+        labTarget: 'dynamodb',
         target: api.url,
         basePath: '/dynamodb',
         durationS: 60,

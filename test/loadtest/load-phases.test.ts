@@ -21,7 +21,7 @@ function stubRunner(failing: { variant: string; phase: string }) {
   const calls: RunArtilleryOptions[] = [];
   const run = async (o: RunArtilleryOptions): Promise<RunArtilleryResult> => {
     calls.push(o);
-    const phase = o.scenario.includes('create-') ? 'create' : 'get';
+    const phase = (o.operation ?? o.scenario ?? '').includes('create') ? 'create' : 'get';
     const variant = o.env.LAB_KEEPALIVE;
     if (variant === failing.variant && phase === failing.phase) {
       return { exitCode: 1, wallMs: 10, outputTail: ['Error: connect ECONNREFUSED 127.0.0.1:9', ''] };

@@ -19,13 +19,9 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import 'aws-sdk-client-mock-vitest/extend';
-import {
-  type PowerTuningInput,
-  parsePowerTuningOutput,
-  runTuneCli,
-  STEPS,
-  type TuneClients,
-} from '../../tune/tune';
+import { runTuneCli } from '../../tune/cli';
+import { type PowerTuningInput, parsePowerTuningOutput } from '../../tune/power-tuning-result';
+import { STEPS, type TuneClients } from '../../tune/tune-runner';
 
 // Obviously fake account and region: only the ARN shapes matter.
 const ACCOUNT = '111111111111';

@@ -1,7 +1,8 @@
 /**
- * `npm run tune`: one AWS Lambda Power Tuning (4.x) execution on one lab function.
- * Clients, output stream, clock and abort signal are injected so the whole flow runs
- * against mocks; tune/cli.ts only wires the real ones.
+ * The AWS side of `npm run tune`: one AWS Lambda Power Tuning (4.x) execution on one lab
+ * function, followed to its end and saved. Clients, output stream, clock and abort signal
+ * are injected so the whole flow runs against mocks; tune/cli.ts loads this module only
+ * once the arguments are valid, so `--help` and a typo load no AWS SDK.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,9 +25,17 @@ import {
   labStackNames,
   readLabOutputs,
 } from '../aws/stack-outputs';
-import { describeCliError, InterruptedError, LabError } from '../core/errors';
+import { InterruptedError, LabError } from '../core/errors';
 import { PayloadError, proxyEvent, seedPerson, tuningPerson } from './default-payload';
-import { parseTuneArgs, possibleLabFunctions, TUNE_HELP, type TuneOptions } from './tune-args';
+import {
+  type PowerTuningInput,
+  type PowerTuningOutput,
+  parsePowerTuningOutput,
+  type TuneResultFile,
+} from './power-tuning-result';
+import { possibleLabFunctions, type TuneOptions } from './tune-args';
+
+export type { PowerTuningInput, PowerTuningOutput, PowerTuningStat } from './power-tuning-result';
 
 export interface TuneClients {
   readonly cfn: CloudFormationClient;
@@ -46,37 +55,6 @@ export interface TuneDeps extends TuneClients {
   readonly pollMs?: number;
   readonly now?: () => number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-}
-
-/** The execution's input, as Power Tuning 4.x reads it (README-INPUT-OUTPUT.md). */
-export interface PowerTuningInput {
-  readonly lambdaARN: string;
-  readonly powerValues: readonly number[];
-  readonly num: number;
-  readonly payload: unknown;
-  readonly strategy: string;
-  readonly parallelInvocation: false;
-  /** Adds per-power-value averages (`stats`) to the output. */
-  readonly includeOutputResults: true;
-}
-
-export interface PowerTuningStat {
-  readonly value: number;
-  readonly averagePrice?: number;
-  readonly averageDuration?: number;
-  readonly totalCost?: number;
-}
-
-export interface PowerTuningOutput {
-  readonly power: number;
-  readonly cost: number;
-  readonly duration: number;
-  readonly stateMachine?: {
-    readonly executionCost?: number;
-    readonly lambdaCost?: number;
-    readonly visualization?: string;
-  };
-  readonly stats?: readonly PowerTuningStat[];
 }
 
 export interface TuneResult {
@@ -185,56 +163,6 @@ async function defaultPayload(
     );
   }
   return proxyEvent(spec, person);
-}
-
-const num = (v: unknown): number | undefined => {
-  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
-};
-
-/** Reads the output; undefined when it holds no result (Power Tuning failed and cleaned up). */
-export function parsePowerTuningOutput(raw: unknown): PowerTuningOutput | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  // The README shows the result under `results`; the state machine returns it at the top level.
-  const r = (('results' in raw ? (raw as { results: unknown }).results : raw) ?? {}) as Record<
-    string,
-    unknown
-  >;
-  const power = num(r.power);
-  const cost = num(r.cost);
-  const duration = num(r.duration);
-  if (power === undefined || cost === undefined || duration === undefined) return undefined;
-  const sm = (typeof r.stateMachine === 'object' && r.stateMachine !== null ? r.stateMachine : {}) as Record<
-    string,
-    unknown
-  >;
-  const stats = Array.isArray(r.stats)
-    ? r.stats.flatMap((s: unknown): PowerTuningStat[] => {
-        if (typeof s !== 'object' || s === null) return [];
-        const o = s as Record<string, unknown>;
-        const value = num(o.value);
-        if (value === undefined) return [];
-        return [
-          {
-            value,
-            averagePrice: num(o.averagePrice),
-            averageDuration: num(o.averageDuration),
-            totalCost: num(o.totalCost),
-          },
-        ];
-      })
-    : undefined;
-  return {
-    power,
-    cost,
-    duration,
-    stateMachine: {
-      executionCost: num(sm.executionCost),
-      lambdaCost: num(sm.lambdaCost),
-      visualization: typeof sm.visualization === 'string' ? sm.visualization : undefined,
-    },
-    ...(stats ? { stats } : {}),
-  };
 }
 
 /** Lambda errors arrive as JSON with errorMessage; anything else is shown as is. */
@@ -502,7 +430,7 @@ export async function runTune(options: TuneOptions, deps: TuneDeps): Promise<Tun
   printResult(out, fn, options.strategy, output);
   await mkdir(options.outDir, { recursive: true });
   const file = join(options.outDir, resultFileName(fn.key, started));
-  const saved = {
+  const saved: TuneResultFile = {
     function: { key: fn.key, name: fn.name, functionArn: fn.functionArn },
     stateMachineArn: outputs.stateMachineArn,
     executionArn,
@@ -518,18 +446,6 @@ export async function runTune(options: TuneOptions, deps: TuneDeps): Promise<Tun
   return { function: fn, executionArn, input, rawOutput, output, file };
 }
 
-export interface TuneCliDeps {
-  readonly out: OutputStream;
-  readonly err: OutputStream;
-  readonly env?: NodeJS.ProcessEnv;
-  readonly signal?: AbortSignal;
-  /** Builds the clients once the options are valid; tests hand in mocked ones. */
-  readonly makeClients?: (aws: AwsOptions) => TuneClients;
-  readonly pollMs?: number;
-  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  readonly now?: () => number;
-}
-
 export function defaultClients(aws: AwsOptions): TuneClients {
   const config = sdkClientConfig(aws);
   return {
@@ -539,27 +455,3 @@ export function defaultClients(aws: AwsOptions): TuneClients {
   };
 }
 
-/** Exit status: 0 done, 1 failed, 2 bad arguments, 130 interrupted. */
-export async function runTuneCli(argv: readonly string[], deps: TuneCliDeps): Promise<number> {
-  let options: TuneOptions | undefined;
-  try {
-    const parsed = parseTuneArgs(argv, { env: deps.env });
-    if (parsed.help) {
-      deps.out.write(`${TUNE_HELP}\n`);
-      return 0;
-    }
-    options = parsed.options;
-    const clients = (deps.makeClients ?? defaultClients)(options.aws);
-    try {
-      await runTune(options, { ...clients, ...deps });
-    } finally {
-      // Close the clients' keep-alive sockets so the process ends as soon as the run does.
-      for (const c of [clients.cfn, clients.lambda, clients.sfn]) c.destroy();
-    }
-    return 0;
-  } catch (e) {
-    const { code, line } = describeCliError(e, { program: 'tune', profile: options?.aws.profile });
-    deps.err.write(`${line}\n`);
-    return code;
-  }
-}

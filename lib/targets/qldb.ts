@@ -1,0 +1,61 @@
+/**
+ * QLDB (end of support 2025-07-31): a ledger, and the tables custom resource that runs
+ * CREATE TABLE Person and CREATE INDEX ON Person (GovId) idempotently.
+ */
+import { CfnOutput, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as qldb from 'aws-cdk-lib/aws-qldb';
+import type { Operation } from '../../core/lab-functions';
+import { QldbTables } from '../constructs/qldb-tables';
+import type { TargetDefinition } from './types';
+
+export const PERSON_TABLE = 'Person';
+
+const PARTIQL_ACTIONS: Record<Operation, string[]> = {
+  create: ['qldb:PartiQLSelect', 'qldb:PartiQLInsert'],
+  get: ['qldb:PartiQLSelect'],
+};
+
+export const qldbTarget: TargetDefinition = {
+  createData(stack, { config, removalPolicy }) {
+    const ledger = new qldb.CfnLedger(stack, 'Ledger', {
+      permissionsMode: 'STANDARD',
+      deletionProtection: config.removalPolicy === 'retain',
+    });
+    ledger.applyRemovalPolicy(removalPolicy);
+    Validations.of(ledger).acknowledge({
+      id: 'CloudFormation-Validate::E3710',
+      reason:
+        'QLDB reached end of support on 2025-07-31 and new ledgers cannot be created; this ledger is synthesized only when -c targets includes qldb, for accounts that still have QLDB and for the tests (README: why QLDB is off by default).',
+    });
+    const tables = new QldbTables(stack, 'QldbTables', {
+      ledgerName: ledger.ref,
+      tables: [PERSON_TABLE],
+      indexes: [{ Table: PERSON_TABLE, Attribute: 'GovId' }],
+      logRetentionDays: config.logRetentionDays,
+      removalPolicy,
+    });
+    const tableId = tables.tableId(PERSON_TABLE);
+    new CfnOutput(stack, 'LedgerName', { value: ledger.ref });
+    return {
+      bind(fn, operation) {
+        fn.addEnvironment('LEDGER_NAME', ledger.ref);
+        fn.addEnvironment('TABLE_NAME', PERSON_TABLE);
+        const ledgerArn = Stack.of(fn).formatArn({
+          service: 'qldb',
+          resource: 'ledger',
+          resourceName: ledger.ref,
+        });
+        fn.addToRolePolicy(
+          new iam.PolicyStatement({ actions: ['qldb:SendCommand'], resources: [ledgerArn] }),
+        );
+        fn.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: PARTIQL_ACTIONS[operation],
+            resources: [`${ledgerArn}/table/${tableId}`],
+          }),
+        );
+      },
+    };
+  },
+};

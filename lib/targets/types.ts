@@ -1,0 +1,24 @@
+/**
+ * What each database target adds to the stacks: its resources in the data stack, and how a
+ * function of the API stack is pointed at them with exactly the permissions its operation needs.
+ * One file per target in this folder, one entry in index.ts.
+ */
+import type { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { Operation } from '../../core/lab-functions';
+import type { AppConfig } from '../config';
+
+export interface DataProps {
+  readonly config: AppConfig;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+export interface DatabaseBinding {
+  /** Sets the function's environment and grants what `operation` needs, nothing more. */
+  bind(fn: lambda.Function, operation: Operation): void;
+}
+
+export interface TargetDefinition {
+  /** Creates the target's resources in the data stack (none for a database the user brings). */
+  createData(stack: Stack, props: DataProps): DatabaseBinding;
+}

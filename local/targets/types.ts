@@ -1,0 +1,61 @@
+/**
+ * What the local lab needs from each database target: start its engine, make what the
+ * deployed stack would make (tables, ledgers, schema), and tell a function where to find it.
+ * One file per target in this folder, one entry in index.ts.
+ */
+import type { Assembly } from '../assembly/cloud-assembly';
+import type { EngineKind } from '../engines';
+import type { CertificatePaths } from '../tls/certificates';
+
+export interface LocalTargetOptions {
+  readonly assembly: Assembly;
+  /** Keep the data on disk here (each target in its own subfolder); in memory when absent. */
+  readonly dataDir?: string;
+  /** DynamoDB's engine kind. */
+  readonly engine?: EngineKind;
+  /** Servers close connections idle this long. @default 60 (the provisioned-concurrency article) */
+  readonly idleTimeoutS?: number;
+  readonly certs: CertificatePaths;
+  readonly log: (line: string) => void;
+}
+
+/** Where a function reaches the network model in front of an engine. */
+export interface ModelAddress {
+  /** https://localhost:PORT */
+  readonly url: string;
+  readonly port: number;
+}
+
+export interface LocalDatabase {
+  /** What the engine is, for progress lines: `dynalite`, `redis-server 7.0.15`, ... */
+  readonly description: string;
+  /** Engine endpoint on 127.0.0.1 (plain), for tests and tools that bypass the model. */
+  readonly endpoint: string;
+  /** The port the network model forwards to. */
+  readonly upstreamPort: number;
+  readonly pid: number;
+  /** The tables (or ledgers) the lab made for this target, by local name. */
+  readonly tables: readonly string[];
+  /** Physical name of a template resource locally, or undefined when not this target's. */
+  nameOf(stackName: string, logicalId: string, type: string): string | undefined;
+  /** Variables every function of this target gets: endpoints, secrets. */
+  functionEnv(model: ModelAddress): Record<string, string>;
+  /** Runs after the model is up: what CloudFormation would create before the functions run. */
+  prepare?(model: ModelAddress, run: CustomResourceRunner): Promise<void>;
+  /** Stops the engine and starts it again on the same port and data. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Runs a custom resource's real bundle with a CloudFormation Create event, as CloudFormation would. */
+export type CustomResourceRunner = (
+  resourceType: string,
+  env: Record<string, string>,
+) => Promise<Record<string, unknown>[]>;
+
+export interface LocalTarget {
+  start(opts: LocalTargetOptions): Promise<LocalDatabase>;
+}
+
+/** Local name of a resource: what CloudFormation would call it, minus the random suffix. */
+export const localName = (stack: string, logicalId: string) => `${stack}-${logicalId}`;
