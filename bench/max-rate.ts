@@ -25,7 +25,8 @@ export interface RateStep {
 async function step(lab: RunningLab, rate: number, durationS: number, dir: string): Promise<RateStep> {
   const outJson = join(dir, `rate-${rate}-${durationS}s.json`);
   await runArtillery({
-    scenario: join('loadtest', 'create-dynamodb-person.yml'),
+    operation: 'create',
+    labTarget: 'dynamodb',
     target: lab.url,
     basePath: '/dynamodb/keepalive-on',
     durationS,

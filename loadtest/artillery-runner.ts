@@ -17,7 +17,7 @@
  * the end of a run promptly (see that file for what and why).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,11 +43,7 @@ export interface LabScenario {
 
 /** A scenario file run as is, e.g. one written by hand. */
 export interface ScenarioFile {
-  /**
-   * Path relative to the project root. The per-target names of old
-   * (loadtest/create-dynamodb-person.yml) still work: they run the lab scenario for that
-   * operation and target. Prefer `{ operation, labTarget }`.
-   */
+  /** Path relative to the project root. */
   readonly scenario: string;
   readonly operation?: undefined;
   readonly labTarget?: undefined;
@@ -136,8 +132,6 @@ export function labScenarioFile(operation: Operation): string {
   return join('loadtest', `${operation}-person.yml`);
 }
 
-const LEGACY_SCENARIO = /^(?:\.\/)?loadtest\/([a-z]+)-([a-z0-9]+)-person\.ya?ml$/;
-
 interface ResolvedScenario {
   readonly file: string;
   /** Artillery's phase name, shown in its output and in the progress line. */
@@ -162,9 +156,6 @@ function labScenario(operation: string, labTarget: string): ResolvedScenario {
 /** Which file runs, with which labels: the lab scenario, or a file as given. */
 export function resolveScenario(opts: LabScenario | ScenarioFile): ResolvedScenario {
   if (opts.scenario === undefined) return labScenario(opts.operation, opts.labTarget);
-  // A per-target file of old that no longer exists: the one scenario per operation replaced it.
-  const legacy = LEGACY_SCENARIO.exec(opts.scenario.replace(/\\/g, '/'));
-  if (legacy && !existsSync(resolve(PROJECT_ROOT, opts.scenario))) return labScenario(legacy[1], legacy[2]);
   return { file: opts.scenario, phaseName: basename(opts.scenario).replace(/\.ya?ml$/, '') };
 }
 

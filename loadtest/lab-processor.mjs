@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * The Artillery processor shared by every lab scenario (create-<target>-person.yml,
- * get-<target>-person.yml). ESM (.mjs) because artillery 2.0.21 imports `.mjs` processors
+ * The Artillery processor shared by the lab's scenarios (create-person.yml, get-person.yml,
+ * run for every target). ESM (.mjs) because artillery 2.0.21 imports `.mjs` processors
  * with import() and `require()`s anything else, and faker 10 is ESM-only; a `.ts` processor
  * would be bundled to CommonJS `.js`, which this "type": "module" package cannot require.
  * Types for TypeScript callers live in lab-processor.d.mts.

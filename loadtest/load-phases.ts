@@ -88,7 +88,8 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
         let result: RunArtilleryResult;
         try {
           result = await o.runArtillery({
-            scenario: join('loadtest', `${phase}-${target}-person.yml`),
+            operation: phase,
+            labTarget: target,
             target: o.url,
             basePath: o.basePath(target, variant),
             durationS: o.durationS,

@@ -3,6 +3,8 @@
  *   - a load run's results folder (summary.json, artillery-*.json, timings.jsonl, lambda-logs.log),
  *   - a file of Lambda log lines as CloudWatch exports them (`--logs`),
  *   - the deployed stack's log groups through Logs Insights (`--from-cloudwatch`).
+ * Each entry point only reads its source into groups, functions and notes; assembleReport
+ * turns those parts into the one LabReport shape (groups, keep-alive ratios, tuning...).
  * Bad input (a missing folder, no summary.json, JSON that does not parse) throws a
  * ReportInputError before anything is written; malformed log lines are counted instead.
  */

@@ -454,4 +454,3 @@ export function defaultClients(aws: AwsOptions): TuneClients {
     sfn: new SFNClient(config),
   };
 }
-

@@ -89,16 +89,8 @@ describe('artilleryArgs', () => {
     }
   });
 
-  it('still accepts the per-target scenario names of old, as the lab scenario', () => {
+  it('runs any other scenario file as given, with the base path alone', () => {
     const { operation: _o, labTarget: _t, ...common } = base;
-    const args = artilleryArgs({ ...common, scenario: 'loadtest/create-qldb-person.yml', basePath: '/qldb' });
-    expect(args.at(-1)).toBe(join(PROJECT_ROOT, 'loadtest', 'create-person.yml'));
-    expect(JSON.parse(flag(args, '--variables') ?? '')).toEqual({
-      labTarget: 'qldb',
-      labPhase: 'create',
-      basePath: '/qldb',
-    });
-    // Any other file runs as given, with the base path alone.
     const own = artilleryArgs({ ...common, scenario: 'loadtest/my-scenario.yaml' });
     expect(own.at(-1)).toBe(join(PROJECT_ROOT, 'loadtest', 'my-scenario.yaml'));
     expect(JSON.parse(flag(own, '--variables') ?? '')).toEqual({ basePath: '/dynamodb/keepalive-on' });

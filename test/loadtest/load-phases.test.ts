@@ -21,7 +21,7 @@ function stubRunner(failing: { variant: string; phase: string }) {
   const calls: RunArtilleryOptions[] = [];
   const run = async (o: RunArtilleryOptions): Promise<RunArtilleryResult> => {
     calls.push(o);
-    const phase = (o.operation ?? o.scenario ?? '').includes('create') ? 'create' : 'get';
+    const phase = o.operation ?? 'get';
     const variant = o.env.LAB_KEEPALIVE;
     if (variant === failing.variant && phase === failing.phase) {
       return { exitCode: 1, wallMs: 10, outputTail: ['Error: connect ECONNREFUSED 127.0.0.1:9', ''] };
@@ -70,11 +70,11 @@ describe('npm run load with a failed phase', () => {
     });
     expect(interrupted).toBe(false);
     // every phase ran, the failed one did not stop the loop
-    expect(runner.calls.map((c) => [c.env.LAB_KEEPALIVE, c.scenario])).toEqual([
-      ['on', join('loadtest', 'create-dynamodb-person.yml')],
-      ['on', join('loadtest', 'get-dynamodb-person.yml')],
-      ['off', join('loadtest', 'create-dynamodb-person.yml')],
-      ['off', join('loadtest', 'get-dynamodb-person.yml')],
+    expect(runner.calls.map((c) => [c.env.LAB_KEEPALIVE, c.operation, c.labTarget])).toEqual([
+      ['on', 'create', 'dynamodb'],
+      ['on', 'get', 'dynamodb'],
+      ['off', 'create', 'dynamodb'],
+      ['off', 'get', 'dynamodb'],
     ]);
     expect(rows.map((r) => `${r.keepAlive} ${r.phase}`)).toEqual(['on create', 'on get', 'off create']);
     expect(rows[0]).toMatchObject({ requests: 15, newConnectionShare: 0.2, coldStarts: 1 });

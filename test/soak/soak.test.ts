@@ -30,7 +30,8 @@ describe(`soak: ${DURATION_S} s at ${RATE} creates/s on the local lab`, () => {
     const govIds = join(dir, 'govids.csv');
     const outJson = join(dir, 'soak.json');
     const result = await runArtillery({
-      scenario: join('loadtest', 'create-dynamodb-person.yml'),
+      operation: 'create',
+      labTarget: 'dynamodb',
       target: lab.url,
       basePath: '/dynamodb/keepalive-on',
       durationS: DURATION_S,
