@@ -10,6 +10,8 @@
  *   5. what the EMF metrics cost in bundle size, init (import) time and per invocation
  *   4. (--max-rate, or --only-max-rate) the highest arrival rate the machine sustains for
  *      60 s with 0 errors; takes several minutes
+ *   6. every CLI's start-up: `--help` and a bad option against tsx on an empty file, in the
+ *      same run (cli-startup.ts); `--only-startup` runs just this section, without the lab
  */
 
 import { parseArgs } from 'node:util';
@@ -17,6 +19,7 @@ import { LOCAL_CALLER, type RunningLab, startLab } from '../local/lab';
 import { resolveLambdaNode } from '../local/runtime/lambda-node';
 import { parseLambdaLog } from '../runs/lambda-log-parser';
 import { ladderOf } from '../runs/latency-histogram';
+import { cliStartup } from './cli-startup';
 import { hostOverhead } from './host-overhead';
 import { buildEmptyHandler, initOverEmpty } from './init-over-empty';
 import { instrumentationCost } from './instrumentation-cost';
@@ -28,6 +31,8 @@ const { values } = parseArgs({
     calls: { type: 'string' },
     'max-rate': { type: 'boolean' },
     'only-max-rate': { type: 'boolean' },
+    'only-startup': { type: 'boolean' },
+    'startup-runs': { type: 'string' },
     inits: { type: 'string' },
     'only-init': { type: 'boolean' },
     node: { type: 'string' },
@@ -83,7 +88,23 @@ async function initDurations(lab: RunningLab) {
   }
 }
 
+function startup(): void {
+  const runs = Number(values['startup-runs'] ?? 10);
+  console.log(`\n6. CLI start-up, ${runs} interleaved runs each (p50, ms)`);
+  const s = cliStartup(runs);
+  console.log(`   tsx on an empty file          ${fmt(s.emptyP50Ms)}`);
+  for (const r of s.rows) {
+    console.log(
+      `   ${`npm run ${r.name} -- --help`.padEnd(30)}${fmt(r.helpP50Ms)}   ${r.ratio.toFixed(2)}x   bad option ${fmt(r.badOptionP50Ms)}`,
+    );
+  }
+}
+
 async function main() {
+  if (values['only-startup']) {
+    startup();
+    return;
+  }
   console.log(`Starting the local lab (defaults) ...`);
   const reportDurations: number[] = [];
   const lab = await startLab({
@@ -138,6 +159,7 @@ async function main() {
   } finally {
     await lab.stop();
   }
+  startup();
 }
 
 async function maxRate(lab: RunningLab) {
