@@ -16,7 +16,14 @@ import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { AwsOptions } from '../aws/aws-options';
 import type { InsightsProgress } from '../aws/logs-insights';
 import { UsageError } from '../core/errors';
-import { parseFunctionKey } from '../core/lab-functions';
+import {
+  isTarget,
+  OPERATIONS,
+  parseFunctionKey,
+  TARGET_INFO,
+  TARGETS,
+  type TargetInfo,
+} from '../core/lab-functions';
 import { isRecord } from '../core/timing.mjs';
 import {
   type InitRecord,
@@ -34,8 +41,9 @@ import {
   type TimingLine,
   timeline,
 } from '../runs/results';
-import { type DatabaseSamples, databaseSamples } from '../runs/samples';
+import { type DatabaseSamples, databaseSamples, dbRequestStats } from '../runs/samples';
 import { parseTuneResultFile } from '../tune/power-tuning-result';
+import { KEEP_ALIVE_REFERENCE, targetFigure } from './article-figures';
 import {
   type ColdStarts,
   type ConnectionReuse,
@@ -45,14 +53,17 @@ import {
   type FunctionStats,
   type GroupReport,
   initSummary,
-  KEEP_ALIVE_REFERENCE,
   type KeepAliveComparison,
   LAYERS,
   type LabReport,
+  type Layer,
   type LayerRatio,
   type LayerStats,
   type MalformedLine,
   type MalformedSummary,
+  type P50P99,
+  type TargetComparison,
+  type TargetRow,
   type TimelinePoint,
   type TuningReport,
 } from './report-model';
@@ -74,7 +85,8 @@ export const PROGRESS_EVERY_LINES = 100_000;
 
 const DEFAULT_TUNING_DIR = 'results/tuning';
 const MALFORMED_EXAMPLES = 10;
-const PHASE_ORDER = ['create', 'get'];
+// The operations in core's order (create, get first); the runs follow it.
+const PHASE_ORDER: readonly string[] = OPERATIONS;
 const VARIANT_ORDER = ['off', 'on', 'default'];
 
 // ---------------------------------------------------------------- small readers
@@ -142,6 +154,8 @@ interface HandlerSample {
   readonly status: number;
   readonly dbMs?: number;
   readonly newConnection: boolean;
+  /** absent in timings written before it existed, and in CloudWatch timing lines */
+  readonly dbRequests?: number;
   readonly coldStart: boolean;
   readonly initType: string;
 }
@@ -173,16 +187,19 @@ class Groups {
   }
 
   all(): GroupInputs[] {
-    const rank = (list: string[], v: string) => (list.includes(v) ? list.indexOf(v) : list.length);
     return [...this.map.values()].sort(
       (a, b) =>
         a.target.localeCompare(b.target) ||
-        rank(PHASE_ORDER, a.phase) - rank(PHASE_ORDER, b.phase) ||
-        a.phase.localeCompare(b.phase) ||
-        rank(VARIANT_ORDER, a.keepAlive) - rank(VARIANT_ORDER, b.keepAlive) ||
-        a.keepAlive.localeCompare(b.keepAlive),
+        byRank(PHASE_ORDER, a.phase, b.phase) ||
+        byRank(VARIANT_ORDER, a.keepAlive, b.keepAlive),
     );
   }
+}
+
+/** Known values in the list's order, unknown ones after them alphabetically. */
+function byRank(list: readonly string[], a: string, b: string): number {
+  const rank = (v: string) => (list.includes(v) ? list.indexOf(v) : list.length);
+  return rank(a) - rank(b) || a.localeCompare(b);
 }
 
 export function groupId(target: string, keepAlive: string, phase: string): string {
@@ -299,6 +316,7 @@ function assemble(g: GroupInputs, t0: number): GroupReport {
     layers,
     coldStarts: coldStartsOf(g),
     connections: connectionsOf(samples),
+    dbRequests: dbRequestStats(samples),
     timeline: points,
   };
 }
@@ -336,6 +354,67 @@ export function compareKeepAlive(groups: readonly GroupReport[]): KeepAliveCompa
       });
     }
     if (layers.length > 0) out.push({ target: g.target, phase: g.phase, layers });
+  }
+  return out;
+}
+
+/** How messages name a target: TARGET_INFO's label, or the key itself for one the lab does not know. */
+export function targetLabel(target: string): string {
+  return isTarget(target) ? TARGET_INFO[target].label : target;
+}
+
+/** The input's targets in TARGET_INFO's order (DynamoDB first), unknown ones after them. */
+function targetsOf(groups: readonly GroupReport[]): string[] {
+  return [...new Set(groups.map((g) => g.target))].sort((a, b) => byRank(TARGETS, a, b));
+}
+
+/** TARGET_INFO's notice of every target in the input, once each. */
+export function targetNotices(groups: readonly GroupReport[]): string[] {
+  return targetsOf(groups).flatMap((t) => {
+    // Widened to TargetInfo: only some entries carry a notice.
+    const info: TargetInfo | undefined = isTarget(t) ? TARGET_INFO[t] : undefined;
+    return info?.notice ? [info.notice] : [];
+  });
+}
+
+function p50p99(g: GroupReport, layer: Layer): P50P99 | null {
+  const l = g.layers.find((x) => x.layer === layer)?.ladder;
+  return l ? { p50: l.p50, p99: l.p99 } : null;
+}
+
+/**
+ * The targets side by side, per phase and keep-alive variant, with each database p50 as a
+ * multiple of DynamoDB's (the articles' baseline). Empty for a run of one target; a phase and
+ * variant only one target ran is left out, there is nothing to compare it with.
+ */
+export function compareTargets(groups: readonly GroupReport[]): TargetComparison[] {
+  const targets = targetsOf(groups);
+  if (targets.length < 2) return [];
+  const slots = [...new Map(groups.map((g) => [`${g.phase}\u0000${g.keepAlive}`, g])).values()].sort(
+    (a, b) => byRank(PHASE_ORDER, a.phase, b.phase) || byRank(VARIANT_ORDER, a.keepAlive, b.keepAlive),
+  );
+  const out: TargetComparison[] = [];
+  for (const { phase, keepAlive } of slots) {
+    const members = targets.flatMap((t) =>
+      groups.filter((g) => g.target === t && g.phase === phase && g.keepAlive === keepAlive),
+    );
+    if (members.length < 2) continue;
+    const dynamodb = members.find((g) => g.target === 'dynamodb');
+    const baseP50 = dynamodb ? p50p99(dynamodb, 'database')?.p50 : undefined;
+    const rows = members.map((g): TargetRow => {
+      const dbMs = p50p99(g, 'database');
+      return {
+        target: g.target,
+        label: targetLabel(g.target),
+        clientMs: p50p99(g, 'client'),
+        functionMs: p50p99(g, 'function'),
+        dbMs,
+        dbRequestsP50: g.dbRequests?.p50 ?? null,
+        dbRatioToDynamodb: dbMs && baseP50 !== undefined && baseP50 > 0 ? dbMs.p50 / baseP50 : null,
+        article: targetFigure(g.target),
+      };
+    });
+    out.push({ phase, keepAlive, rows });
   }
   return out;
 }
@@ -520,10 +599,12 @@ async function assembleReport(parts: ReportParts, options: BuildOptions): Promis
     mode: parts.mode,
     input: parts.input,
     files: parts.files,
+    notices: targetNotices(groups),
     lab: parts.lab,
     groups,
     keepAlive: compareKeepAlive(groups),
     keepAliveReference: KEEP_ALIVE_REFERENCE,
+    targetComparison: compareTargets(groups),
     functions: parts.functions,
     insights: parts.insights,
     tuning,

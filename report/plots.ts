@@ -6,11 +6,11 @@
  */
 import { logger, None, parse, View } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { KEEP_ALIVE_REFERENCE, TARGET_REFERENCE } from './article-figures';
 import {
   type CdfPoint,
   type FunctionStats,
   type GroupReport,
-  KEEP_ALIVE_REFERENCE,
   LAYER_TITLES,
   LAYERS,
   type LabReport,
@@ -18,6 +18,7 @@ import {
 } from './report-model';
 
 export type PlotSection =
+  | 'targets'
   | 'ladders'
   | 'keep-alive'
   | 'cold-starts'
@@ -94,6 +95,9 @@ const CATEGORY_AXIS = {
 
 /** The id of the distribution plot of one target and phase, for placing it beside its table. */
 export const cdfPlotId = (target: string, phase: string) => `cdf-${slug(`${target}-${phase}`)}`;
+
+/** The id of the target comparison's bar chart. */
+export const TARGET_PLOT_ID = 'target-db-p50';
 
 /** The id of the plot of the i-th Power Tuning result. */
 export const tuningPlotId = (fn: string, i: number) => `tuning-${slug(fn)}-${i + 1}`;
@@ -179,6 +183,79 @@ function latencyCdfSpecs(groups: readonly GroupReport[]): PlotSpec[] {
       },
     ];
   });
+}
+
+function targetSpec(report: LabReport): PlotSpec[] {
+  const values = report.targetComparison.flatMap((c) =>
+    c.rows.flatMap((r) =>
+      r.dbMs
+        ? [
+            {
+              phase: c.phase,
+              variant: `keep-alive ${c.keepAlive}`,
+              target: r.label,
+              p50: r.dbMs.p50,
+              text: r.dbMs.p50.toFixed(1),
+            },
+          ]
+        : [],
+    ),
+  );
+  if (values.length === 0) return [];
+  // Rows come in TARGET_INFO's order (DynamoDB first); bars and legend keep it.
+  const targets = [...new Set(values.map((v) => v.target))];
+  const phases = [...new Set(values.map((v) => v.phase))];
+  const x = {
+    field: 'variant',
+    type: 'nominal',
+    title: 'Keep-alive variant',
+    axis: { labelAngle: 0 },
+  } as const;
+  const xOffset = { field: 'target', type: 'nominal', sort: targets } as const;
+  const title = 'Database time per target (handler dbMs, p50)';
+  return [
+    {
+      id: TARGET_PLOT_ID,
+      section: 'targets',
+      title,
+      caption:
+        'Bars: median database time of each target, one panel per phase, grouped by keep-alive variant; the ' +
+        `label is the p50 in ms. For reference, ${TARGET_REFERENCE.source}.`,
+      spec: {
+        $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+        title: { text: title, subtitle: 'one bar per target; lower is faster' },
+        data: { values },
+        facet: { column: { field: 'phase', type: 'nominal', title: null, sort: phases } },
+        // A phase shows only the variants it compares: no empty slot for one DynamoDB ran alone.
+        resolve: { scale: { x: 'independent', xOffset: 'independent' } },
+        spec: {
+          width: 260,
+          height: 240,
+          layer: [
+            {
+              mark: { type: 'bar' },
+              encoding: {
+                x,
+                xOffset,
+                y: { field: 'p50', type: 'quantitative', title: 'Database time p50 (ms)' },
+                color: { field: 'target', type: 'nominal', title: 'Target', sort: targets },
+              },
+            },
+            {
+              mark: { type: 'text', dy: -7, fontSize: 11 },
+              encoding: {
+                x,
+                xOffset,
+                y: { field: 'p50', type: 'quantitative' },
+                text: { field: 'text', type: 'nominal' },
+              },
+            },
+          ],
+        },
+        config: CONFIG,
+      },
+    },
+  ];
 }
 
 function keepAliveSpec(report: LabReport): PlotSpec[] {
@@ -577,6 +654,8 @@ function tuningSpecs(tuning: readonly TuningReport[]): PlotSpec[] {
 /** Every plot the report has data for, as specs (exported for tests and for reuse). */
 export function plotSpecs(report: LabReport): PlotSpec[] {
   return [
+    // The page's order: the target comparison comes before the ladders.
+    ...targetSpec(report),
     ...latencyCdfSpecs(report.groups),
     ...keepAliveSpec(report),
     ...coldStartSpec(report),

@@ -4,6 +4,7 @@
  * CloudWatch fetch; every percentile in it comes from an HDR histogram (latency-histogram.ts).
  */
 import { type Ladder, RunningDistribution } from '../runs/latency-histogram';
+import type { KEEP_ALIVE_REFERENCE } from './article-figures';
 
 export type Layer = 'client' | 'function' | 'database';
 export const LAYERS: readonly Layer[] = ['client', 'function', 'database'];
@@ -13,14 +14,6 @@ export const LAYER_TITLES: Readonly<Record<Layer, string>> = {
   function: 'function (REPORT Duration)',
   database: 'database (handler dbMs)',
 };
-
-/** What the articles measured for one DynamoDB call: 33 ms without keep-alive, 10 ms with it. */
-export const KEEP_ALIVE_REFERENCE = {
-  offMs: 33,
-  onMs: 10,
-  ratio: 3.3,
-  source: 'the DynamoDB HTTP keep-alive article: 33 ms -> 10 ms per call',
-} as const;
 
 export interface CdfPoint {
   readonly ms: number;
@@ -110,7 +103,41 @@ export interface GroupReport {
   readonly layers: readonly LayerStats[];
   readonly coldStarts: ColdStarts;
   readonly connections: ConnectionReuse | null;
+  /** requests or commands per database call (summary.json's dbRequests); null without them */
+  readonly dbRequests: RequestCount | null;
   readonly timeline: readonly TimelinePoint[];
+}
+
+export interface RequestCount {
+  readonly p50: number;
+  readonly max: number;
+}
+
+export interface P50P99 {
+  readonly p50: number;
+  readonly p99: number;
+}
+
+/** One target's row in a target comparison: its p50/p99 per layer, null where the layer is missing. */
+export interface TargetRow {
+  readonly target: string;
+  /** TARGET_INFO's label, e.g. `QLDB` */
+  readonly label: string;
+  readonly clientMs: P50P99 | null;
+  readonly functionMs: P50P99 | null;
+  readonly dbMs: P50P99 | null;
+  readonly dbRequestsP50: number | null;
+  /** database p50 / DynamoDB's database p50 in the same phase and variant; null without either */
+  readonly dbRatioToDynamodb: number | null;
+  /** what the first article measured for this target (article-figures.ts), if it did */
+  readonly article: string | null;
+}
+
+/** The targets side by side in one phase and keep-alive variant (only when a run has several targets). */
+export interface TargetComparison {
+  readonly phase: string;
+  readonly keepAlive: string;
+  readonly rows: readonly TargetRow[];
 }
 
 export interface LayerRatio {
@@ -207,11 +234,14 @@ export interface LabReport {
   /** one line saying what was read */
   readonly input: string;
   readonly files: readonly string[];
+  /** TARGET_INFO's notice of every target in the input, once each */
+  readonly notices: readonly string[];
   /** summary.json's `lab` block (local or aws, rate, duration, rtt...) */
   readonly lab: Readonly<Record<string, unknown>> | null;
   readonly groups: readonly GroupReport[];
   readonly keepAlive: readonly KeepAliveComparison[];
   readonly keepAliveReference: typeof KEEP_ALIVE_REFERENCE;
+  readonly targetComparison: readonly TargetComparison[];
   readonly functions: readonly FunctionStats[];
   readonly insights: { readonly stats: InsightsTable; readonly coldWarm: InsightsTable } | null;
   readonly tuning: readonly TuningReport[];

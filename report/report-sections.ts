@@ -2,7 +2,8 @@
  * The report as a list of sections of text, tables and plot slots: one description that
  * render-html.ts and render-markdown.ts both print, so the two say the same thing.
  */
-import { cdfPlotId, type Plot, type PlotSection, tuningPlotId } from './plots';
+import { TARGET_REFERENCE } from './article-figures';
+import { cdfPlotId, type Plot, type PlotSection, TARGET_PLOT_ID, tuningPlotId } from './plots';
 import {
   type ColdStarts,
   type DurationSummary,
@@ -11,6 +12,9 @@ import {
   LAYER_TITLES,
   type LabReport,
   type LayerStats,
+  type P50P99,
+  type RequestCount,
+  type TargetRow,
 } from './report-model';
 
 export interface Column {
@@ -70,6 +74,9 @@ export function usd(v: number | null | undefined): string {
 const insightsCell = (v: string | undefined) =>
   v === undefined ? DASH : /^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(v) ? ms(Number(v)) : v;
 
+/** Requests or commands per database call, `p50 / max`. */
+const requests = (r: RequestCount | null) => (r ? `${r.p50} / ${r.max}` : DASH);
+
 const layerOf = (g: GroupReport, layer: LayerStats['layer']) =>
   g.layers.find((l) => l.layer === layer)?.ladder;
 
@@ -77,6 +84,8 @@ const layerOf = (g: GroupReport, layer: LayerStats['layer']) =>
 
 function overview(report: LabReport): Section {
   const blocks: Block[] = [
+    // A target's notice (QLDB is emulated) qualifies every figure below, so it comes first.
+    ...report.notices.map((text): Block => ({ kind: 'notice', text })),
     { kind: 'text', text: `Input: ${report.input}.` },
     { kind: 'text', text: `Generated ${report.generatedAt}. Files: ${report.files.join(', ') || DASH}.` },
   ];
@@ -114,6 +123,8 @@ function overview(report: LabReport): Section {
         { title: 'Function p99 (ms)', numeric: true },
         { title: 'DB p50 (ms)', numeric: true },
         { title: 'DB p99 (ms)', numeric: true },
+        { title: 'DB requests/call p50', numeric: true },
+        { title: 'DB requests/call max', numeric: true },
         { title: 'Cold starts', numeric: true },
         { title: 'New connections', numeric: true },
       ],
@@ -128,6 +139,8 @@ function overview(report: LabReport): Section {
         ms(layerOf(g, 'function')?.p99),
         ms(layerOf(g, 'database')?.p50),
         ms(layerOf(g, 'database')?.p99),
+        int(g.dbRequests?.p50),
+        int(g.dbRequests?.max),
         String(
           g.coldStarts.handlerColdStarts ?? g.coldStarts.onDemandColdStarts + g.coldStarts.provisionedInits,
         ),
@@ -166,6 +179,7 @@ function ladders(report: LabReport, plots: readonly Plot[]): Section | null {
         { title: 'p99', numeric: true },
         { title: 'p99.9', numeric: true },
         { title: 'max (ms)', numeric: true },
+        { title: 'DB requests/call (p50 / max)', numeric: true },
         { title: 'Source' },
       ],
       rows: members.flatMap((g) =>
@@ -180,6 +194,8 @@ function ladders(report: LabReport, plots: readonly Plot[]): Section | null {
           ms(l.ladder.p99),
           ms(l.ladder['p99.9']),
           ms(l.ladder.max),
+          // Beside the database layer: how many round trips that time was spent on.
+          l.layer === 'database' ? requests(g.dbRequests) : '',
           l.source,
         ]),
       ),
@@ -188,6 +204,57 @@ function ladders(report: LabReport, plots: readonly Plot[]): Section | null {
     if (plot) blocks.push({ kind: 'plot', plot });
   }
   return { id: 'ladders', title: 'Percentile ladders', blocks };
+}
+
+const pair = (v: P50P99 | null) => [ms(v?.p50), ms(v?.p99)];
+
+/** `QLDB 3.1x DynamoDB`; the DynamoDB row is the baseline. */
+function ratioCell(r: TargetRow): string {
+  if (r.target === 'dynamodb') return 'baseline';
+  return r.dbRatioToDynamodb === null ? DASH : `${r.label} ${r.dbRatioToDynamodb.toFixed(1)}x DynamoDB`;
+}
+
+function targets(report: LabReport, plots: readonly Plot[]): Section | null {
+  if (report.targetComparison.length === 0) return null;
+  const blocks: Block[] = [
+    {
+      kind: 'text',
+      text:
+        'The targets side by side, per phase and keep-alive variant: p50 and p99 in ms at each layer, the requests or ' +
+        'protocol commands one database call sent (p50), and the database p50 as a multiple of DynamoDB’s. ' +
+        `For reference, ${TARGET_REFERENCE.source}.`,
+    },
+  ];
+  for (const c of report.targetComparison) {
+    blocks.push({ kind: 'heading', text: `${c.phase}, keep-alive ${c.keepAlive}` });
+    blocks.push({
+      kind: 'table',
+      columns: [
+        { title: 'Target' },
+        { title: 'Client p50 (ms)', numeric: true },
+        { title: 'Client p99', numeric: true },
+        { title: 'Function p50 (ms)', numeric: true },
+        { title: 'Function p99', numeric: true },
+        { title: 'DB p50 (ms)', numeric: true },
+        { title: 'DB p99', numeric: true },
+        { title: 'DB requests/call p50', numeric: true },
+        { title: 'DB p50 vs DynamoDB' },
+        { title: 'Article' },
+      ],
+      rows: c.rows.map((r) => [
+        r.label,
+        ...pair(r.clientMs),
+        ...pair(r.functionMs),
+        ...pair(r.dbMs),
+        int(r.dbRequestsP50),
+        ratioCell(r),
+        r.article ?? DASH,
+      ]),
+    });
+  }
+  const plot = plots.find((p) => p.id === TARGET_PLOT_ID);
+  if (plot) blocks.push({ kind: 'plot', plot });
+  return { id: 'targets', title: 'Target comparison', blocks };
 }
 
 function plotsOf(plots: readonly Plot[], section: PlotSection): Block[] {
@@ -542,6 +609,7 @@ function malformed(report: LabReport): Section {
 export function reportSections(report: LabReport, plots: readonly Plot[]): Section[] {
   return [
     overview(report),
+    targets(report, plots),
     ladders(report, plots),
     keepAlive(report, plots),
     coldStarts(report, plots),

@@ -72,6 +72,9 @@ describe('summary.json and report.json agree', () => {
     expect(db?.count).toBe(40);
     expect(row.dbMs).toEqual({ p50: db?.p50, p99: db?.p99 });
     expect(row.newConnectionShare).toBe(group.connections?.newConnectionShare);
+    // Requests per call: the 400s sent none and are left out of both
+    expect(row.dbRequests).toEqual({ p50: 1, max: 1 });
+    expect(group.dbRequests).toEqual(row.dbRequests);
 
     // Without the 400s: dbMs 10, 10.5, ... 29.5; p50 the 20th (19.5), p99 the 40th (29.5)
     expect(row.dbMs?.p50).toBeCloseTo(19.5, 1);
