@@ -213,6 +213,8 @@ export interface TimingRecord {
   readonly status: number;
   /** Absent when the request never reached the database (400). */
   readonly dbMs?: number;
+  /** Requests or commands the call sent; absent with dbMs, and in lines written before it existed. */
+  readonly dbRequests?: number;
   readonly newConnection: boolean;
   readonly coldStart: boolean;
   readonly initType: string;
@@ -271,6 +273,7 @@ export function parseTimingMessage(
     fn,
     status,
     ...(typeof o.dbMs === 'number' ? { dbMs: o.dbMs } : {}),
+    ...(typeof o.dbRequests === 'number' ? { dbRequests: o.dbRequests } : {}),
     newConnection,
     coldStart,
     initType: typeof o.initType === 'string' ? o.initType : 'unknown',

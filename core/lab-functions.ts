@@ -19,6 +19,8 @@ export const TARGET_INFO = {
     notice:
       "QLDB: emulated locally (service shut down 2025-07-31); figures show its protocol's round trips, not QLDB's storage",
   },
+  redis: { label: 'Redis' },
+  dsql: { label: 'Aurora DSQL' },
 } as const satisfies Record<string, TargetInfo>;
 
 export type Target = keyof typeof TARGET_INFO;
@@ -34,6 +36,10 @@ export const KEEP_ALIVE_VARIANTS: readonly KeepAliveVariant[] = ['on', 'off'];
 export const OPERATION_ROUTES = {
   create: { method: 'POST', path: 'person' },
   get: { method: 'GET', path: 'person/{govId}' },
+  overwrite: { method: 'PUT', path: 'person/{govId}' },
+  update: { method: 'PATCH', path: 'person/{govId}' },
+  // The newest Persons of a GovIdType: `?govIdType=X&limit=N` (shares the /person resource with create).
+  query: { method: 'GET', path: 'person' },
 } as const satisfies Record<string, { method: string; path: string }>;
 
 export type Operation = keyof typeof OPERATION_ROUTES;

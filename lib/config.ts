@@ -55,6 +55,12 @@ export interface AppConfig {
   readonly apiRateLimit: number;
   /** Stage throttling: burst size. @default 200 */
   readonly apiBurstLimit: number;
+  /**
+   * Complete ARN of the Secrets Manager secret that holds the redis target's URL
+   * (rediss://default:<password>@host:port). Required when targets includes redis.
+   * @default '' (none)
+   */
+  readonly redisSecretArn: string;
 }
 
 export class ConfigError extends Error {
@@ -117,6 +123,33 @@ function parseText(read: ContextReader, flag: string, pattern: RegExp, allowed: 
   const value = required(read, flag, allowed);
   const s = String(value).trim();
   if (!pattern.test(s)) throw new ConfigError(flag, value, allowed);
+  return s;
+}
+
+/**
+ * A complete secret ARN, with the 6 characters Secrets Manager appends to the name: IAM
+ * matches the grant on exactly this string, and a partial ARN would match no secret.
+ */
+export const SECRET_ARN_PATTERN =
+  /^arn:aws[a-z-]*:secretsmanager:[a-z]{2}(-[a-z]+)+-\d:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
+
+/** Empty unless redis is targeted; when it is, a complete secret ARN is required. */
+function parseRedisSecretArn(read: ContextReader, targets: readonly Target[]): string {
+  const allowed =
+    'a complete Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>)';
+  const value = read('redisSecretArn');
+  if (isBlank(value)) {
+    if (targets.includes('redis')) {
+      throw new ConfigError(
+        'redisSecretArn',
+        value ?? '',
+        `${allowed}, required when targets includes redis`,
+      );
+    }
+    return '';
+  }
+  const s = String(value).trim();
+  if (!SECRET_ARN_PATTERN.test(s)) throw new ConfigError('redisSecretArn', value, allowed);
   return s;
 }
 
@@ -206,5 +239,6 @@ export function parseConfig(read: ContextReader): AppConfig {
       'an integer number of requests per second from 1 to 10000',
     ),
     apiBurstLimit: parseInteger(read, 'apiBurstLimit', 1, 5000, 'an integer from 1 to 5000'),
+    redisSecretArn: parseRedisSecretArn(read, targets),
   };
 }

@@ -15,4 +15,25 @@ export type { Timing as LabTiming, TimingLine } from '../core/timing.d.mts';
 export const GOV_ID_TYPES: readonly string[];
 export function govIdPrefix(prefix: string | undefined): string;
 export function buildPerson(prefix?: string): LabPerson;
+export function fakeAddress(): string;
 export function variantOf(basePath: string | undefined, label?: string): string;
+
+/** What the processor's hooks read and write of Artillery's request and virtual user. */
+export interface LabRequestParams {
+  body?: string;
+  url?: string;
+  method?: string;
+  headers?: Record<string, string>;
+}
+export interface LabContext {
+  vars: Record<string, unknown>;
+}
+export type LabHook = (
+  requestParams: LabRequestParams,
+  context: LabContext,
+  events: unknown,
+  next: (error?: Error) => void,
+) => void;
+export const setOverwriteBody: LabHook;
+export const setAddressChange: LabHook;
+export const pickGovIdType: LabHook;

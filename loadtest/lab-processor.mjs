@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * The Artillery processor shared by the lab's scenarios (create-person.yml, get-person.yml,
- * run for every target). ESM (.mjs) because artillery 2.0.21 imports `.mjs` processors
+ * The Artillery processor shared by the lab's scenarios (<operation>-person.yml: create, get,
+ * overwrite, update, query; each run for every target). ESM (.mjs) because artillery 2.0.21 imports `.mjs` processors
  * with import() and `require()`s anything else, and faker 10 is ESM-only; a `.ts` processor
  * would be bundled to CommonJS `.js`, which this "type": "module" package cannot require.
  * Types for TypeScript callers live in lab-processor.d.mts.
@@ -16,7 +16,7 @@
  *                      uses IAM authorization); credentials from LAB_SIGV4_ACCESS_KEY_ID /
  *                      LAB_SIGV4_SECRET_ACCESS_KEY (the local lab's caller) or, when those are
  *                      unset, the AWS default chain (AWS_PROFILE, SSO, env, ...)
- * Scenario variables: labTarget (dynamodb|qldb), labPhase (create|get), basePath.
+ * Scenario variables: labTarget (a target), labPhase (the operation), basePath.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { faker } from '@faker-js/faker/locale/en';
@@ -46,17 +46,22 @@ const PREFIX = govIdPrefix(process.env.LAB_GOVID_PREFIX);
  * @returns {import('./lab-processor.d.mts').LabPerson}
  */
 export function buildPerson(prefix = PREFIX) {
-  const address = `${faker.location.streetAddress()}, ${faker.location.city()}, ${faker.location.state({
-    abbreviated: true,
-  })} ${faker.location.zipCode()}`;
   return {
     GovId: `${prefix}${faker.string.alphanumeric(GOV_ID_RANDOM_CHARS)}`,
     FirstName: faker.person.firstName(),
     LastName: faker.person.lastName(),
     DOB: faker.date.birthdate({ mode: 'age', min: 18, max: 90 }).toISOString().slice(0, 10),
     GovIdType: faker.helpers.arrayElement(GOV_ID_TYPES),
-    Address: address.slice(0, MAX_ADDRESS),
+    Address: fakeAddress(),
   };
+}
+
+/** A US-style street address within the handler's 200 characters. */
+export function fakeAddress() {
+  const address = `${faker.location.streetAddress()}, ${faker.location.city()}, ${faker.location.state({
+    abbreviated: true,
+  })} ${faker.location.zipCode()}`;
+  return address.slice(0, MAX_ADDRESS);
 }
 
 /**
@@ -119,15 +124,53 @@ function varOf(context, name) {
  */
 export function setPersonBody(requestParams, context, _events, next) {
   const person = buildPerson();
-  // The exact bytes sent, so the SigV4 payload hash covers them.
-  requestParams.body = JSON.stringify(person);
-  requestParams.headers = { ...requestParams.headers, 'content-type': 'application/json' };
+  setJsonBody(requestParams, person);
   context.vars.govId = person.GovId;
   return next();
 }
 
+/** @param {RequestParams} requestParams @param {unknown} body */
+function setJsonBody(requestParams, body) {
+  // The exact bytes sent, so the SigV4 payload hash covers them.
+  requestParams.body = JSON.stringify(body);
+  requestParams.headers = { ...requestParams.headers, 'content-type': 'application/json' };
+}
+
 /**
- * beforeRequest of the get scenario: fail the VU clearly when the payload had no GovId.
+ * beforeRequest of the overwrite scenario, after requireGovId: a fresh Person (maybe of another
+ * GovIdType) under the payload's GovId, which the path names too.
+ * @param {RequestParams} requestParams @param {Context} context @param {Events} _events @param {Next} next
+ */
+export function setOverwriteBody(requestParams, context, _events, next) {
+  const govId = varOf(context, 'govId');
+  if (!govId) return next(new Error('no GovId in the payload: did the create phase record any?'));
+  setJsonBody(requestParams, { ...buildPerson(), GovId: govId });
+  return next();
+}
+
+/**
+ * beforeRequest of the update scenario, after requireGovId: the one field an update changes.
+ * @param {RequestParams} requestParams @param {Context} _context @param {Events} _events @param {Next} next
+ */
+export function setAddressChange(requestParams, _context, _events, next) {
+  setJsonBody(requestParams, { Address: fakeAddress() });
+  return next();
+}
+
+/**
+ * beforeRequest of the query scenario: one of the GovIdTypes the create phase draws from, as
+ * `govIdType` and URL-encoded as `govIdTypeParam` for the query string.
+ * @param {RequestParams} _requestParams @param {Context} context @param {Events} _events @param {Next} next
+ */
+export function pickGovIdType(_requestParams, context, _events, next) {
+  const type = faker.helpers.arrayElement(GOV_ID_TYPES);
+  context.vars.govIdType = type;
+  context.vars.govIdTypeParam = encodeURIComponent(type);
+  return next();
+}
+
+/**
+ * beforeRequest of the get, overwrite and update scenarios: fail the VU clearly when the payload had no GovId.
  * @param {RequestParams} _requestParams @param {Context} context @param {Events} _events @param {Next} next
  */
 export function requireGovId(_requestParams, context, _events, next) {

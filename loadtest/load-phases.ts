@@ -1,11 +1,13 @@
 /**
- * The phases of `npm run load` (each target x keep-alive variant: create, then get) and the
+ * The phases of `npm run load` (each target x keep-alive variant: create, then the operations
+ * that read or change what it wrote: get, overwrite, update, query) and the
  * summary.json they leave. A phase that leaves no Artillery JSON is recorded as failed with
  * its reason; the other phases keep their rows, the summary and the report are still
  * written, and the run exits non-zero.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { OPERATIONS, type Operation } from '../core/lab-functions';
 import {
   filterTimings,
   type LabRow,
@@ -18,7 +20,23 @@ import {
 } from '../runs/results';
 import type { RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
 
-export const PHASES = ['create', 'get'] as const;
+/** The phases a run has unless told otherwise. */
+export const DEFAULT_PHASES: readonly Operation[] = ['create', 'get'];
+/** Phases whose requests name a Person the create phase wrote (its GovIds are their payload). */
+const READS_CREATED: ReadonlySet<Operation> = new Set(['get', 'overwrite', 'update']);
+
+/**
+ * The phases to run, in the lab's order (create first, so the others find its Persons).
+ * Throws when a phase needs the create phase's GovIds and create is not among them.
+ */
+export function orderPhases(operations: readonly Operation[]): Operation[] {
+  const chosen = OPERATIONS.filter((o) => operations.includes(o));
+  const orphan = chosen.find((o) => READS_CREATED.has(o));
+  if (orphan && !chosen.includes('create')) {
+    throw new Error(`the ${orphan} phase works on the Persons the create phase writes: add create`);
+  }
+  return chosen;
+}
 
 /** A phase that produced no usable results, and why. */
 export interface FailedPhase {
@@ -35,6 +53,8 @@ export interface LoadPhasesOptions {
   readonly env: Readonly<Record<string, string>>;
   readonly targets: readonly string[];
   readonly variants: readonly string[];
+  /** Which operations run, each as a phase (ordered by orderPhases). @default DEFAULT_PHASES */
+  readonly operations?: readonly Operation[];
   readonly durationS: number;
   readonly ratePerS: number;
   readonly platform?: string;
@@ -74,12 +94,13 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
   const timingsFile = join(o.outDir, 'timings.jsonl');
   const rows: LabRow[] = [];
   const failed: FailedPhase[] = [];
-  const total = o.targets.length * o.variants.length * PHASES.length;
+  const phases = orderPhases(o.operations ?? DEFAULT_PHASES);
+  const total = o.targets.length * o.variants.length * phases.length;
   let n = 0;
   for (const target of o.targets) {
     for (const variant of o.variants) {
       const govIds = join(o.outDir, `govids-${target}-keepalive-${variant}.csv`);
-      for (const phase of PHASES) {
+      for (const phase of phases) {
         n += 1;
         const label = `${target} keep-alive ${variant} ${phase}`;
         o.log(`\n[${n}/${total}] ${label}: ${o.durationS} s at ${o.ratePerS}/s`);
@@ -96,7 +117,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
             ratePerS: o.ratePerS,
             outJson,
             env: { ...o.env, LAB_TIMINGS_FILE: timingsFile, LAB_GOVIDS_FILE: govIds, LAB_KEEPALIVE: variant },
-            payload: phase === 'get' ? govIds : undefined,
+            payload: READS_CREATED.has(phase) ? govIds : undefined,
             platform: o.platform,
             signal: o.signal,
             onProgress: (p) =>

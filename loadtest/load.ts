@@ -1,6 +1,7 @@
 /**
  * `npm run load`: Artillery + Faker against the lab, each target x keep-alive variant,
- * a create phase then a get phase, and a table that says what keep-alive is worth.
+ * a create phase then the chosen operations (default: get), and a table that says what
+ * keep-alive is worth.
  * Without `--target aws` it starts the whole lab locally first (what `npm run local`
  * starts) and stops everything it started, by PID, however the run ends.
  */
@@ -12,6 +13,7 @@ import {
   basePath,
   KEEP_ALIVE_VARIANTS,
   type KeepAliveVariant,
+  OPERATIONS,
   parseFunctionKey,
   TARGET_INFO,
   TARGETS,
@@ -30,6 +32,8 @@ const HELP = `Usage: npm run load -- [options]
   --rate N              arrivals per second (default 10)
   --targets LIST        comma list of ${TARGETS.join(', ')} (default dynamodb)
   --keep-alive LIST     comma list of on, off (default on,off)
+  --operations LIST     comma list of ${OPERATIONS.join(', ')} (default create,get), one phase
+                        each, create first: get, overwrite and update work on what it wrote
   --out DIR             where results go (default results/<timestamp>)
   --target local|aws    local lab (default) or the deployed stack
 Local lab:
@@ -115,6 +119,7 @@ runCli(
         rate: { type: 'string' },
         targets: { type: 'string' },
         'keep-alive': { type: 'string' },
+        operations: { type: 'string' },
         out: { type: 'string' },
         target: { type: 'string' },
         rtt: { type: 'string' },
@@ -138,6 +143,13 @@ runCli(
     const ratePerS = numberOption('rate', values.rate, 0.1, 10_000, 10);
     const targets = listOption('targets', values.targets, TARGETS, ['dynamodb']);
     const variants = listOption('keep-alive', values['keep-alive'], KEEP_ALIVE_VARIANTS, ['on', 'off']);
+    const operations = listOption('operations', values.operations, OPERATIONS, ['create', 'get']);
+    const { orderPhases } = await import('./load-phases');
+    try {
+      orderPhases(operations);
+    } catch (e) {
+      throw new UsageError(`--operations: ${(e as Error).message}`);
+    }
     const where = values.target ?? 'local';
     if (where !== 'local' && where !== 'aws')
       throw new UsageError(`--target must be local or aws, got ${JSON.stringify(where)}`);
@@ -209,6 +221,7 @@ runCli(
         env: plan.env,
         targets: plan.targets,
         variants: plan.variants,
+        operations,
         durationS,
         ratePerS,
         platform: values.platform,

@@ -10,6 +10,13 @@ export const DEFAULT_MAX_ENVIRONMENTS = 10;
 export const DEFAULT_IDLE_TIMEOUT_S = 60;
 
 /**
+ * The session token every local function carries, as Lambda gives every function one; the
+ * Parameters and Secrets extension stand-in refuses a read without it, as the real one does.
+ * Not a secret.
+ */
+export const LOCAL_SESSION_TOKEN = 'lab-local-session-token';
+
+/**
  * The one principal the local API accepts (IAM authorization, as deployed). Not a secret:
  * it only opens the local lab on 127.0.0.1, and keeps anonymous requests out as AWS would.
  */

@@ -21,12 +21,14 @@ import {
   DEFAULT_PORT,
   DEFAULT_RTT_MS,
   LOCAL_CALLER,
+  LOCAL_SESSION_TOKEN,
 } from './lab-defaults';
 import { type NetworkModelProcess, startNetworkModelProcess } from './network/network-model-process';
 import { type NodeRuntime, resolveLambdaNode } from './runtime/lambda-node';
 import { type ApiServer, compileRoute, startApiServer } from './server/api-gateway';
 import { LOCAL_TARGETS, type LocalDatabase } from './targets';
 import { runCustomResources } from './targets/custom-resources';
+import { LOCAL_REDIS_SECRET_ARN } from './targets/redis';
 import { ensureCertificates } from './tls/certificates';
 
 export {
@@ -97,11 +99,14 @@ export function requestedTargets(context: Record<string, string> = {}): Target[]
 
 /** The -c flags the local lab synthesizes with: the requested targets, no Power Tuning. */
 export function localSynthContext(context: Record<string, string> = {}): Record<string, string> {
+  const targets = requestedTargets(context);
   // Both variants by default: the lab's first question is what keep-alive is worth.
   return {
     keepAlive: 'both',
+    // The redis functions name a secret; locally the extension stand-in answers for this one.
+    ...(targets.includes('redis') ? { redisSecretArn: LOCAL_REDIS_SECRET_ARN } : {}),
     ...context,
-    targets: requestedTargets(context).join(','),
+    targets: targets.join(','),
     powerTuning: 'false',
   };
 }
@@ -151,7 +156,13 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       });
       cleanup.push(() => database.stop());
       const model = await startNetworkModelProcess(
-        { upstreamHost: '127.0.0.1', upstreamPort: database.upstreamPort, rttMs, tls: certs },
+        {
+          upstreamHost: '127.0.0.1',
+          upstreamPort: database.upstreamPort,
+          rttMs,
+          tls: certs,
+          startTls: database.modelStartTls,
+        },
         log,
       );
       cleanup.push(() => model.close());
@@ -177,6 +188,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         AWS_DEFAULT_REGION: LOCAL_REGION,
         AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
         AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        AWS_SESSION_TOKEN: LOCAL_SESSION_TOKEN,
         NODE_EXTRA_CA_CERTS: certs.caCertPath,
         ...Object.assign({}, ...[...running.values()].map((r) => r.database.functionEnv(r.model))),
       },

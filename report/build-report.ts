@@ -154,7 +154,7 @@ interface HandlerSample {
   readonly status: number;
   readonly dbMs?: number;
   readonly newConnection: boolean;
-  /** absent in timings written before it existed, and in CloudWatch timing lines */
+  /** absent in CloudWatch timing lines written before it existed */
   readonly dbRequests?: number;
   readonly coldStart: boolean;
   readonly initType: string;

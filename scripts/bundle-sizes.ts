@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../core/paths';
 import { measureBundles } from '../local/assembly/bundle-size';
 import { readAssembly } from '../local/assembly/cloud-assembly';
+import { LOCAL_REDIS_SECRET_ARN } from '../local/targets/redis';
 
 const outdir = mkdtempSync(join(tmpdir(), 'lab-sizes-'));
 try {
-  console.log('Synthesizing targets=dynamodb,qldb ...');
+  console.log('Synthesizing targets=dynamodb,qldb,redis,dsql ...');
   const synth = spawnSync(
     'npx',
     [
@@ -23,7 +24,10 @@ try {
       '-o',
       outdir,
       '-c',
-      'targets=dynamodb,qldb',
+      'targets=dynamodb,qldb,redis,dsql',
+      '-c',
+      // Any complete ARN will do: the bundles do not depend on it.
+      `redisSecretArn=${LOCAL_REDIS_SECRET_ARN}`,
       '-c',
       'powerTuning=false',
     ],

@@ -35,18 +35,26 @@ export function tuningPerson(target: string): Person {
 export function proxyEvent(spec: LabFunction, person: Person): APIGatewayProxyEvent {
   const isGet = spec.method === 'GET';
   const path = spec.path.replace('{govId}', person.GovId);
-  const pathParameters = isGet ? { govId: person.GovId } : null;
+  const pathParameters = spec.path.includes('{govId}') ? { govId: person.GovId } : null;
+  // Each operation's own body: the Person (create, overwrite), the one changed field (update).
+  const body =
+    spec.operation === 'update'
+      ? JSON.stringify({ Address: person.Address ?? '' })
+      : isGet
+        ? null
+        : JSON.stringify(person);
+  const query = spec.operation === 'query' ? { govIdType: person.GovIdType, limit: '10' } : null;
   return {
     resource: spec.path,
     path,
     httpMethod: spec.method,
     headers: isGet ? { accept: 'application/json' } : { 'content-type': 'application/json' },
     multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
+    queryStringParameters: query,
+    multiValueQueryStringParameters: query && { govIdType: [query.govIdType], limit: [query.limit] },
     pathParameters,
     stageVariables: null,
-    body: isGet ? null : JSON.stringify(person),
+    body,
     isBase64Encoded: false,
     requestContext: {
       accountId: '',

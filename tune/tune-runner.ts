@@ -144,7 +144,8 @@ async function defaultPayload(
   const specs = possibleLabFunctions();
   const spec = specs.find((s) => s.key === fn.key);
   if (!spec) throw new TuneError(`no default payload for ${fn.key}: pass --payload`);
-  const createKey = spec.operation === 'create' ? spec.key : spec.key.replace(/-get(?=-|$)/, '-create');
+  // The create function beside this one (same target and keep-alive variant) writes the Person.
+  const createKey = spec.key.replace(new RegExp(`-${spec.operation}(?=-|$)`), '-create');
   const createSpec = specs.find((s) => s.key === createKey);
   const createFn = outputs.functions.find((f) => f.key === createKey);
   if (!createSpec || !createFn) {

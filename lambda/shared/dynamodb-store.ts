@@ -4,26 +4,35 @@ import {
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { BY_TYPE_INDEX, BY_TYPE_PARTITION, CREATED_AT, PERSON_KEY } from './dynamodb-schema';
 import { readKeepAlive, requireEnv } from './env';
 import { createLabHttp, MAX_ATTEMPTS } from './http-client';
 import { PERSON_FIELDS, type Person } from './person';
 import type { PersonStore } from './person-store';
 
 // Every Person attribute is a string, so marshalling by hand avoids bundling util-dynamodb.
-function toItem(person: Person): Record<string, AttributeValue> {
+// CreatedAt (a number) is what the query's index sorts by; an item without it would be
+// missing from the index, so every write stamps it.
+function toItem(person: Person, createdAt: number): Record<string, AttributeValue> {
   const item: Record<string, AttributeValue> = {};
   for (const f of PERSON_FIELDS) {
     const v = person[f];
     if (v !== undefined) item[f] = { S: v };
   }
+  item[CREATED_AT] = { N: String(createdAt) };
   return item;
 }
 
 /** True when a stored item holds exactly the attributes this create would write. */
 function sameItem(stored: Record<string, AttributeValue>, sent: Record<string, AttributeValue>): boolean {
   const keys = Object.keys(stored);
-  return keys.length === Object.keys(sent).length && keys.every((k) => stored[k]?.S === sent[k]?.S);
+  return (
+    keys.length === Object.keys(sent).length &&
+    keys.every((k) => stored[k]?.S === sent[k]?.S && stored[k]?.N === sent[k]?.N)
+  );
 }
 
 function fromItem(item: Record<string, AttributeValue>): Person {
@@ -53,7 +62,8 @@ export function createDynamoDbStore(
     socketsOpened: counters.socketsOpened,
     requestsSent: counters.requestsSent,
     async create(person, signal) {
-      const item = toItem(person);
+      // Built once: an SDK retry sends the same CreatedAt, which sameItem relies on.
+      const item = toItem(person, Date.now());
       try {
         await client.send(
           new PutItemCommand({
@@ -77,6 +87,63 @@ export function createDynamoDbStore(
     async get(govId, signal) {
       const item = await readItem(govId, signal);
       return item ? fromItem(item) : undefined;
+    },
+    async overwrite(person, signal) {
+      try {
+        // One PutItem: the whole item replaced, only if it exists. A retried attempt whose first
+        // write landed meets its own item, which still exists: idempotent without a read.
+        await client.send(
+          new PutItemCommand({
+            TableName: tableName,
+            Item: toItem(person, Date.now()),
+            ConditionExpression: 'attribute_exists(#key)',
+            ExpressionAttributeNames: { '#key': PERSON_KEY },
+          }),
+          { abortSignal: signal },
+        );
+        return 'replaced';
+      } catch (e) {
+        if (e instanceof ConditionalCheckFailedException) return 'missing';
+        throw e;
+      }
+    },
+    async update(govId, changes, signal) {
+      try {
+        const out = await client.send(
+          new UpdateItemCommand({
+            TableName: tableName,
+            Key: { [PERSON_KEY]: { S: govId } },
+            UpdateExpression: 'SET #address = :address',
+            ConditionExpression: 'attribute_exists(#key)',
+            ExpressionAttributeNames: { '#address': 'Address', '#key': PERSON_KEY },
+            ExpressionAttributeValues: { ':address': { S: changes.Address } },
+            // The updated item in the same answer: no second read.
+            ReturnValues: 'ALL_NEW',
+          }),
+          { abortSignal: signal },
+        );
+        return out.Attributes ? fromItem(out.Attributes) : undefined;
+      } catch (e) {
+        if (e instanceof ConditionalCheckFailedException) return undefined;
+        throw e;
+      }
+    },
+    async query(govIdType, limit, signal) {
+      // Newest first straight from the index, `limit` items: one request, never a scan. Index
+      // reads are eventually consistent (a Person created a moment ago may not be listed yet).
+      const out = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: BY_TYPE_INDEX,
+          KeyConditionExpression: '#type = :type',
+          ExpressionAttributeNames: { '#type': BY_TYPE_PARTITION },
+          ExpressionAttributeValues: { ':type': { S: govIdType } },
+          ScanIndexForward: false,
+          Limit: limit,
+        }),
+        { abortSignal: signal },
+      );
+      return (out.Items ?? []).map(fromItem);
     },
   };
 }

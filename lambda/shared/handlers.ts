@@ -6,7 +6,17 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { DB_DEADLINE_MS } from './http-client';
 import { emitTiming } from './metrics';
-import { parseJsonBody, type Validation, validateGovId, validatePerson } from './person';
+import {
+  type Person,
+  type PersonChanges,
+  type PersonQuery,
+  parseJsonBody,
+  type Validation,
+  validateChanges,
+  validateGovId,
+  validatePerson,
+  validateQuery,
+} from './person';
 import type { PersonStore } from './person-store';
 import { initType, measureDb, nextInvocationIsCold, type Timing } from './timing';
 
@@ -106,5 +116,86 @@ export const getPerson: Operation<string, Awaited<ReturnType<PersonStore['get']>
       : { statusCode: 200, body: { person } },
 };
 
+const notFound = (govId: string) => ({
+  statusCode: 404,
+  body: { error: `no person with GovId ${govId}`, field: 'govId' },
+});
+
+export const overwritePerson: Operation<Person, 'replaced' | 'missing'> = {
+  name: 'overwrite',
+  parse(event) {
+    const govId = validateGovId(event.pathParameters?.govId, 'govId');
+    if (!govId.ok) return govId;
+    const parsed = parseJsonBody(event.body, event.isBase64Encoded);
+    const person = parsed.ok ? validatePerson(parsed.value) : parsed;
+    if (!person.ok) return person;
+    // The path names the record; a body for another GovId is a client bug, never a rename.
+    if (person.value.GovId !== govId.value) {
+      return {
+        ok: false,
+        error: `GovId ${person.value.GovId} does not match the path's ${govId.value}`,
+        field: 'GovId',
+      };
+    }
+    return person;
+  },
+  run: (store, person, signal) => store.overwrite(person, signal),
+  answer: (person, outcome) =>
+    outcome === 'missing' ? notFound(person.GovId) : { statusCode: 200, body: { person } },
+};
+
+export const updatePerson: Operation<
+  { readonly govId: string; readonly changes: PersonChanges },
+  Person | undefined
+> = {
+  name: 'update',
+  parse(event) {
+    const govId = validateGovId(event.pathParameters?.govId, 'govId');
+    if (!govId.ok) return govId;
+    const parsed = parseJsonBody(event.body, event.isBase64Encoded);
+    const changes = parsed.ok ? validateChanges(parsed.value) : parsed;
+    return changes.ok ? { ok: true, value: { govId: govId.value, changes: changes.value } } : changes;
+  },
+  run: (store, { govId, changes }, signal) => store.update(govId, changes, signal),
+  answer: ({ govId }, person) =>
+    person === undefined ? notFound(govId) : { statusCode: 200, body: { person } },
+};
+
+const QUERY_PARAMETERS = ['govIdType', 'limit'];
+
+export const queryPersons: Operation<PersonQuery, Person[]> = {
+  name: 'query',
+  parse(event) {
+    const multi = event.multiValueQueryStringParameters ?? {};
+    for (const [name, values] of Object.entries(multi)) {
+      if (!QUERY_PARAMETERS.includes(name)) {
+        return {
+          ok: false,
+          error: `unknown parameter ${name}; allowed: ${QUERY_PARAMETERS.join(', ')}`,
+          field: name,
+        };
+      }
+      // API Gateway keeps the last of repeated parameters; which one was meant is a guess.
+      if ((values?.length ?? 0) > 1) return { ok: false, error: `${name} must be given once`, field: name };
+    }
+    for (const name of Object.keys(event.queryStringParameters ?? {})) {
+      if (!QUERY_PARAMETERS.includes(name)) {
+        return {
+          ok: false,
+          error: `unknown parameter ${name}; allowed: ${QUERY_PARAMETERS.join(', ')}`,
+          field: name,
+        };
+      }
+    }
+    return validateQuery(event.queryStringParameters);
+  },
+  run: (store, { govIdType, limit }, signal) => store.query(govIdType, limit, signal),
+  answer: (_query, persons) => ({ statusCode: 200, body: { persons } }),
+};
+
 export const makeCreateHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, createPerson);
 export const makeGetHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, getPerson);
+export const makeOverwriteHandler = (store: PersonStore, fn: string) =>
+  makeHandler(store, fn, overwritePerson);
+export const makeUpdateHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, updatePerson);
+export const makeQueryHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, queryPersons);

@@ -1,4 +1,4 @@
-import type { Person } from './person';
+import type { Person, PersonChanges } from './person';
 
 /** What a database target offers the handlers. One implementation per database. */
 export interface PersonStore {
@@ -7,6 +7,12 @@ export interface PersonStore {
   /** Writes once: 'exists' when the GovId is already there (nothing is overwritten). */
   create(person: Person, signal: AbortSignal): Promise<'created' | 'exists'>;
   get(govId: string, signal: AbortSignal): Promise<Person | undefined>;
+  /** Replaces every field of an existing Person (a new creation time too): 'missing' when there is none. */
+  overwrite(person: Person, signal: AbortSignal): Promise<'replaced' | 'missing'>;
+  /** Changes the Address of an existing Person and returns it whole; undefined when there is none. */
+  update(govId: string, changes: PersonChanges, signal: AbortSignal): Promise<Person | undefined>;
+  /** The `limit` most recently created Persons of a GovIdType, newest first (maybe none). */
+  query(govIdType: string, limit: number, signal: AbortSignal): Promise<Person[]>;
   /** Connections opened so far by this store's client (sockets on the HTTP agent, TCP connections). */
   socketsOpened(): number;
   /** Requests (HTTP) or commands (TCP protocols) sent so far, retries and handshakes included. */

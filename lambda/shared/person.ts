@@ -67,10 +67,9 @@ export function validatePerson(input: unknown): Validation<Person> {
   }
   const out: Record<string, string> = {};
   for (const field of PERSON_FIELDS) {
-    const rule = RULES[field];
     const value = record[field];
     if (value === undefined) {
-      if (rule.required) return { ok: false, error: `${field} is required`, field };
+      if (RULES[field].required) return { ok: false, error: `${field} is required`, field };
       continue;
     }
     if (field === 'GovId') {
@@ -79,19 +78,96 @@ export function validatePerson(input: unknown): Validation<Person> {
       out[field] = id.value;
       continue;
     }
-    if (typeof value !== 'string') return { ok: false, error: `${field} must be a string`, field };
-    if (rule.required && value.trim() === '')
-      return { ok: false, error: `${field} must not be empty`, field };
-    if (value.length > rule.max)
-      return { ok: false, error: `${field} must be at most ${rule.max} characters`, field };
-    if (CONTROL_CHARS.test(value))
-      return { ok: false, error: `${field} must not contain control characters`, field };
-    if (field === 'DOB' && !isIsoDate(value)) {
-      return { ok: false, error: 'DOB must be an ISO date (YYYY-MM-DD)', field };
-    }
-    out[field] = value;
+    const text = validateText(field, value);
+    if (!text.ok) return text;
+    out[field] = text.value;
   }
   return { ok: true, value: out as unknown as Person };
+}
+
+/** One text field by its rule: type, emptiness (required fields), length, control characters, DOB's form. */
+function validateText(field: keyof Person, value: unknown): Validation<string> {
+  const rule = RULES[field];
+  if (typeof value !== 'string') return { ok: false, error: `${field} must be a string`, field };
+  if (rule.required && value.trim() === '') return { ok: false, error: `${field} must not be empty`, field };
+  if (value.length > rule.max)
+    return { ok: false, error: `${field} must be at most ${rule.max} characters`, field };
+  if (CONTROL_CHARS.test(value))
+    return { ok: false, error: `${field} must not contain control characters`, field };
+  if (field === 'DOB' && !isIsoDate(value)) {
+    return { ok: false, error: 'DOB must be an ISO date (YYYY-MM-DD)', field };
+  }
+  return { ok: true, value };
+}
+
+/**
+ * The stores' internal creation time (epoch ms): the sort key of "the newest of a GovIdType".
+ * Not a Person field, so it is never accepted from a client (unknown field, 400) and never
+ * returned (the stores read back PERSON_FIELDS only). An overwrite is a re-creation and takes
+ * a new one; an update keeps it.
+ */
+export const CREATED_AT = 'CreatedAt';
+
+/** What an update may change: the Address alone. */
+export interface PersonChanges {
+  readonly Address: string;
+}
+const CHANGE_FIELDS: readonly (keyof PersonChanges)[] = ['Address'];
+
+/** An update's body: exactly `{"Address": "..."}`, Address under create's rules (may be empty, at most 200). */
+export function validateChanges(input: unknown): Validation<PersonChanges> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { ok: false, error: 'body must be a JSON object' };
+  }
+  const record = input as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!(CHANGE_FIELDS as string[]).includes(key)) {
+      return {
+        ok: false,
+        error: `unknown field ${key}; an update changes only ${CHANGE_FIELDS.join(', ')}`,
+        field: key,
+      };
+    }
+  }
+  if (record.Address === undefined) return { ok: false, error: 'Address is required', field: 'Address' };
+  const address = validateText('Address', record.Address);
+  return address.ok ? { ok: true, value: { Address: address.value } } : address;
+}
+
+export const DEFAULT_QUERY_LIMIT = 10;
+export const MAX_QUERY_LIMIT = 50;
+
+export interface PersonQuery {
+  readonly govIdType: string;
+  /** 1..MAX_QUERY_LIMIT */
+  readonly limit: number;
+}
+
+/** `?govIdType=X&limit=N`: govIdType as create's GovIdType (required, at most 50), limit 1..50, default 10. */
+export function validateQuery(
+  params: Record<string, string | undefined> | null | undefined,
+): Validation<PersonQuery> {
+  const govIdType = params?.govIdType;
+  if (govIdType === undefined) return { ok: false, error: 'govIdType is required', field: 'govIdType' };
+  if (govIdType.trim() === '') return { ok: false, error: 'govIdType must not be empty', field: 'govIdType' };
+  if (govIdType.length > RULES.GovIdType.max)
+    return {
+      ok: false,
+      error: `govIdType must be at most ${RULES.GovIdType.max} characters`,
+      field: 'govIdType',
+    };
+  if (CONTROL_CHARS.test(govIdType))
+    return { ok: false, error: 'govIdType must not contain control characters', field: 'govIdType' };
+  const raw = params?.limit;
+  let limit = DEFAULT_QUERY_LIMIT;
+  if (raw !== undefined) {
+    // Digits only: Number('') is 0, Number('1e1') is 10, parseInt('5x') is 5; none of them is a limit.
+    if (!/^[0-9]{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_QUERY_LIMIT) {
+      return { ok: false, error: `limit must be an integer from 1 to ${MAX_QUERY_LIMIT}`, field: 'limit' };
+    }
+    limit = Number(raw);
+  }
+  return { ok: true, value: { govIdType, limit } };
 }
 
 /** Parses an API Gateway body: size, base64 and JSON errors become 400s, never throws. */

@@ -11,7 +11,7 @@ import { QldbDriver, RetryConfig } from 'amazon-qldb-driver-nodejs';
 import type { dom } from 'ion-js';
 import { readKeepAlive, requireEnv } from './env';
 import { createLabHttp, MAX_ATTEMPTS } from './http-client';
-import { PERSON_FIELDS, type Person } from './person';
+import { CREATED_AT, PERSON_FIELDS, type Person } from './person';
 import type { PersonStore } from './person-store';
 
 /** Only letters, digits and '_' may be spliced into PartiQL as a table name. */
@@ -43,6 +43,15 @@ function rowToPerson(row: dom.Value): Person {
     if (v !== null) out[f] = v.stringValue() ?? '';
   }
   return out as unknown as Person;
+}
+
+/** A Person as stored: its fields and the internal creation time the query sorts by. */
+const stored = (person: Person) => ({ ...person, [CREATED_AT]: Date.now() });
+
+/** The creation time of a row; a document written before the field existed sorts last. */
+function createdAt(row: dom.Value): number {
+  const v = row.get(CREATED_AT);
+  return v === null || v.isNull() ? 0 : (v.numberValue() ?? 0);
 }
 
 /** The driver takes no AbortSignal; racing it keeps the handler's answer within the deadline. */
@@ -82,7 +91,7 @@ export function createQldbStore(
           // creates conflict (OCC) instead of both inserting.
           const existing = await txn.execute(`SELECT GovId FROM ${table} WHERE GovId = ?`, person.GovId);
           if (existing.getResultList().length > 0) return 'exists' as const;
-          await txn.execute(`INSERT INTO ${table} ?`, person);
+          await txn.execute(`INSERT INTO ${table} ?`, stored(person));
           return 'created' as const;
         }),
       );
@@ -93,6 +102,49 @@ export function createQldbStore(
         driver.executeLambda(async (txn) => {
           const rows = (await txn.execute(`SELECT * FROM ${table} WHERE GovId = ?`, govId)).getResultList();
           return rows.length > 0 ? rowToPerson(rows[0]) : undefined;
+        }),
+      );
+    },
+    overwrite(person, signal) {
+      return withSignal(
+        signal,
+        driver.executeLambda(async (txn) => {
+          // QLDB's UPDATE sets elements, it cannot replace a document: DELETE + INSERT in one
+          // transaction does, atomically. The DELETE's result says whether there was one.
+          const deleted = await txn.execute(`DELETE FROM ${table} WHERE GovId = ?`, person.GovId);
+          if (deleted.getResultList().length === 0) return 'missing' as const;
+          await txn.execute(`INSERT INTO ${table} ?`, stored(person));
+          return 'replaced' as const;
+        }),
+      );
+    },
+    update(govId, changes, signal) {
+      return withSignal(
+        signal,
+        driver.executeLambda(async (txn) => {
+          // The SELECT both answers 404 without writing and gives back the Person to return.
+          const rows = (await txn.execute(`SELECT * FROM ${table} WHERE GovId = ?`, govId)).getResultList();
+          if (rows.length === 0) return undefined;
+          await txn.execute(`UPDATE ${table} SET Address = ? WHERE GovId = ?`, changes.Address, govId);
+          return { ...rowToPerson(rows[0]), Address: changes.Address };
+        }),
+      );
+    },
+    query(govIdType, limit, signal) {
+      return withSignal(
+        signal,
+        driver.executeLambda(async (txn) => {
+          // QLDB has no ORDER BY or LIMIT: the indexed SELECT reads every Person of the type
+          // (paged, one FetchPage round trip per page) and the newest are picked here, so the
+          // cost grows with the table, not with `limit`.
+          const rows = (
+            await txn.execute(`SELECT * FROM ${table} WHERE GovIdType = ?`, govIdType)
+          ).getResultList();
+          return rows
+            .map((row) => ({ row, at: createdAt(row) }))
+            .sort((a, b) => b.at - a.at)
+            .slice(0, limit)
+            .map(({ row }) => rowToPerson(row));
         }),
       );
     },

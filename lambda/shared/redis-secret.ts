@@ -3,9 +3,8 @@
  * a Secrets Manager secret (the user's Upstash or any TLS Redis), read once per execution
  * environment. The password never appears in an error message.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { EnvError, type KeepAliveVariant } from './env';
-import { createLabHttp, MAX_ATTEMPTS } from './http-client';
+import { EnvError } from './env';
+import { readSecretViaExtension } from './secrets-extension';
 
 export interface RedisTarget {
   readonly host: string;
@@ -72,18 +71,12 @@ export function redisUrlFromSecretString(secret: string | undefined, secretId: s
 }
 
 /**
- * Reads the secret with the same HTTP handler (timeouts, keep-alive flag) as the DynamoDB
- * client. The SDK resolves the endpoint as usual, so AWS_ENDPOINT_URL_SECRETS_MANAGER points
- * it at the local lab's stand-in.
+ * Reads the secret through the AWS Parameters and Secrets Lambda Extension (no SDK in the
+ * bundle). Call it during an invocation, not at module scope: the extension serves INVOKE only.
  */
-export async function readRedisSecret(secretId: string, keepAlive: KeepAliveVariant): Promise<RedisTarget> {
-  const http = createLabHttp(keepAlive);
-  const client = new SecretsManagerClient({ requestHandler: http.handler, maxAttempts: MAX_ATTEMPTS });
-  try {
-    const out = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
-    return redisUrlFromSecretString(out.SecretString, secretId);
-  } finally {
-    // One read per environment: its socket must not stay open beside the Redis connection.
-    client.destroy();
-  }
+export async function readRedisSecret(
+  secretId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RedisTarget> {
+  return redisUrlFromSecretString(await readSecretViaExtension(secretId, env), secretId);
 }

@@ -23,6 +23,7 @@ import { CONNECTION_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './http-client';
 import { PERSON_FIELDS, type Person } from './person';
 import type { PersonStore } from './person-store';
 import { type RedisTarget, readRedisSecret } from './redis-secret';
+import { extensionSettings } from './secrets-extension';
 
 export const personKey = (govId: string): string => `person:${govId}`;
 export const byTypeKey = (govIdType: string): string => `persons:by-type:${govIdType}`;
@@ -38,6 +39,49 @@ export const CREATE_SCRIPT = `if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   return 1
 end
 return redis.call('GET', KEYS[1])`;
+
+/** Key prefixes for the scripts that derive keys from stored data (see below). */
+const PERSON_PREFIX = personKey('');
+const BY_TYPE_PREFIX = byTypeKey('');
+
+/**
+ * KEYS[1] person key, KEYS[2] the new by-type set; ARGV[1] JSON, ARGV[2] ms, ARGV[3] GovId,
+ * ARGV[4] new GovIdType, ARGV[5] the by-type prefix. Returns 0 when there is no such Person.
+ * An overwrite is a re-creation: the new score puts it first in its type. When GovIdType
+ * changes, the GovId leaves the old type's set, whose key only the stored JSON names (so it
+ * cannot be declared; fine on one server, a cluster would need hash tags).
+ */
+export const OVERWRITE_SCRIPT = `local old = redis.call('GET', KEYS[1])
+if not old then return 0 end
+local oldType = cjson.decode(old)['GovIdType']
+if oldType ~= ARGV[4] then redis.call('ZREM', ARGV[5] .. tostring(oldType), ARGV[3]) end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+return 1`;
+
+/**
+ * KEYS[1] person key; ARGV[1] the new Address. Returns the updated JSON, or nil when there is
+ * no such Person. Read, change, write on the server: one round trip, and no other client's
+ * write can fall between the read and the write. The creation time (the score) is kept.
+ */
+export const UPDATE_SCRIPT = `local old = redis.call('GET', KEYS[1])
+if not old then return false end
+local person = cjson.decode(old)
+person['Address'] = ARGV[1]
+local json = cjson.encode(person)
+redis.call('SET', KEYS[1], json)
+return json`;
+
+/**
+ * KEYS[1] by-type set; ARGV[1] limit, ARGV[2] the person key prefix. The newest `limit` GovIds
+ * of the type, then their JSON: ZREVRANGE + MGET in one round trip. Person keys come from the
+ * set's members, so they cannot be declared (as for OVERWRITE_SCRIPT).
+ */
+export const QUERY_SCRIPT = `local ids = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+if #ids == 0 then return {} end
+local keys = {}
+for i, id in ipairs(ids) do keys[i] = ARGV[2] .. id end
+return redis.call('MGET', unpack(keys))`;
 
 /**
  * Connect + AUTH bound: ioredis's connectTimeout covers the TCP (and TLS) connect only, and a
@@ -273,17 +317,61 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
         return text === null ? undefined : fromJson(text);
       });
     },
+    async overwrite(person, signal) {
+      const json = toJson(person);
+      // A retry after a dropped connection runs the script again: same result, a later score.
+      return run(signal, async (client) => {
+        const out = await client.eval(
+          OVERWRITE_SCRIPT,
+          2,
+          personKey(person.GovId),
+          byTypeKey(person.GovIdType),
+          json,
+          String(Date.now()),
+          person.GovId,
+          person.GovIdType,
+          BY_TYPE_PREFIX,
+        );
+        return out === 1 ? 'replaced' : 'missing';
+      });
+    },
+    async update(govId, changes, signal) {
+      return run(signal, async (client) => {
+        const out = await client.eval(UPDATE_SCRIPT, 1, personKey(govId), changes.Address);
+        return typeof out === 'string' ? fromJson(out) : undefined;
+      });
+    },
+    async query(govIdType, limit, signal) {
+      return run(signal, async (client) => {
+        const out = await client.eval(QUERY_SCRIPT, 1, byTypeKey(govIdType), String(limit), PERSON_PREFIX);
+        // A member whose JSON is gone reads as nil; nothing deletes Persons today, but skip it.
+        return Array.isArray(out) ? out.filter((t): t is string => typeof t === 'string').map(fromJson) : [];
+      });
+    },
   };
 }
 
-/**
- * The store a deployed function uses. Async: it reads the secret named by REDIS_SECRET_ARN,
- * so a handler awaits it at module scope (top-level await): the read happens during init,
- * once per execution environment, and a missing or bad URL fails the init with a clear message.
- */
-export async function redisStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<RedisPersonStore> {
+/** What a deployed function needs before it can read its secret; checked at init, synchronously. */
+export interface RedisEnv {
+  readonly secretId: string;
+  readonly keepAlive: KeepAliveVariant;
+}
+
+/** Fails the init with the variable's name when one is missing or bad (the extension's token included). */
+export function readRedisEnv(env: NodeJS.ProcessEnv = process.env): RedisEnv {
   const secretId = requireEnv('REDIS_SECRET_ARN', env);
   const keepAlive = readKeepAlive(env);
-  const target = await readRedisSecret(secretId, keepAlive);
+  extensionSettings(env);
+  return { secretId, keepAlive };
+}
+
+/**
+ * The store a deployed function uses, from the URL in the secret named by REDIS_SECRET_ARN,
+ * read through the Parameters and Secrets extension. Await it during an invocation (the
+ * extension serves INVOKE only): lambda/shared/redis-handler.ts does, once per environment.
+ */
+export async function redisStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<RedisPersonStore> {
+  const { secretId, keepAlive } = readRedisEnv(env);
+  const target = await readRedisSecret(secretId, env);
   return createRedisStore({ target, keepAlive });
 }

@@ -32,6 +32,8 @@ export interface PerfFunctionProps {
   readonly environment?: Record<string, string>;
   /** @default FUNCTION_TIMEOUT (10 s, sized for the lab handlers' 5 s database deadline) */
   readonly timeout?: Duration;
+  /** The AWS Parameters and Secrets Lambda Extension as a layer. @default - none */
+  readonly paramsAndSecrets?: lambda.ParamsAndSecretsLayerVersion;
 }
 
 /** NodejsFunction with the lab's defaults: nodejs24.x on arm64, minified ESM with the SDK bundled. */
@@ -78,6 +80,7 @@ export class PerfFunction extends Construct {
       logGroup: this.logGroup,
       role,
       environment,
+      paramsAndSecrets: props.paramsAndSecrets,
       awsSdkConnectionReuse: false,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),

@@ -3,7 +3,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { type LabFunction, labFunctions, type Target } from '../../core/lab-functions';
+import { type LabFunction, labFunctions, type Operation, type Target } from '../../core/lab-functions';
 import type { AppConfig } from '../config';
 import { PerfFunction } from '../constructs/perf-function';
 import type { DatabaseBinding } from '../targets';
@@ -20,6 +20,18 @@ export interface DeployedFunction {
   /** What the API invokes: the alias when provisioned concurrency is on, else the function. */
   readonly invoked: lambda.IFunction;
 }
+
+/**
+ * What the request validator requires of each operation before the function runs: the path's
+ * GovId, and the query's govIdType (a missing one is API Gateway's 400, no invocation).
+ */
+const REQUIRED_PARAMETERS: Record<Operation, Record<string, boolean> | undefined> = {
+  create: undefined,
+  get: { 'method.request.path.govId': true },
+  overwrite: { 'method.request.path.govId': true },
+  update: { 'method.request.path.govId': true },
+  query: { 'method.request.querystring.govIdType': true },
+};
 
 /** The alias the API calls when provisioned concurrency is configured. */
 export const LIVE_ALIAS = 'live';
@@ -65,6 +77,8 @@ export class ApiStack extends Stack {
     });
 
     for (const spec of labFunctions(config.targets, config.keepAliveVariants)) {
+      const binding = props.bindings.get(spec.target);
+      if (!binding) throw new Error(`ApiStack: no database binding for target ${spec.target}`);
       const perf = new PerfFunction(this, spec.id, {
         entry: `lambda/handlers/${spec.handlerFile}.ts`,
         description: `Latency lab ${spec.key} (keep-alive ${spec.keepAlive})`,
@@ -74,10 +88,9 @@ export class ApiStack extends Stack {
         logRetentionDays: config.logRetentionDays,
         removalPolicy,
         environment: { KEEP_ALIVE: spec.keepAlive, LAB_FUNCTION: spec.key },
+        paramsAndSecrets: binding.paramsAndSecrets?.(),
       });
       const fn = perf.function;
-      const binding = props.bindings.get(spec.target);
-      if (!binding) throw new Error(`ApiStack: no database binding for target ${spec.target}`);
       binding.bind(fn, spec.operation);
 
       const invoked =
@@ -92,7 +105,7 @@ export class ApiStack extends Stack {
         .resourceForPath(spec.path)
         .addMethod(spec.method, new apigateway.LambdaIntegration(invoked), {
           requestValidator: validator,
-          requestParameters: spec.operation === 'get' ? { 'method.request.path.govId': true } : undefined,
+          requestParameters: REQUIRED_PARAMETERS[spec.operation],
         });
       this.functions.push({ spec, function: fn, invoked });
 

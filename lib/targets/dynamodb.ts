@@ -1,24 +1,51 @@
-/** DynamoDB: the Person table, GovId key, on demand, point-in-time recovery. */
+/**
+ * DynamoDB: the Person table, GovId key, on demand, point-in-time recovery, and the index the
+ * query reads: the newest Persons of a GovIdType (partition GovIdType, sort CreatedAt).
+ */
 import { CfnOutput } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Operation } from '../../core/lab-functions';
+import {
+  BY_TYPE_INDEX,
+  BY_TYPE_PARTITION,
+  CREATED_AT,
+  PERSON_KEY,
+} from '../../lambda/shared/dynamodb-schema';
 import type { TargetDefinition } from './types';
 
-const ACTIONS: Record<Operation, string> = { create: 'dynamodb:PutItem', get: 'dynamodb:GetItem' };
+/** Exactly one action per operation; the query's applies to the index alone, not the table. */
+const ACTIONS: Record<Operation, string> = {
+  create: 'dynamodb:PutItem',
+  get: 'dynamodb:GetItem',
+  overwrite: 'dynamodb:PutItem',
+  update: 'dynamodb:UpdateItem',
+  query: 'dynamodb:Query',
+};
 
 export const dynamodbTarget: TargetDefinition = {
   createData(stack, { removalPolicy }) {
     const table = new dynamodb.Table(stack, 'PersonTable', {
-      partitionKey: { name: 'GovId', type: dynamodb.AttributeType.STRING },
+      partitionKey: { name: PERSON_KEY, type: dynamodb.AttributeType.STRING },
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       removalPolicy,
+    });
+    // Every attribute projected: the query answers from the index in one request, no table reads.
+    table.addGlobalSecondaryIndex({
+      indexName: BY_TYPE_INDEX,
+      partitionKey: { name: BY_TYPE_PARTITION, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: CREATED_AT, type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.ALL,
     });
     new CfnOutput(stack, 'TableName', { value: table.tableName });
     return {
       bind(fn, operation) {
         fn.addEnvironment('TABLE_NAME', table.tableName);
-        table.grant(fn, ACTIONS[operation]);
+        // Explicit statements, not table.grant: on a table with an index that names the table
+        // and `index/*` both. Item actions need the table alone; the query, this one index alone.
+        const resource = operation === 'query' ? `${table.tableArn}/index/${BY_TYPE_INDEX}` : table.tableArn;
+        fn.addToRolePolicy(new iam.PolicyStatement({ actions: [ACTIONS[operation]], resources: [resource] }));
       },
     };
   },

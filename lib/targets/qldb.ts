@@ -1,6 +1,6 @@
 /**
  * QLDB (end of support 2025-07-31): a ledger, and the tables custom resource that runs
- * CREATE TABLE Person and CREATE INDEX ON Person (GovId) idempotently.
+ * CREATE TABLE Person, CREATE INDEX ON Person (GovId) and (GovIdType) idempotently.
  */
 import { CfnOutput, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -14,6 +14,10 @@ export const PERSON_TABLE = 'Person';
 const PARTIQL_ACTIONS: Record<Operation, string[]> = {
   create: ['qldb:PartiQLSelect', 'qldb:PartiQLInsert'],
   get: ['qldb:PartiQLSelect'],
+  // DELETE + INSERT in one transaction (QLDB's UPDATE cannot replace a whole document).
+  overwrite: ['qldb:PartiQLSelect', 'qldb:PartiQLDelete', 'qldb:PartiQLInsert'],
+  update: ['qldb:PartiQLSelect', 'qldb:PartiQLUpdate'],
+  query: ['qldb:PartiQLSelect'],
 };
 
 export const qldbTarget: TargetDefinition = {
@@ -31,7 +35,11 @@ export const qldbTarget: TargetDefinition = {
     const tables = new QldbTables(stack, 'QldbTables', {
       ledgerName: ledger.ref,
       tables: [PERSON_TABLE],
-      indexes: [{ Table: PERSON_TABLE, Attribute: 'GovId' }],
+      // GovIdType: the query's SELECT ... WHERE GovIdType = ? reads by index, not the whole table.
+      indexes: [
+        { Table: PERSON_TABLE, Attribute: 'GovId' },
+        { Table: PERSON_TABLE, Attribute: 'GovIdType' },
+      ],
       logRetentionDays: config.logRetentionDays,
       removalPolicy,
     });

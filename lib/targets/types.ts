@@ -16,6 +16,12 @@ export interface DataProps {
 export interface DatabaseBinding {
   /** Sets the function's environment and grants what `operation` needs, nothing more. */
   bind(fn: lambda.Function, operation: Operation): void;
+  /**
+   * The AWS Parameters and Secrets Lambda Extension for this target's functions, when they read
+   * a secret through it. A factory: each function binds its own layer version.
+   * @default - no extension
+   */
+  readonly paramsAndSecrets?: () => lambda.ParamsAndSecretsLayerVersion;
 }
 
 export interface TargetDefinition {

@@ -43,6 +43,12 @@ export interface Route {
   /** e.g. `/dynamodb/person/{govId}` */
   readonly path: string;
   readonly function: AssemblyFunction;
+  /**
+   * Query string parameters the method's request validator requires (`govIdType` for the
+   * query): API Gateway answers 400 without invoking when one is missing.
+   * @default - none
+   */
+  readonly requiredQuery?: readonly string[];
 }
 
 export interface Assembly {
@@ -135,6 +141,17 @@ function integrationTarget(uri: unknown): string | undefined {
   return undefined;
 }
 
+/** `method.request.querystring.X: true` of a method whose validator checks parameters. */
+function requiredQuery(resources: Record<string, TemplateResource>, method: TemplateResource): string[] {
+  const validatorId = refOf(method.Properties?.RequestValidatorId);
+  const validator = validatorId ? resources[validatorId] : undefined;
+  if (validator?.Properties?.ValidateRequestParameters !== true) return [];
+  const params = (method.Properties?.RequestParameters ?? {}) as Json;
+  return Object.entries(params)
+    .filter(([k, required]) => required === true && k.startsWith('method.request.querystring.'))
+    .map(([k]) => k.slice('method.request.querystring.'.length));
+}
+
 export function readAssembly(dir: string): Assembly {
   const templates = readTemplates(dir);
   const functions: AssemblyFunction[] = [];
@@ -182,6 +199,7 @@ export function readAssembly(dir: string): Assembly {
         method: String(r.Properties?.HttpMethod),
         path: resourcePath(resources, refOf(r.Properties?.ResourceId)) || '/',
         function: fn,
+        requiredQuery: requiredQuery(resources, r),
       });
     }
     for (const [id, fn] of byId) functions.push(resolved.get(id) ?? fn);

@@ -7,7 +7,15 @@ import { startDynalite } from './dynalite';
 import { startDynamoDbLocal } from './dynamodb-local';
 import { ENGINE_KINDS, type Engine, type StartEngineOptions } from './types';
 
-export { createTable, LOCAL_CREDENTIALS, LOCAL_REGION, localClientConfig } from './create-table';
+export {
+  createTable,
+  GOV_ID_KEY_ONLY,
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  localClientConfig,
+  type TableSchema,
+  tableSchemaOf,
+} from './create-table';
 export { dynamoDbLocalInstall, FETCH_SCRIPT } from './dynamodb-local';
 export { ENGINE_KINDS, type Engine, type EngineKind, type StartEngineOptions } from './types';
 

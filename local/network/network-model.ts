@@ -19,6 +19,11 @@
  *   function in the cloud (see DEFAULT_RTT_MS). Timers add ~0.2-0.5 ms per hop.
  * - Clients verify the certificate against the local CA (NODE_EXTRA_CA_CERTS); nothing
  *   disables verification.
+ * - With `startTls: 'postgres'` (the dsql target) the model speaks PostgreSQL's way into TLS:
+ *   the client's 8-byte SSLRequest is answered 'S' in clear, then the TLS handshake runs on
+ *   the same connection and plaintext is relayed as before. That exchange pays its own round
+ *   trip, as it does against DSQL. A client that starts without SSLRequest is refused with a
+ *   PostgreSQL ErrorResponse: DSQL requires TLS.
  */
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -48,6 +53,51 @@ export interface NetworkModelOptions {
   readonly host?: LoopbackAddress;
   /** 0 picks an ephemeral port. @default 0 */
   readonly port?: number;
+  /**
+   * How a connection starts TLS: at once (HTTPS, rediss) or after PostgreSQL's SSLRequest.
+   * @default 'immediate'
+   */
+  readonly startTls?: StartTls;
+}
+
+export type StartTls = 'immediate' | 'postgres';
+
+/** PostgreSQL's SSLRequest: int32 length 8, int32 code 80877103. */
+export const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
+
+/** A FATAL ErrorResponse message, as a PostgreSQL server sends before closing. */
+export function pgFatal(sqlstate: string, message: string): Buffer {
+  const fields = Buffer.concat([
+    Buffer.from(`SFATAL\0VFATAL\0C${sqlstate}\0M${message}\0`, 'utf8'),
+    Buffer.from([0]),
+  ]);
+  const head = Buffer.alloc(5);
+  head.write('E', 0, 'latin1');
+  head.writeInt32BE(fields.length + 4, 1);
+  return Buffer.concat([head, fields]);
+}
+
+/**
+ * Reads the first 8 bytes of a PostgreSQL connection: an SSLRequest is answered 'S' and the
+ * socket handed to `secure`; anything else is refused, as DSQL refuses a client without TLS.
+ */
+function acceptSslRequest(socket: net.Socket, secure: (socket: net.Socket) => void): void {
+  let head = Buffer.alloc(0);
+  const onData = (chunk: Buffer): void => {
+    head = Buffer.concat([head, chunk]);
+    if (head.length < SSL_REQUEST.length) return;
+    socket.off('data', onData);
+    socket.pause();
+    if (!head.subarray(0, 8).equals(SSL_REQUEST)) {
+      socket.end(pgFatal('28000', 'TLS is required: send SSLRequest first (sslmode=require)'));
+      return;
+    }
+    // A client waits for 'S' before its ClientHello; anything already here belongs to TLS.
+    if (head.length > 8) socket.unshift(head.subarray(8));
+    socket.write('S');
+    secure(socket);
+  };
+  socket.on('data', onData);
 }
 
 export interface NetworkModelStats {
@@ -87,11 +137,7 @@ async function startTlsTermination(
     socket.once('close', () => sockets.delete(socket));
   };
 
-  // Not half-open, like any HTTPS server: a client that ends its side (or drops during the
-  // handshake) gets this side ended too, so no socket waits forever for a dead peer.
-  const server = tls.createServer({ cert, key, minVersion: 'TLSv1.3', noDelay: true });
-  server.on('connection', track); // raw sockets, so close() also reaches unfinished handshakes
-  server.on('secureConnection', (secure: tls.TLSSocket) => {
+  const relay = (secure: tls.TLSSocket): void => {
     const engine = net.connect({
       host: options.upstreamHost,
       port: options.upstreamPort,
@@ -104,7 +150,28 @@ async function startTlsTermination(
     engine.pipe(secure);
     secure.once('close', () => endThenDestroy(engine));
     engine.once('close', (hadError) => (hadError ? secure.destroy() : endThenDestroy(secure)));
-  });
+  };
+
+  let server: net.Server;
+  if (options.startTls === 'postgres') {
+    const secureContext = tls.createSecureContext({ cert, key, minVersion: 'TLSv1.3' });
+    server = net.createServer({ noDelay: true }, (socket) => {
+      track(socket);
+      acceptSslRequest(socket, (raw) => {
+        const secure = new tls.TLSSocket(raw, { isServer: true, secureContext });
+        secure.once('secure', () => relay(secure));
+        secure.on('error', () => raw.destroy());
+        raw.resume();
+      });
+    });
+  } else {
+    // Not half-open, like any HTTPS server: a client that ends its side (or drops during the
+    // handshake) gets this side ended too, so no socket waits forever for a dead peer.
+    const https = tls.createServer({ cert, key, minVersion: 'TLSv1.3', noDelay: true });
+    https.on('connection', track); // raw sockets, so close() also reaches unfinished handshakes
+    https.on('secureConnection', relay);
+    server = https;
+  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

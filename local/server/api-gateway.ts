@@ -23,6 +23,8 @@ export interface CompiledRoute {
   readonly pattern: RegExp;
   readonly params: string[];
   readonly pool: Integration;
+  /** Query parameters the request validator requires. */
+  readonly requiredQuery: readonly string[];
 }
 
 /** What a route invokes: a function pool, or a stand-in for one in tests. */
@@ -39,7 +41,14 @@ export function compileRoute(route: Route, pool: Integration): CompiledRoute {
       return '([^/]+)';
     })
     .join('/');
-  return { method: route.method, template: route.path, pattern: new RegExp(`^${source}/?$`), params, pool };
+  return {
+    method: route.method,
+    template: route.path,
+    pattern: new RegExp(`^${source}/?$`),
+    params,
+    pool,
+    requiredQuery: route.requiredQuery ?? [],
+  };
 }
 
 export function matchRoute(
@@ -362,6 +371,17 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
         json(res, verdict.status, { message: verdict.message }, { 'x-amzn-errortype': verdict.errorType });
         return done(verdict.status);
       }
+    }
+    // After authorization, before the integration, as API Gateway's request validator runs.
+    const missing = match.route.requiredQuery.filter((name) => !url.searchParams.has(name));
+    if (missing.length > 0) {
+      json(
+        res,
+        400,
+        { message: `Missing required request parameters: [${missing.join(', ')}]` },
+        { 'x-amzn-errortype': 'BadRequestException' },
+      );
+      return done(400);
     }
     const event = toEvent(req, url, opts.stage, match.route.template, path, match.pathParameters, body);
     const inv = await match.route.pool.invoke(event);

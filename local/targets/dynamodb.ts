@@ -1,6 +1,6 @@
 /** DynamoDB locally: dynalite (default) or Amazon DynamoDB Local, one table per template table. */
 import { join } from 'node:path';
-import { createTable, type Engine, startEngine } from '../engines';
+import { createTable, type Engine, startEngine, type TableSchema, tableSchemaOf } from '../engines';
 import { type LocalDatabase, type LocalTarget, localName } from './types';
 
 export const dynamodbTarget: LocalTarget = {
@@ -8,13 +8,17 @@ export const dynamodbTarget: LocalTarget = {
     const dataDir = opts.dataDir && join(opts.dataDir, 'dynamodb');
     const kind = opts.engine ?? 'dynalite';
     let engine: Engine = await startEngine({ kind, dataDir, log: opts.log });
-    const tables = Object.entries(opts.assembly.templates).flatMap(([stack, t]) =>
-      Object.entries(t.Resources)
-        .filter(([, r]) => r.Type === 'AWS::DynamoDB::Table')
-        .map(([id]) => localName(stack, id)),
+    // Each table as the template declares it: keys, attributes and indexes (the query's GSI).
+    const schemas = new Map<string, TableSchema>(
+      Object.entries(opts.assembly.templates).flatMap(([stack, t]) =>
+        Object.entries(t.Resources)
+          .filter(([, r]) => r.Type === 'AWS::DynamoDB::Table')
+          .map(([id, r]): [string, TableSchema] => [localName(stack, id), tableSchemaOf(r.Properties)]),
+      ),
     );
+    const tables = [...schemas.keys()];
     const createAll = async () => {
-      for (const table of tables) await createTable(engine.endpoint, table);
+      for (const [table, schema] of schemas) await createTable(engine.endpoint, table, schema);
     };
     await createAll();
     const db: LocalDatabase = {

@@ -5,6 +5,7 @@
  */
 import type { Assembly } from '../assembly/cloud-assembly';
 import type { EngineKind } from '../engines';
+import type { StartTls } from '../network/network-model';
 import type { CertificatePaths } from '../tls/certificates';
 
 export interface LocalTargetOptions {
@@ -33,6 +34,8 @@ export interface LocalDatabase {
   readonly endpoint: string;
   /** The port the network model forwards to. */
   readonly upstreamPort: number;
+  /** How clients start TLS with the model in front. @default 'immediate' */
+  readonly modelStartTls?: StartTls;
   readonly pid: number;
   /** The tables (or ledgers) the lab made for this target, by local name. */
   readonly tables: readonly string[];

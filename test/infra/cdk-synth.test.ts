@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../core/lab-functions';
 import { PROJECT_ROOT } from '../../core/paths';
 import { measureBundles } from '../../local/assembly/bundle-size';
 import { type Assembly, readAssembly } from '../../local/assembly/cloud-assembly';
@@ -39,8 +40,19 @@ describe('cdk synth with default flags', () => {
   it('maps every route to a function with its bundle, handler and environment', () => {
     const routes = assembly.routes.map((r) => `${r.method} ${r.path} -> ${r.function.name}`).sort();
     expect(routes).toEqual([
+      'GET /dynamodb/person -> dynamodb-query',
       'GET /dynamodb/person/{govId} -> dynamodb-get',
+      'PATCH /dynamodb/person/{govId} -> dynamodb-update',
       'POST /dynamodb/person -> dynamodb-create',
+      'PUT /dynamodb/person/{govId} -> dynamodb-overwrite',
+    ]);
+    // The query's govIdType is required by the validator; the local stage checks it the same way.
+    expect(assembly.routes.map((r) => `${r.function.name}: ${r.requiredQuery?.join(',')}`).sort()).toEqual([
+      'dynamodb-create: ',
+      'dynamodb-get: ',
+      'dynamodb-overwrite: ',
+      'dynamodb-query: govIdType',
+      'dynamodb-update: ',
     ]);
     for (const r of assembly.routes) {
       expect(existsSync(join(r.function.assetDir, 'index.mjs'))).toBe(true);
@@ -52,7 +64,7 @@ describe('cdk synth with default flags', () => {
 
   it('keeps every DynamoDB bundle within 100 KB zipped, SDK included', () => {
     const sizes = measureBundles(assembly.routes.map((r) => r.function));
-    expect(sizes).toHaveLength(2);
+    expect(sizes).toHaveLength(OPERATIONS.length);
     for (const s of sizes) expect(s.zippedBytes, s.name).toBeLessThanOrEqual(100 * 1024);
   });
 });

@@ -68,6 +68,17 @@ describe('context flags', () => {
     ['powerTuningVersion', 'latest', /powerTuningVersion="latest".*semantic version/],
     ['apiRateLimit', '0', /apiRateLimit="0".*from 1 to 10000/],
     ['apiBurstLimit', 'lots', /apiBurstLimit="lots"/],
+    [
+      'redisSecretArn',
+      'latency-lab/redis',
+      /redisSecretArn="latency-lab\/redis".*complete Secrets Manager secret ARN/,
+    ],
+    [
+      'redisSecretArn',
+      'arn:aws:secretsmanager:us-east-1:123456789012:secret:latency-lab/redis',
+      /redisSecretArn=.*<name>-<6 characters>/,
+    ],
+    ['redisSecretArn', 'arn:aws:ssm:us-east-1:123456789012:parameter/redis-AbCdEf', /redisSecretArn=/],
   ])('%s=%s fails naming the flag, the value and what is allowed', (flag, value, message) => {
     expect(() => parse({ [flag]: value })).toThrowError(ConfigError);
     expect(() => parse({ [flag]: value })).toThrowError(message);
@@ -75,11 +86,11 @@ describe('context flags', () => {
 
   describe('provisionedConcurrency x functions must leave Lambda its 100 unreserved', () => {
     it.each<[Record<string, string>, number, number]>([
-      // [flags, functions deployed, largest accepted value]
-      [{ targets: 'dynamodb', keepAlive: 'on' }, 2, 450],
-      [{ targets: 'dynamodb', keepAlive: 'both' }, 4, 225],
-      [{ targets: 'dynamodb,qldb', keepAlive: 'both' }, 8, 112],
-      [{ targets: 'dynamodb,qldb', keepAlive: 'off', accountConcurrency: '5000' }, 4, 1225],
+      // [flags, functions deployed (targets x 5 operations x variants), largest accepted value]
+      [{ targets: 'dynamodb', keepAlive: 'on' }, 5, 180],
+      [{ targets: 'dynamodb', keepAlive: 'both' }, 10, 90],
+      [{ targets: 'dynamodb,qldb', keepAlive: 'both' }, 20, 45],
+      [{ targets: 'dynamodb,qldb', keepAlive: 'off', accountConcurrency: '5000' }, 10, 490],
     ])('%o deploys %i functions: accepts %i each and refuses one more', (flags, functions, max) => {
       expect(parse({ ...flags, provisionedConcurrency: String(max) }).provisionedConcurrency).toBe(max);
       const over = { ...flags, provisionedConcurrency: String(max + 1) };
@@ -101,14 +112,43 @@ describe('context flags', () => {
 
     it('the old upper bound of 1000 per function is refused with the default account limit', () => {
       expect(() => parse({ provisionedConcurrency: '1000' })).toThrowError(
-        /provisionedConcurrency="1000".*2 functions x provisionedConcurrency must be <= 900/,
+        /provisionedConcurrency="1000".*5 functions x provisionedConcurrency must be <= 900/,
       );
     });
 
     it('an account limit at or under 100 allows no provisioned concurrency at all', () => {
       expect(parse({ accountConcurrency: '10', provisionedConcurrency: '0' }).provisionedConcurrency).toBe(0);
       expect(() => parse({ accountConcurrency: '10', provisionedConcurrency: '1' })).toThrowError(
-        /from 0 to 0: 2 functions x provisionedConcurrency must be <= 0 \(accountConcurrency 10 - 100/,
+        /from 0 to 0: 5 functions x provisionedConcurrency must be <= 0 \(accountConcurrency 10 - 100/,
+      );
+    });
+  });
+
+  describe('redisSecretArn', () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:latency-lab/redis-AbCdEf';
+
+    it('is empty by default and not needed without the redis target', () => {
+      expect(parse({}).redisSecretArn).toBe('');
+      expect(parse({ targets: 'dynamodb,qldb' }).redisSecretArn).toBe('');
+    });
+
+    it('takes a complete secret ARN with redis targeted', () => {
+      const c = parse({ targets: 'dynamodb,redis', redisSecretArn: ` ${arn} ` });
+      expect(c.targets).toEqual(['dynamodb', 'redis']);
+      expect(c.redisSecretArn).toBe(arn);
+    });
+
+    it('redis targeted without it fails with one line naming the flag', () => {
+      let message = '';
+      try {
+        parse({ targets: 'dynamodb,redis' });
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        message = (e as Error).message;
+      }
+      expect(message).toBe(
+        'Invalid context flag redisSecretArn="": expected a complete Secrets Manager secret ARN ' +
+          '(arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>), required when targets includes redis',
       );
     });
   });

@@ -3,7 +3,7 @@ import { normalizeTemplate, RICH_FLAGS, synthLab } from '../support/synth';
 
 describe.each([
   ['default flags', {}],
-  ['targets=dynamodb,qldb keepAlive=both provisionedConcurrency=2 tracing=true', RICH_FLAGS],
+  ['targets=dynamodb,qldb,redis,dsql keepAlive=both provisionedConcurrency=2 tracing=true', RICH_FLAGS],
 ])('stack snapshots with %s', (_name, flags) => {
   const lab = synthLab(flags);
 

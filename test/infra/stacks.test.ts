@@ -3,7 +3,10 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AccessLogFormat, LogGroupLogDestination, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
-import { RICH_FLAGS, synthLab } from '../support/synth';
+import { OPERATIONS } from '../../core/lab-functions';
+import { tableSchemaOf } from '../../local/engines';
+import { RICH_FLAGS, SAMPLE_REDIS_SECRET_ARN, synthLab } from '../support/synth';
+import { PERSON_TABLE_SCHEMA } from '../support/test-engine';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: unknown };
 
@@ -73,24 +76,30 @@ describe('keep-alive flag', () => {
   ])('keepAlive=%s sets KEEP_ALIVE=%s on every function', (flag, expected) => {
     const { api } = synthLab({ keepAlive: flag });
     const fns = labFunctions(api);
-    expect(fns).toHaveLength(2);
+    expect(fns).toHaveLength(OPERATIONS.length);
     expect(new Set(fns.map(([, r]) => envOf(r).KEEP_ALIVE))).toEqual(new Set(expected));
   });
 
   it('keepAlive=both deploys each function twice, side by side on distinct routes', () => {
     const { api, stacks } = synthLab({ keepAlive: 'both' });
     const fns = labFunctions(api);
-    expect(fns.map(([, r]) => `${envOf(r).LAB_FUNCTION}=${envOf(r).KEEP_ALIVE}`).sort()).toEqual([
-      'dynamodb-create-keepalive-off=off',
-      'dynamodb-create-keepalive-on=on',
-      'dynamodb-get-keepalive-off=off',
-      'dynamodb-get-keepalive-on=on',
-    ]);
+    expect(fns.map(([, r]) => `${envOf(r).LAB_FUNCTION}=${envOf(r).KEEP_ALIVE}`).sort()).toEqual(
+      OPERATIONS.flatMap((op) => [
+        `dynamodb-${op}-keepalive-off=off`,
+        `dynamodb-${op}-keepalive-on=on`,
+      ]).sort(),
+    );
     expect(stacks.api.functions.map((f) => `${f.spec.method} ${f.spec.path}`).sort()).toEqual([
+      'GET /dynamodb/keepalive-off/person',
       'GET /dynamodb/keepalive-off/person/{govId}',
+      'GET /dynamodb/keepalive-on/person',
       'GET /dynamodb/keepalive-on/person/{govId}',
+      'PATCH /dynamodb/keepalive-off/person/{govId}',
+      'PATCH /dynamodb/keepalive-on/person/{govId}',
       'POST /dynamodb/keepalive-off/person',
       'POST /dynamodb/keepalive-on/person',
+      'PUT /dynamodb/keepalive-off/person/{govId}',
+      'PUT /dynamodb/keepalive-on/person/{govId}',
     ]);
     const parts = resources(api, 'AWS::ApiGateway::Resource').map(([, r]) => r.Properties.PathPart);
     expect(parts).toEqual(expect.arrayContaining(['keepalive-on', 'keepalive-off', 'person', '{govId}']));
@@ -137,10 +146,16 @@ describe('functions', () => {
       'DynamodbGetKeepaliveOff',
       'QldbCreateKeepaliveOff',
       'QldbGetKeepaliveOn',
+      'RedisCreateKeepaliveOn',
+      'RedisGetKeepaliveOff',
+      'DynamodbOverwriteKeepaliveOn',
+      'QldbUpdateKeepaliveOff',
+      'RedisQueryKeepaliveOn',
     ]) {
       expect(outputs).toEqual(expect.arrayContaining([`${id}Name`, `${id}Arn`, `${id}LogGroup`]));
     }
-    expect(labFunctions(api)).toHaveLength(8);
+    // Every target x operation x keep-alive variant.
+    expect(labFunctions(api)).toHaveLength(RICH_FLAGS.targets.split(',').length * OPERATIONS.length * 2);
   });
 });
 
@@ -148,7 +163,7 @@ describe('provisioned concurrency', () => {
   it('puts a live alias with that many provisioned executions in front of each function, and the API calls it', () => {
     const { api } = synthLab({ provisionedConcurrency: '2', keepAlive: 'both' });
     const aliases = resources(api, 'AWS::Lambda::Alias');
-    expect(aliases).toHaveLength(4);
+    expect(aliases).toHaveLength(OPERATIONS.length * 2);
     for (const [, a] of aliases) {
       expect(a.Properties).toMatchObject({
         Name: 'live',
@@ -157,7 +172,7 @@ describe('provisioned concurrency', () => {
     }
     const aliasIds = new Set(aliases.map(([id]) => id));
     const methods = resources(api, 'AWS::ApiGateway::Method');
-    expect(methods).toHaveLength(4);
+    expect(methods).toHaveLength(OPERATIONS.length * 2);
     for (const [, m] of methods) {
       const uri = JSON.stringify((m.Properties.Integration as { Uri: unknown }).Uri);
       expect([...aliasIds].some((id) => uri.includes(`"${id}"`))).toBe(true);
@@ -183,13 +198,33 @@ describe('least privilege', () => {
   const EXPECTED: Record<string, string[]> = {
     'dynamodb-create': ['dynamodb:PutItem'],
     'dynamodb-get': ['dynamodb:GetItem'],
+    'dynamodb-overwrite': ['dynamodb:PutItem'],
+    'dynamodb-update': ['dynamodb:UpdateItem'],
+    'dynamodb-query': ['dynamodb:Query'],
     'qldb-create': ['qldb:PartiQLInsert', 'qldb:PartiQLSelect', 'qldb:SendCommand'],
     'qldb-get': ['qldb:PartiQLSelect', 'qldb:SendCommand'],
+    'qldb-overwrite': ['qldb:PartiQLDelete', 'qldb:PartiQLInsert', 'qldb:PartiQLSelect', 'qldb:SendCommand'],
+    'qldb-update': ['qldb:PartiQLSelect', 'qldb:PartiQLUpdate', 'qldb:SendCommand'],
+    'qldb-query': ['qldb:PartiQLSelect', 'qldb:SendCommand'],
+    'redis-create': ['secretsmanager:GetSecretValue'],
+    'redis-get': ['secretsmanager:GetSecretValue'],
+    'redis-overwrite': ['secretsmanager:GetSecretValue'],
+    'redis-update': ['secretsmanager:GetSecretValue'],
+    'redis-query': ['secretsmanager:GetSecretValue'],
+    'dsql-create': ['dsql:DbConnect'],
+    'dsql-get': ['dsql:DbConnect'],
+    'dsql-overwrite': ['dsql:DbConnect'],
+    'dsql-update': ['dsql:DbConnect'],
+    'dsql-query': ['dsql:DbConnect'],
   };
 
   it.each([
     ['tracing on', RICH_FLAGS, [...LOGS, ...XRAY]],
-    ['tracing off', { targets: 'dynamodb,qldb', keepAlive: 'both' }, LOGS],
+    [
+      'tracing off',
+      { targets: 'dynamodb,qldb,redis,dsql', keepAlive: 'both', redisSecretArn: SAMPLE_REDIS_SECRET_ARN },
+      LOGS,
+    ],
   ])('with %s every function gets exactly its action set, every target and variant', (_n, flags, extra) => {
     const { api } = synthLab(flags);
     const seen: string[] = [];
@@ -207,6 +242,26 @@ describe('least privilege', () => {
         .flatMap((k) => [k, k])
         .sort(),
     );
+  });
+
+  it('DynamoDB: every action on the table alone, except the query, which may Query the one index only', () => {
+    const { api } = synthLab({ keepAlive: 'both' });
+    for (const [id, r] of labFunctions(api)) {
+      const key = envOf(r).LAB_FUNCTION;
+      const statements = grantsOfFunction(api, id).statements.filter((st) =>
+        [st.Action].flat().some((a) => a.startsWith('dynamodb:')),
+      );
+      expect(statements, key).toHaveLength(1);
+      const resource = JSON.stringify(statements[0].Resource);
+      if (key.startsWith('dynamodb-query')) {
+        expect(statements[0].Action, key).toBe('dynamodb:Query');
+        // One ARN: the table's ARN with /index/<name> appended, never the table or index/*.
+        expect(resource, key).toMatch(/"\/index\/ByGovIdTypeCreatedAt"\]\]\}$/);
+        expect(resource, key).not.toContain('*');
+      } else {
+        expect(resource, key).not.toContain('/index/');
+      }
+    }
   });
 
   it('QLDB functions get SendCommand on this ledger and PartiQL on this table only', () => {
@@ -228,17 +283,71 @@ describe('least privilege', () => {
   });
 });
 
+describe('redis target', () => {
+  const flags = { targets: 'dynamodb,redis', keepAlive: 'both', redisSecretArn: SAMPLE_REDIS_SECRET_ARN };
+
+  it('creates no database: the data stack is what DynamoDB alone makes', () => {
+    const { data } = synthLab(flags);
+    const types = Object.values(data.toJSON().Resources as Record<string, Resource>).map((r) => r.Type);
+    expect(types.sort()).toEqual(['AWS::DynamoDB::Table']);
+  });
+
+  it('GetSecretValue on exactly the configured secret, the ARN in the environment, the extension as a layer', () => {
+    const { api } = synthLab(flags);
+    const redisFns = labFunctions(api).filter(([, r]) => envOf(r).LAB_FUNCTION.startsWith('redis-'));
+    // Every operation, both keep-alive variants.
+    expect(redisFns).toHaveLength(OPERATIONS.length * 2);
+    for (const [id, r] of redisFns) {
+      expect(envOf(r).REDIS_SECRET_ARN).toBe(SAMPLE_REDIS_SECRET_ARN);
+      expect(envOf(r).SECRETS_MANAGER_TIMEOUT_MILLIS).toBe('2000');
+      const secretStatements = grantsOfFunction(api, id).statements.filter((st) =>
+        [st.Action].flat().some((a) => a.startsWith('secretsmanager:')),
+      );
+      expect(secretStatements).toEqual([
+        { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: SAMPLE_REDIS_SECRET_ARN },
+      ]);
+      // The region's layer ARN comes from CDK's table (a mapping for an environment-agnostic stack).
+      expect(JSON.stringify(r.Properties.Layers)).toMatch(/FindInMap|Parameters-and-Secrets/);
+    }
+    for (const [, r] of labFunctions(api).filter(([, r]) => !envOf(r).LAB_FUNCTION.startsWith('redis-'))) {
+      expect(r.Properties.Layers).toBeUndefined();
+      expect(envOf(r).REDIS_SECRET_ARN).toBeUndefined();
+    }
+  });
+});
+
 describe('data stack', () => {
   it('Person table: GovId key, on demand, point-in-time recovery', () => {
     const { data } = synthLab();
     data.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [{ AttributeName: 'GovId', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'GovId', AttributeType: 'S' }],
       BillingMode: 'PAY_PER_REQUEST',
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
     });
     data.resourceCountIs('AWS::QLDB::Ledger', 0);
     data.resourceCountIs('Custom::QldbTables', 0);
+  });
+
+  it("the query's index: GovIdType partition, CreatedAt sort, every attribute; the local lab and the handler tests make this very table", () => {
+    const { data } = synthLab();
+    const [[, table]] = resources(data, 'AWS::DynamoDB::Table');
+    expect(table.Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: 'ByGovIdTypeCreatedAt',
+        KeySchema: [
+          { AttributeName: 'GovIdType', KeyType: 'HASH' },
+          { AttributeName: 'CreatedAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ]);
+    const byName = (a: { AttributeName?: string }, b: { AttributeName?: string }) =>
+      String(a.AttributeName).localeCompare(String(b.AttributeName));
+    const schema = tableSchemaOf(table.Properties);
+    expect({ ...schema, attributeDefinitions: [...schema.attributeDefinitions].sort(byName) }).toEqual({
+      ...PERSON_TABLE_SCHEMA,
+      attributeDefinitions: [...PERSON_TABLE_SCHEMA.attributeDefinitions].sort(byName),
+    });
   });
 
   it('removalPolicy=retain keeps the table and protects the ledger', () => {
@@ -254,7 +363,10 @@ describe('data stack', () => {
       ServiceToken: Match.anyValue(),
       LedgerName: { Ref: ledgerId },
       Tables: ['Person'],
-      Indexes: [{ Table: 'Person', Attribute: 'GovId' }],
+      Indexes: [
+        { Table: 'Person', Attribute: 'GovId' },
+        { Table: 'Person', Attribute: 'GovIdType' },
+      ],
     });
     data.hasResourceProperties('AWS::QLDB::Ledger', { PermissionsMode: 'STANDARD' });
   });
@@ -292,7 +404,8 @@ describe('access', () => {
   it('every method requires IAM (SigV4); nothing is anonymous and no CORS preflight is open', () => {
     const { api } = synthLab(RICH_FLAGS);
     const methods = resources(api, 'AWS::ApiGateway::Method');
-    expect(methods).toHaveLength(8);
+    // Every target x operation x keep-alive variant.
+    expect(methods).toHaveLength(RICH_FLAGS.targets.split(',').length * OPERATIONS.length * 2);
     for (const [, m] of methods) {
       expect(m.Properties.AuthorizationType).toBe('AWS_IAM');
       expect(m.Properties.HttpMethod).not.toBe('OPTIONS');
@@ -443,6 +556,71 @@ describe('API Gateway account CloudWatch role', () => {
   });
 });
 
+describe('dsql target', () => {
+  const flags = { targets: 'dynamodb,dsql', keepAlive: 'both' };
+
+  it('deploys a cluster whose deletion protection follows removalPolicy', () => {
+    for (const [removalPolicy, protectedFlag, policy] of [
+      ['destroy', false, 'Delete'],
+      ['retain', true, 'Retain'],
+    ] as const) {
+      const { data } = synthLab({ ...flags, removalPolicy });
+      const clusters = resources(data, 'AWS::DSQL::Cluster');
+      expect(clusters).toHaveLength(1);
+      expect(clusters[0][1].Properties.DeletionProtectionEnabled).toBe(protectedFlag);
+      expect((clusters[0][1] as unknown as { DeletionPolicy: string }).DeletionPolicy).toBe(policy);
+    }
+  });
+
+  it('functions connect as the lab role to this cluster only; only the schema resource connects as admin', () => {
+    const { data, api } = synthLab(flags);
+    const [clusterId] = resources(data, 'AWS::DSQL::Cluster')[0];
+    const dsqlFns = labFunctions(api).filter(([, r]) => envOf(r).LAB_FUNCTION.startsWith('dsql-'));
+    expect(dsqlFns).toHaveLength(OPERATIONS.length * 2);
+    for (const [id, r] of dsqlFns) {
+      expect(envOf(r)).toMatchObject({
+        DSQL_USER: 'lab_app',
+        DSQL_CLUSTER_ID: { 'Fn::ImportValue': expect.stringContaining(clusterId) },
+      });
+      const dsqlStatements = grantsOfFunction(api, id).statements.filter((s) =>
+        [s.Action].flat().some((a) => String(a).startsWith('dsql:')),
+      );
+      expect(dsqlStatements).toHaveLength(1);
+      expect(dsqlStatements[0].Action).toBe('dsql:DbConnect');
+      expect(JSON.stringify(dsqlStatements[0].Resource)).toMatch(/:cluster\/"/);
+      expect(JSON.stringify(dsqlStatements[0].Resource)).toContain(clusterId);
+    }
+    const policies = JSON.stringify([
+      ...resources(data, 'AWS::IAM::Policy'),
+      ...resources(api, 'AWS::IAM::Policy'),
+    ]);
+    expect(policies.match(/dsql:DbConnectAdmin/g)).toHaveLength(1);
+    expect(policies).not.toMatch(/dsql:\*/);
+  });
+
+  it('makes the schema in the data stack and grants every function role in the API stack, 90 s each', () => {
+    const { data, api } = synthLab(flags);
+    const schema = resources(data, 'Custom::DsqlSchema');
+    expect(schema).toHaveLength(1);
+    expect(schema[0][1].Properties).toMatchObject({
+      Role: 'lab_app',
+      ClusterId: { Ref: expect.any(String) },
+    });
+    const grants = resources(api, 'Custom::DsqlRoleGrants');
+    expect(grants).toHaveLength(1);
+    const roleArns = grants[0][1].Properties.RoleArns as { 'Fn::GetAtt': [string, string] }[];
+    const fnRoles = labFunctions(api)
+      .filter(([, r]) => envOf(r).LAB_FUNCTION.startsWith('dsql-'))
+      .map(([, r]) => (r.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]);
+    expect(roleArns.map((a) => a['Fn::GetAtt'][0]).sort()).toEqual(fnRoles.sort());
+    const onEvent = resources(data, 'AWS::Lambda::Function').filter(([, r]) =>
+      String(r.Properties.Description ?? '').startsWith('Creates the lab DSQL schema'),
+    );
+    expect(onEvent).toHaveLength(1);
+    expect(onEvent[0][1].Properties.Timeout).toBe(90);
+  });
+});
+
 describe('QLDB tables custom resource', () => {
   it('gives CREATE TABLE and CREATE INDEX on a new ledger 90 s, within the Provider framework wait', () => {
     const { data, api } = synthLab({ targets: 'dynamodb,qldb' });
@@ -460,5 +638,29 @@ describe('QLDB tables custom resource', () => {
     expect(framework[0][1].Properties.Timeout as number).toBeGreaterThan(90);
     // The lab functions keep their 10 s.
     for (const [, r] of labFunctions(api)) expect(r.Properties.Timeout).toBe(10);
+  });
+});
+
+describe('routes and the request validator', () => {
+  it("requires the path's govId on GET, PUT and PATCH, and govIdType on the query, validated before any invocation", () => {
+    const { api } = synthLab();
+    const validators = resources(api, 'AWS::ApiGateway::RequestValidator');
+    expect(validators).toHaveLength(1);
+    expect(validators[0][1].Properties.ValidateRequestParameters).toBe(true);
+    const byRoute = new Map<string, unknown>();
+    for (const [, m] of resources(api, 'AWS::ApiGateway::Method')) {
+      expect(m.Properties.RequestValidatorId).toEqual({ Ref: validators[0][0] });
+      const part = resources(api, 'AWS::ApiGateway::Resource').find(
+        ([id]) => id === (m.Properties.ResourceId as { Ref: string }).Ref,
+      )?.[1].Properties.PathPart;
+      byRoute.set(`${m.Properties.HttpMethod} ${part}`, m.Properties.RequestParameters);
+    }
+    expect(Object.fromEntries(byRoute)).toEqual({
+      'POST person': undefined,
+      'GET person': { 'method.request.querystring.govIdType': true },
+      'GET {govId}': { 'method.request.path.govId': true },
+      'PUT {govId}': { 'method.request.path.govId': true },
+      'PATCH {govId}': { 'method.request.path.govId': true },
+    });
   });
 });

@@ -90,7 +90,8 @@ describe('QLDB create', () => {
     expect(first.statusCode).toBe(201);
     expect(first.headers).toEqual({ 'content-type': 'application/json' });
     expect(bodyOf(first).person).toEqual(ADA);
-    expect(ledger.documents('Person')).toEqual([ADA]);
+    // Stored with its creation time (epoch ms), which the query sorts by and never returns.
+    expect(ledger.documents('Person')).toEqual([{ ...ADA, CreatedAt: expect.any(Number) }]);
 
     const second = await create(createEvent({ ...ADA, FirstName: 'Augusta', Address: 'elsewhere' }));
     expect(second.statusCode).toBe(409);
@@ -98,7 +99,7 @@ describe('QLDB create', () => {
       error: `a person with GovId ${ADA.GovId} already exists`,
       field: 'GovId',
     });
-    expect(ledger.documents('Person')).toEqual([ADA]);
+    expect(ledger.documents('Person')).toEqual([{ ...ADA, CreatedAt: expect.any(Number) }]);
 
     // The first create read then inserted; the second only read. Each in a committed transaction.
     expect(ledger.statements.map((s) => s.statement)).toEqual([
@@ -106,7 +107,11 @@ describe('QLDB create', () => {
       'INSERT INTO Person ?',
       'SELECT GovId FROM Person WHERE GovId = ?',
     ]);
-    expect(ledger.statements.map((s) => s.parameters)).toEqual([[ADA.GovId], [ADA], [ADA.GovId]]);
+    expect(ledger.statements.map((s) => s.parameters)).toEqual([
+      [ADA.GovId],
+      [{ ...ADA, CreatedAt: expect.any(Number) }],
+      [ADA.GovId],
+    ]);
     expect(ledger.statements.every((s) => s.committed && s.error === undefined)).toBe(true);
   });
 
@@ -170,7 +175,7 @@ describe('QLDB create', () => {
     ledger.failNext(1, { command: 'StartSession' });
     const response = await create(createEvent(ADA));
     expect(response.statusCode).toBe(201);
-    expect(ledger.documents('Person')).toEqual([ADA]);
+    expect(ledger.documents('Person')).toEqual([{ ...ADA, CreatedAt: expect.any(Number) }]);
   });
 
   it('writes nothing when the commit fails: 503, then the person is not found', async () => {

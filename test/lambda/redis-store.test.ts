@@ -1,13 +1,12 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PROJECT_ROOT } from '../../core/paths';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EnvError } from '../../lambda/shared/env';
 import { DB_DEADLINE_MS, REQUEST_TIMEOUT_MS } from '../../lambda/shared/http-client';
 import type { Person } from '../../lambda/shared/person';
@@ -20,9 +19,11 @@ import {
   type RedisPersonStore,
   redisStoreFromEnv,
 } from '../../lambda/shared/redis-store';
+import { readSecretViaExtension } from '../../lambda/shared/secrets-extension';
 import { measureDb } from '../../lambda/shared/timing';
 import { type RedisEngine, startRedis } from '../../local/engines/redis';
 import { startNetworkModel } from '../../local/network/network-model';
+import { type ExtensionStandIn, startExtensionStandIn } from '../../local/targets/redis';
 import { ensureCertificates } from '../../local/tls/certificates';
 import { samplePerson } from '../support/events';
 
@@ -374,46 +375,24 @@ describe('TLS through the lab network model (rediss://, certificate verified)', 
   });
 });
 
-describe('redisStoreFromEnv: the URL from Secrets Manager', () => {
-  let server: HttpServer;
+describe('redisStoreFromEnv: the URL from Secrets Manager, through the extension', () => {
+  const ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:redis-url-AbCdEf';
+  let extension: ExtensionStandIn;
   let secretString = '';
-  const requests: { target: string | undefined; body: string }[] = [];
 
   beforeAll(async () => {
-    // A Secrets Manager stand-in on loopback, reached through AWS_ENDPOINT_URL_SECRETS_MANAGER.
-    server = createHttpServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => {
-        body += c.toString();
-      });
-      req.on('end', () => {
-        requests.push({ target: req.headers['x-amz-target'] as string | undefined, body });
-        const { SecretId } = JSON.parse(body) as { SecretId: string };
-        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
-        res.end(JSON.stringify({ ARN: SecretId, Name: 'redis-url', SecretString: secretString }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const noFile = join(PROJECT_ROOT, 'test', 'no-such-aws-file');
-    vi.stubEnv(
-      'AWS_ENDPOINT_URL_SECRETS_MANAGER',
-      `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    );
-    vi.stubEnv('AWS_REGION', 'us-east-1');
-    vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
-    vi.stubEnv('AWS_CONFIG_FILE', noFile);
-    vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', noFile);
+    // The lab's stand-in for the Parameters and Secrets extension: GET, token checked.
+    extension = await startExtensionStandIn((id) => (id === ARN ? secretString : undefined), 'test-token');
   });
   afterAll(async () => {
-    vi.unstubAllEnvs();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await extension?.close();
   });
 
   const env = (): NodeJS.ProcessEnv => ({
-    ...process.env,
-    REDIS_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:redis-url',
+    REDIS_SECRET_ARN: ARN,
     KEEP_ALIVE: 'off',
+    AWS_SESSION_TOKEN: 'test-token',
+    PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(extension.port),
   });
 
   it.each([
@@ -421,12 +400,10 @@ describe('redisStoreFromEnv: the URL from Secrets Manager', () => {
     ['JSON {"url": ...}', (url: string) => JSON.stringify({ url })],
   ])('reads %s and connects with it', async (_name, shape) => {
     secretString = shape(engine.url);
-    requests.length = 0;
+    const before = extension.served();
     const s = await redisStoreFromEnv(env());
     stores.push(s);
-    expect(requests).toEqual([
-      { target: 'secretsmanager.GetSecretValue', body: JSON.stringify({ SecretId: env().REDIS_SECRET_ARN }) },
-    ]);
+    expect(extension.served()).toBe(before + 1);
     expect(await s.get('RS-SEED', deadline())).toEqual(person('RS-SEED', 'Ada'));
   });
 
@@ -435,6 +412,9 @@ describe('redisStoreFromEnv: the URL from Secrets Manager', () => {
       /REDIS_SECRET_ARN is required/,
     );
     await expect(redisStoreFromEnv({ ...env(), KEEP_ALIVE: 'maybe' })).rejects.toThrow(/KEEP_ALIVE/);
+    await expect(redisStoreFromEnv({ ...env(), AWS_SESSION_TOKEN: undefined })).rejects.toThrow(
+      /AWS_SESSION_TOKEN is required/,
+    );
     secretString = 'https://default:s3cret-pw@example.invalid:6379';
     const error = await redisStoreFromEnv(env()).then(
       () => undefined,
@@ -443,6 +423,30 @@ describe('redisStoreFromEnv: the URL from Secrets Manager', () => {
     expect(error).toBeInstanceOf(EnvError);
     expect(error?.message).toMatch(/redis:\/\/ or rediss:\/\//);
     expect(error?.message).not.toContain('s3cret-pw');
+  });
+
+  it('a wrong token, an unknown secret and a silent extension each fail with what went wrong', async () => {
+    secretString = engine.url;
+    await expect(redisStoreFromEnv({ ...env(), AWS_SESSION_TOKEN: 'wrong' })).rejects.toThrow(/answered 401/);
+    await expect(
+      redisStoreFromEnv({ ...env(), REDIS_SECRET_ARN: `${ARN.slice(0, -6)}ZZZZZZ` }),
+    ).rejects.toThrow(/answered 400 .*ResourceNotFoundException/);
+    const hung = await startHungServer();
+    try {
+      const t = performance.now();
+      const error = await readSecretViaExtension(
+        ARN,
+        { ...env(), PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(hung.port) },
+        300,
+      ).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error?.message).toMatch(/did not answer .* within 300 ms/);
+      expect(performance.now() - t).toBeLessThan(2000);
+    } finally {
+      await hung.close();
+    }
   });
 });
 

@@ -16,11 +16,29 @@ describe('template -> route -> function -> bundle', () => {
   it('maps every REST route through the alias to its function and bundle folder', () => {
     expect(assembly.stage).toBe('lab');
     expect(assembly.routes.map((r) => `${r.method} ${r.path} -> ${r.function.name}`).sort()).toEqual([
+      'GET /dynamodb/keepalive-off/person -> dynamodb-query-keepalive-off',
       'GET /dynamodb/keepalive-off/person/{govId} -> dynamodb-get-keepalive-off',
+      'GET /dynamodb/keepalive-on/person -> dynamodb-query-keepalive-on',
       'GET /dynamodb/keepalive-on/person/{govId} -> dynamodb-get-keepalive-on',
+      'PATCH /dynamodb/keepalive-off/person/{govId} -> dynamodb-update-keepalive-off',
+      'PATCH /dynamodb/keepalive-on/person/{govId} -> dynamodb-update-keepalive-on',
       'POST /dynamodb/keepalive-off/person -> dynamodb-create-keepalive-off',
       'POST /dynamodb/keepalive-on/person -> dynamodb-create-keepalive-on',
+      'PUT /dynamodb/keepalive-off/person/{govId} -> dynamodb-overwrite-keepalive-off',
+      'PUT /dynamodb/keepalive-on/person/{govId} -> dynamodb-overwrite-keepalive-on',
     ]);
+    // Only the query's validator requires a query string parameter.
+    expect(
+      assembly.routes
+        .filter((r) => (r.requiredQuery ?? []).length > 0)
+        .map((r) => `${r.method} ${r.path} ${r.requiredQuery}`),
+    ).toEqual(
+      expect.arrayContaining([
+        'GET /dynamodb/keepalive-on/person govIdType',
+        'GET /dynamodb/keepalive-off/person govIdType',
+      ]),
+    );
+    expect(assembly.routes.filter((r) => (r.requiredQuery ?? []).length > 0)).toHaveLength(2);
     for (const r of assembly.routes) {
       expect(r.function).toMatchObject({
         provisionedConcurrency: 2,

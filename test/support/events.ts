@@ -3,12 +3,15 @@ import type { Timing } from '../../core/timing.mjs';
 
 /** A REST API (v1) proxy event with only what the handlers read filled in. */
 export function apiEvent(opts: {
-  method: 'POST' | 'GET' | 'PUT' | 'DELETE';
+  method: 'POST' | 'GET' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   body?: string | null;
   pathParameters?: Record<string, string> | null;
+  /** As API Gateway passes them: each name with its values (the single map keeps the last). */
+  query?: Record<string, string[]> | null;
   isBase64Encoded?: boolean;
 }): APIGatewayProxyEvent {
+  const query = opts.query ?? null;
   return {
     httpMethod: opts.method,
     path: opts.path,
@@ -18,8 +21,9 @@ export function apiEvent(opts: {
     headers: { 'content-type': 'application/json' },
     multiValueHeaders: {},
     pathParameters: opts.pathParameters ?? null,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
+    queryStringParameters:
+      query && Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v.at(-1) ?? ''])),
+    multiValueQueryStringParameters: query,
     stageVariables: null,
     requestContext: {} as APIGatewayProxyEvent['requestContext'],
   };
@@ -39,6 +43,33 @@ export const getEvent = (govId: string | undefined) =>
     pathParameters: govId === undefined ? null : { govId },
   });
 
+const bodyText = (body: unknown) => (typeof body === 'string' ? body : JSON.stringify(body));
+
+export const overwriteEvent = (govId: string | undefined, body: unknown) =>
+  apiEvent({
+    method: 'PUT',
+    path: `/dynamodb/person/${govId}`,
+    pathParameters: govId === undefined ? null : { govId },
+    body: bodyText(body),
+  });
+
+export const updateEvent = (govId: string | undefined, body: unknown) =>
+  apiEvent({
+    method: 'PATCH',
+    path: `/dynamodb/person/${govId}`,
+    pathParameters: govId === undefined ? null : { govId },
+    body: bodyText(body),
+  });
+
+/** `?govIdType=...&limit=...`; a value list repeats the parameter. */
+export const queryEvent = (params: Record<string, string | string[]> | null) =>
+  apiEvent({
+    method: 'GET',
+    path: '/dynamodb/person',
+    query:
+      params && Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v : [v]])),
+  });
+
 export function samplePerson(govId: string) {
   return {
     GovId: govId,
@@ -52,6 +83,7 @@ export function samplePerson(govId: string) {
 
 export interface ResponseBody {
   person?: Record<string, string>;
+  persons?: Record<string, string>[];
   error?: string;
   field?: string;
   timing: Timing;

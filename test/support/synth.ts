@@ -49,8 +49,13 @@ export function normalizeTemplate(template: Template): unknown {
   return JSON.parse(text);
 }
 
+/** A complete secret ARN for the redis target in tests (account and suffix are made up). */
+export const SAMPLE_REDIS_SECRET_ARN =
+  'arn:aws:secretsmanager:us-east-1:123456789012:secret:latency-lab/redis-AbCdEf';
+
 export const RICH_FLAGS = {
-  targets: 'dynamodb,qldb',
+  targets: 'dynamodb,qldb,redis,dsql',
+  redisSecretArn: SAMPLE_REDIS_SECRET_ARN,
   keepAlive: 'both',
   provisionedConcurrency: '2',
   tracing: 'true',

@@ -1,0 +1,4 @@
+import { getPerson } from '../shared/handlers';
+import { makeRedisHandler } from '../shared/redis-handler';
+
+export const handler = makeRedisHandler(getPerson, 'redis-get');

@@ -1,0 +1,58 @@
+/**
+ * Aurora DSQL: a serverless cluster (PostgreSQL wire protocol, IAM auth, no VPC), the schema
+ * custom resource that makes the person table, its index and the functions' database role, and
+ * per function an IAM GRANT of that role to the function's IAM role. Functions may
+ * dsql:DbConnect to this cluster only, as that role; only the custom resource connects as admin.
+ */
+import { CfnOutput, Stack } from 'aws-cdk-lib';
+import * as dsql from 'aws-cdk-lib/aws-dsql';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { Construct } from 'constructs';
+import { DsqlRoleGrants, DsqlSchema } from '../constructs/dsql-schema';
+import type { TargetDefinition } from './types';
+
+/** The database role every lab function logs in as. */
+export const DSQL_ROLE = 'lab_app';
+const GRANTS_ID = 'DsqlRoleGrants';
+
+export const dsqlTarget: TargetDefinition = {
+  createData(stack, { config, removalPolicy }) {
+    const cluster = new dsql.CfnCluster(stack, 'DsqlCluster', {
+      deletionProtectionEnabled: config.removalPolicy === 'retain',
+    });
+    cluster.applyRemovalPolicy(removalPolicy);
+    // Ref of a DSQL cluster is its identifier.
+    const clusterId = cluster.ref;
+    const clusterArn = (scope: Construct) =>
+      Stack.of(scope).formatArn({ service: 'dsql', resource: 'cluster', resourceName: clusterId });
+    const schema = new DsqlSchema(stack, 'DsqlSchema', {
+      clusterId,
+      clusterArn: clusterArn(stack),
+      role: DSQL_ROLE,
+      logRetentionDays: config.logRetentionDays,
+      removalPolicy,
+    });
+    new CfnOutput(stack, 'DsqlClusterId', { value: clusterId });
+    new CfnOutput(stack, 'DsqlEndpoint', { value: cluster.attrEndpoint });
+    return {
+      bind(fn) {
+        fn.addEnvironment('DSQL_CLUSTER_ID', clusterId);
+        fn.addEnvironment('DSQL_USER', DSQL_ROLE);
+        // Every operation connects as the role; what it may do in SQL is the role's privileges.
+        fn.addToRolePolicy(
+          new iam.PolicyStatement({ actions: ['dsql:DbConnect'], resources: [clusterArn(fn)] }),
+        );
+        // One grants resource per stack of functions, created with its first function.
+        const fnStack = Stack.of(fn);
+        const grants =
+          (fnStack.node.tryFindChild(GRANTS_ID) as DsqlRoleGrants | undefined) ??
+          new DsqlRoleGrants(fnStack, GRANTS_ID, {
+            serviceToken: schema.serviceToken,
+            clusterId,
+            role: DSQL_ROLE,
+          });
+        grants.add(fn);
+      },
+    };
+  },
+};

@@ -1,0 +1,83 @@
+/**
+ * Aurora DSQL locally: a real PostgreSQL (local/engines/postgres.ts) at repeatable read, behind
+ * the DSQL front (local/engines/dsql-front.ts: IAM token check, DSQL's dialect) and the network
+ * model speaking PostgreSQL's SSLRequest. Functions reach it as `localhost:<model port>` (the
+ * name the lab certificate and their tokens carry) instead of `<id>.dsql.<region>.on.aws:5432`.
+ * The schema, index and role are made by the lab's own custom resource bundle, as CloudFormation
+ * would run it. The IAM GRANT resource is not run locally: it lives in the API stack with the
+ * functions' role ARNs, and locally every function signs with the same key.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LOCAL_CREDENTIALS } from '../engines/create-table';
+import { type DsqlFront, startDsqlFront } from '../engines/dsql-front';
+import { type PostgresEngine, startPostgres } from '../engines/postgres';
+import type { LocalTarget } from './types';
+import { localName } from './types';
+
+/** The endpoint name functions connect to and sign their tokens for. */
+export const LOCAL_DSQL_HOST = 'localhost';
+const CLUSTER_TYPE = 'AWS::DSQL::Cluster';
+
+/** A cluster identifier as DSQL makes them: lower-case letters and digits. */
+export const localClusterId = (stack: string, logicalId: string): string =>
+  localName(stack, logicalId)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
+
+export const dsqlTarget: LocalTarget = {
+  async start(opts) {
+    // Without --data: a temporary cluster directory that survives restarts, removed at stop.
+    const durable = opts.dataDir !== undefined;
+    const dataDir = opts.dataDir ? join(opts.dataDir, 'dsql') : await mkdtemp(join(tmpdir(), 'lab-dsql-'));
+    const start = (port?: number) =>
+      startPostgres({ dataDir, durable, port, idleTimeoutS: opts.idleTimeoutS, log: opts.log });
+    let engine: PostgresEngine;
+    let front: DsqlFront;
+    try {
+      engine = await start();
+      front = await startDsqlFront({
+        backendPort: engine.port,
+        expectedHost: LOCAL_DSQL_HOST,
+        credentials: LOCAL_CREDENTIALS,
+        log: opts.log,
+      });
+    } catch (error) {
+      if (!durable) await rm(dataDir, { recursive: true, force: true });
+      throw error;
+    }
+    const env = (port: number) => ({ DSQL_ENDPOINT: LOCAL_DSQL_HOST, DSQL_PORT: String(port) });
+    return {
+      get description() {
+        return `${engine.version} behind a DSQL auth front`;
+      },
+      get endpoint() {
+        return engine.endpoint;
+      },
+      get upstreamPort() {
+        return front.port;
+      },
+      get pid() {
+        return engine.pid;
+      },
+      tables: [],
+      modelStartTls: 'postgres',
+      nameOf: (stack, id, type) => (type === CLUSTER_TYPE ? localClusterId(stack, id) : undefined),
+      functionEnv: (model) => env(model.port),
+      async prepare(model, runCustomResource) {
+        await runCustomResource('Custom::DsqlSchema', env(model.port));
+        opts.log('DSQL schema, index and role created by the custom resource bundle');
+      },
+      async restart() {
+        await engine.stop();
+        engine = await start(engine.port);
+      },
+      async stop() {
+        await front.close();
+        await engine.stop();
+        if (!durable) await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  },
+};

@@ -1,0 +1,71 @@
+/**
+ * overwrite, update and query on DynamoDB, handler -> store -> SDK -> a real local engine
+ * (dynalite and Amazon DynamoDB Local), the table made with the synthesized schema and its index.
+ */
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
+import { makeCreateHandler, makeOverwriteHandler, makeUpdateHandler } from '../../lambda/shared/handlers';
+import { bodyOf, createEvent, overwriteEvent, samplePerson, updateEvent } from '../support/events';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { describeWorkloads } from '../support/workload-contract';
+
+const TABLE = 'Person';
+const env = (): NodeJS.ProcessEnv => ({ ...process.env, TABLE_NAME: TABLE, KEEP_ALIVE: 'on' });
+
+beforeAll(() => {
+  vi.stubEnv('AWS_REGION', 'us-east-1');
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
+});
+afterAll(() => {
+  vi.unstubAllEnvs();
+});
+
+describe.each(['dynalite', 'dynamodb-local'] as const)('DynamoDB workloads against %s', (kind) => {
+  let engine: TestEngine;
+  let admin: DynamoDBClient;
+
+  beforeAll(async () => {
+    engine = await startTestEngine(kind, TABLE);
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
+    admin = new DynamoDBClient({});
+  }, 60_000);
+  afterAll(async () => {
+    admin?.destroy();
+    await engine?.stop();
+  });
+
+  // One request per call, hit or miss: PutItem and UpdateItem with a condition, one Query.
+  describeWorkloads(() => ({
+    name: 'dynamodb',
+    store: () => dynamoDbStoreFromEnv(env()),
+    warm: { overwrite: 1, overwriteMissing: 1, update: 1, updateMissing: 1, query: 1 },
+  }));
+
+  it('stores CreatedAt as a number: stamped by create, renewed by overwrite, kept by update', async () => {
+    const store = dynamoDbStoreFromEnv(env());
+    const createdAt = async (id: string) => {
+      const out = await admin.send(
+        new GetItemCommand({ TableName: TABLE, Key: { GovId: { S: id } }, ConsistentRead: true }),
+      );
+      return Number(out.Item?.CreatedAt?.N);
+    };
+    const id = `CA-${kind}`;
+    const before = Date.now();
+    expect(
+      (await makeCreateHandler(store, 'dynamodb-create')(createEvent(samplePerson(id)))).statusCode,
+    ).toBe(201);
+    const created = await createdAt(id);
+    expect(created).toBeGreaterThanOrEqual(before);
+    expect(created).toBeLessThanOrEqual(Date.now());
+    const update = makeUpdateHandler(store, 'dynamodb-update');
+    expect((await update(updateEvent(id, { Address: 'New' }))).statusCode).toBe(200);
+    expect(await createdAt(id)).toBe(created);
+    await new Promise((r) => setTimeout(r, 3));
+    const overwrite = makeOverwriteHandler(store, 'dynamodb-overwrite');
+    const r = await overwrite(overwriteEvent(id, samplePerson(id)));
+    expect(bodyOf(r).person).toEqual(samplePerson(id));
+    expect(await createdAt(id)).toBeGreaterThan(created);
+  });
+});
