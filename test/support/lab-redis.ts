@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { parseRedisUrl } from '../../lambda/shared/redis-secret';
 import { readSecretViaExtension } from '../../lambda/shared/secrets-extension';
 import type { RunningLab } from '../../local/lab';
+import { LOCAL_SESSION_TOKEN } from '../../local/lab-defaults';
 import { LOCAL_REDIS_SECRET_ARN } from '../../local/targets/redis';
 
 /**
@@ -11,7 +12,8 @@ import { LOCAL_REDIS_SECRET_ARN } from '../../local/targets/redis';
 export async function labRedisAdmin(lab: RunningLab): Promise<Redis> {
   const running = lab.targets.get('redis');
   if (!running) throw new Error('the lab does not run the redis target');
-  const env = running.database.functionEnv(running.model);
+  // Every local function carries the lab's session token (local/lab.ts); the target adds its port.
+  const env = { AWS_SESSION_TOKEN: LOCAL_SESSION_TOKEN, ...running.database.functionEnv(running.model) };
   const target = parseRedisUrl(
     (await readSecretViaExtension(LOCAL_REDIS_SECRET_ARN, env)) ?? '',
     'the lab secret',
