@@ -1,0 +1,218 @@
+/**
+ * One load run, as a function: the lab (local, or the deployed stack), the phases, summary.json
+ * and the report. `npm run load` is this plus its options; `npm run experiment` calls it once
+ * per step of an experiment. Heavy modules load here, never on a CLI's --help path.
+ */
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  basePath,
+  type KeepAliveVariant,
+  type Operation,
+  parseFunctionKey,
+  type Target,
+} from '../core/lab-functions';
+import type { EngineKind } from '../local/engines/types';
+import type { RunningLab } from '../local/lab';
+import { localSigningEnv } from '../local/lab-defaults';
+import type { LabRow } from '../runs/results';
+import type { FailedPhase } from './load-phases';
+
+export interface RunLoadOptions {
+  readonly outDir: string;
+  readonly targets: readonly Target[];
+  readonly variants: readonly KeepAliveVariant[];
+  readonly operations: readonly Operation[];
+  readonly durationS: number;
+  readonly ratePerS: number;
+  /** The local lab (default), or the deployed stack. */
+  readonly where: 'local' | 'aws';
+  readonly local?: {
+    readonly engine?: EngineKind;
+    readonly rttMs?: number;
+    readonly dataDir?: string;
+    readonly maxEnvironments?: number;
+    readonly nodePath?: string;
+    /** More context flags for the local synth (provisionedConcurrency, memorySize, ...). */
+    readonly context?: Readonly<Record<string, string>>;
+  };
+  readonly aws?: {
+    readonly region?: string;
+    readonly profile?: string;
+    readonly stackPrefix?: string;
+    /** Artillery's distributed runner, e.g. aws:lambda */
+    readonly platform?: string;
+  };
+  readonly signal?: AbortSignal;
+  readonly log: (line: string) => void;
+  readonly logError: (line: string) => void;
+}
+
+export interface RunLoadResult {
+  readonly rows: LabRow[];
+  readonly failed: FailedPhase[];
+  /** The URL the load ran against. */
+  readonly url: string;
+  /** The signal stopped the run: no summary, no report. */
+  readonly interrupted: boolean;
+  /** report.html, when the report could be written */
+  readonly reportHtml?: string;
+}
+
+interface Plan {
+  readonly url: string;
+  readonly basePath: (target: string, variant: KeepAliveVariant) => string;
+  readonly env: Record<string, string>;
+}
+
+/** Cold starts' Init Duration p50, from the REPORT (and INIT_REPORT) lines of one function. */
+async function initP50(lines: readonly string[]): Promise<number | null> {
+  const { parseLambdaLog } = await import('../runs/lambda-log-parser');
+  const { LatencyHistogram } = await import('../runs/latency-histogram');
+  const parsed = parseLambdaLog(lines.join('\n'));
+  const h = new LatencyHistogram();
+  for (const r of parsed.reports) if (r.initDurationMs !== undefined) h.record(r.initDurationMs);
+  for (const i of parsed.inits) if (i.status === 'success') h.record(i.initDurationMs);
+  const p50 = h.count > 0 ? h.percentile(50) : null;
+  h.destroy();
+  return p50;
+}
+
+async function planAws(o: RunLoadOptions): Promise<Plan> {
+  // Loaded only for cloud runs: the local lab needs no AWS SDK clients in this process.
+  const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
+  const { resolveAwsOptions, sdkClientConfig } = await import('../aws/aws-options');
+  const { readLabOutputs } = await import('../aws/stack-outputs');
+  const { UsageError } = await import('../core/errors');
+  const aws = resolveAwsOptions({
+    region: o.aws?.region,
+    profile: o.aws?.profile,
+    'stack-prefix': o.aws?.stackPrefix,
+  });
+  const outputs = await readLabOutputs(new CloudFormationClient(sdkClientConfig(aws)), aws.stackPrefix);
+  const deployed = outputs.functions.map((f) => parseFunctionKey(f.key)).filter((p) => p !== undefined);
+  const both = deployed.some((p) => p.keepAlive !== undefined);
+  for (const t of o.targets) {
+    if (!deployed.some((p) => p.target === t))
+      throw new UsageError(`target ${t} is not deployed (deploy with -c targets=...)`);
+  }
+  if (!both && o.variants.length > 1) {
+    throw new UsageError(
+      'the deployed API has one keep-alive variant: deploy with -c keepAlive=both, or pass --keep-alive on|off',
+    );
+  }
+  return {
+    url: outputs.apiUrl,
+    basePath: (t, v) => basePath(t, v, both),
+    env: {
+      LAB_SIGV4_REGION: outputs.region ?? aws.region,
+      ...(aws.profile ? { AWS_PROFILE: aws.profile } : {}),
+    },
+  };
+}
+
+export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
+  mkdirSync(o.outDir, { recursive: true });
+  const functionLogs = new Map<string, string[]>();
+  // A stream, not a write per line: the host calls this for every log line of every invocation.
+  const logFile = createWriteStream(join(o.outDir, 'lambda-logs.log'));
+  let lab: RunningLab | undefined;
+  let result: Omit<RunLoadResult, 'reportHtml'>;
+  try {
+    let plan: Plan;
+    if (o.where === 'aws') {
+      plan = await planAws(o);
+      o.log(`Target: ${plan.url} (deployed stack)`);
+    } else {
+      const { startLab } = await import('../local/lab');
+      lab = await startLab({
+        port: 0,
+        engine: o.local?.engine,
+        rttMs: o.local?.rttMs,
+        dataDir: o.local?.dataDir,
+        maxEnvironments: o.local?.maxEnvironments,
+        nodePath: o.local?.nodePath,
+        context: {
+          ...o.local?.context,
+          targets: o.targets.join(','),
+          keepAlive: o.variants.length > 1 ? 'both' : o.variants[0],
+        },
+        log: o.log,
+        onFunctionLog: (fn, line) => {
+          logFile.write(`[${fn}] ${line}\n`);
+          const list = functionLogs.get(fn) ?? [];
+          list.push(line);
+          functionLogs.set(fn, list);
+        },
+      });
+      const both = o.variants.length > 1;
+      plan = { url: lab.url, basePath: (t, v) => basePath(t, v, both), env: localSigningEnv() };
+      o.log(`Lab API: ${lab.url}`);
+    }
+
+    const { runLoadPhases, writeLoadSummary } = await import('./load-phases');
+    const phases = await runLoadPhases({
+      outDir: o.outDir,
+      url: plan.url,
+      basePath: (t, v) => plan.basePath(t, v as KeepAliveVariant),
+      env: plan.env,
+      targets: o.targets,
+      variants: o.variants,
+      operations: o.operations,
+      durationS: o.durationS,
+      ratePerS: o.ratePerS,
+      platform: o.aws?.platform,
+      signal: o.signal,
+      initMsP50: (target, variant, phase) =>
+        initP50(
+          [...functionLogs]
+            .filter(([fn]) => {
+              const p = parseFunctionKey(fn);
+              return (
+                p?.target === target && p.operation === phase && (p.keepAlive ?? o.variants[0]) === variant
+              );
+            })
+            .flatMap(([, lines]) => lines),
+        ),
+      runArtillery: (await import('./artillery-runner')).runArtillery,
+      log: o.log,
+      logError: o.logError,
+    });
+    result = { rows: phases.rows, failed: phases.failed, url: plan.url, interrupted: phases.interrupted };
+    if (!phases.interrupted) {
+      // A failed phase is recorded beside the others: the run keeps its summary and report.
+      writeLoadSummary(
+        o.outDir,
+        {
+          target: o.where,
+          url: plan.url,
+          durationS: o.durationS,
+          ratePerS: o.ratePerS,
+          ...(o.where === 'local'
+            ? {
+                engine: o.local?.engine ?? 'dynalite',
+                rttMs: o.local?.rttMs,
+                maxEnvironments: o.local?.maxEnvironments,
+              }
+            : {}),
+        },
+        phases.rows,
+        phases.failed,
+      );
+    }
+  } finally {
+    await lab?.stop();
+    await new Promise((r) => logFile.end(r));
+  }
+  if (result.interrupted) return result;
+  // After the log stream is closed: the report reads the whole lambda-logs.log.
+  try {
+    const { writeReport } = await import('../report/write-report');
+    const { files } = await writeReport({ inDir: o.outDir, outDir: o.outDir });
+    return { ...result, reportHtml: files.html };
+  } catch (e) {
+    // The run's results stand; a report can be rebuilt with npm run report -- --in <dir>.
+    o.logError(`The report could not be written: ${e instanceof Error ? e.message : String(e)}`);
+    return result;
+  }
+}
