@@ -6,8 +6,11 @@ import { localOutdir, localSynthContext } from '../../local/lab';
 
 /** Synthesizes once for every test that starts the local lab with the default flags, so they never race to write it. */
 export default async function setup(): Promise<void> {
-  // The redis tests run a real redis-server: install it once (Debian package) or say how.
-  execFileSync('bash', [join(PROJECT_ROOT, 'scripts/ensure-redis.sh')], { stdio: 'inherit' });
+  // The redis and dsql tests run a real redis-server and PostgreSQL: install each once
+  // (Debian packages), before test files run in parallel, or say how.
+  for (const script of ['scripts/ensure-redis.sh', 'scripts/ensure-postgres.sh']) {
+    execFileSync('bash', [join(PROJECT_ROOT, script)], { stdio: 'inherit' });
+  }
   const context = localSynthContext();
   await ensureSynth(localOutdir(context), context, (line) => console.log(line));
 }
