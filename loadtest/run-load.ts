@@ -24,7 +24,15 @@ export interface RunLoadOptions {
   readonly variants: readonly KeepAliveVariant[];
   readonly operations: readonly Operation[];
   readonly durationS: number;
+  /** Open loop: arrivals per second (Artillery's arrival rate). */
   readonly ratePerS: number;
+  /**
+   * Closed loop instead, as the histogram article ran it: this many workers, each sending its
+   * next request as soon as the previous one answered, for durationS. @default open loop
+   */
+  readonly parallel?: number;
+  /** Seconds to wait before each phase after the first, with no traffic: idle connections age. @default 0 */
+  readonly idleGapS?: number;
   /** The local lab (default), or the deployed stack. */
   readonly where: 'local' | 'aws';
   readonly local?: {
@@ -33,6 +41,8 @@ export interface RunLoadOptions {
     readonly dataDir?: string;
     readonly maxEnvironments?: number;
     readonly nodePath?: string;
+    /** The engines close connections idle this long. @default 60 (the provisioned-concurrency article) */
+    readonly idleTimeoutS?: number;
     /** More context flags for the local synth (provisionedConcurrency, memorySize, ...). */
     readonly context?: Readonly<Record<string, string>>;
   };
