@@ -6,7 +6,8 @@
  *      floor for any host with separate environment processes (host-overhead.ts)
  *   3. each bundle's init duration on the local host, on Lambda's Node, and what the bundle
  *      and its client add over an empty handler's init (init-over-empty.ts); `--only-init`
- *      runs just this section, `--node PATH` runs the environments on another Node
+ *      runs just this section, `--node PATH` runs the environments on another Node,
+ *      `--targets dynamodb,dsql` adds the other targets' bundles
  *   5. what the EMF metrics cost in bundle size, init (import) time and per invocation
  *   4. (--max-rate, or --only-max-rate) the highest arrival rate the machine sustains for
  *      60 s with 0 errors; takes several minutes
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     'max-rate': { type: 'boolean' },
     'only-max-rate': { type: 'boolean' },
     'only-startup': { type: 'boolean' },
+    targets: { type: 'string' },
     'startup-runs': { type: 'string' },
     inits: { type: 'string' },
     'only-init': { type: 'boolean' },
@@ -109,6 +111,8 @@ async function main() {
   const reportDurations: number[] = [];
   const lab = await startLab({
     port: 0,
+    // Sections 1, 2 and 4 load DynamoDB; --targets adds other bundles to section 3's inits.
+    context: values.targets ? { targets: values.targets } : {},
     log: (l) => console.log(`  ${l}`),
     onFunctionLog: (_fn, line) => {
       const report = line.startsWith('REPORT ') ? parseLambdaLog(line).reports[0] : undefined;

@@ -61,6 +61,13 @@ export interface AppConfig {
    * @default '' (none)
    */
   readonly redisSecretArn: string;
+  /**
+   * Each function's init opens its database connection with a cheap real call (DynamoDB
+   * DescribeTable, a QLDB session, a DSQL connection), as the provisioned-concurrency article did.
+   * Redis cannot: its URL comes from the Parameters and Secrets extension, which AWS documents as
+   * not callable during INIT. @default false
+   */
+  readonly prewarmConnection: boolean;
 }
 
 export class ConfigError extends Error {
@@ -94,6 +101,11 @@ function parseBoolean(read: ContextReader, flag: string): boolean {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
   throw new ConfigError(flag, value, text);
+}
+
+/** A flag a cdk.json written before it existed lacks: blank reads as false. */
+function parseOptionalBoolean(read: ContextReader, flag: string): boolean {
+  return isBlank(read(flag)) ? false : parseBoolean(read, flag);
 }
 
 function parseInteger(read: ContextReader, flag: string, min: number, max: number, allowed: string): number {
@@ -240,5 +252,6 @@ export function parseConfig(read: ContextReader): AppConfig {
     ),
     apiBurstLimit: parseInteger(read, 'apiBurstLimit', 1, 5000, 'an integer from 1 to 5000'),
     redisSecretArn: parseRedisSecretArn(read, targets),
+    prewarmConnection: parseOptionalBoolean(read, 'prewarmConnection'),
   };
 }

@@ -8,7 +8,9 @@
  *   --variables {"labTarget": "dynamodb",     the scenario's variables: the processor's labels
  *     "labPhase": "create",                   and {{ basePath }}
  *     "basePath": "/dynamodb/..."}
- *   --overrides {"config":{"phases":[...]}}   one phase: duration and arrival rate as numbers
+ *   --overrides {"config":{"phases":[...]}}   one phase: duration and arrival rate as numbers; for a
+ *                                             closed loop (parallel N) N users arriving in 1 s,
+ *                                             each looping until closedLoopS (a variable) is up
  *   --payload <csv>                           the scenario's config.payload file (get phase)
  * Labels and output files travel as environment variables (see lab-processor.mjs).
  *
@@ -57,7 +59,13 @@ export interface ArtilleryRunOptions {
   /** e.g. /dynamodb/keepalive-on, or /dynamodb when one variant is deployed */
   readonly basePath: string;
   readonly durationS: number;
+  /** Open loop: arrivals per second. Ignored when parallel is set. */
   readonly ratePerS: number;
+  /**
+   * Closed loop: this many virtual users, each sending its next request as soon as the last
+   * answered, for durationS. @default open loop at ratePerS
+   */
+  readonly parallel?: number;
   /** artillery --output; its folder is created and a stale file removed first */
   readonly outJson: string;
   /** LAB_TIMINGS_FILE, LAB_GOVIDS_FILE, LAB_KEEPALIVE... added to this process's environment */
@@ -159,19 +167,31 @@ export function resolveScenario(opts: LabScenario | ScenarioFile): ResolvedScena
   return { file: opts.scenario, phaseName: basename(opts.scenario).replace(/\.ya?ml$/, '') };
 }
 
+/**
+ * Artillery's one phase. A closed loop is still an Artillery run (its HTTP engine, metrics,
+ * output JSON and distributed platforms stay the same): N users arrive within the first second
+ * and each loops in the scenario (whileTrue: keepLooping) until closedLoopS has passed.
+ */
+function phaseOf(opts: RunArtilleryOptions, name: string): Record<string, string | number> {
+  const duration = positive('durationS', opts.durationS);
+  if (opts.parallel === undefined)
+    return { name, duration, arrivalRate: positive('ratePerS', opts.ratePerS) };
+  if (!Number.isInteger(opts.parallel) || opts.parallel < 1)
+    throw new Error(`parallel must be a whole number >= 1, got ${opts.parallel}`);
+  return { name, duration: 1, arrivalCount: opts.parallel };
+}
+
 export function artilleryArgs(opts: RunArtilleryOptions): string[] {
   const scenario = resolveScenario(opts);
-  const phase = {
-    name: scenario.phaseName,
-    duration: positive('durationS', opts.durationS),
-    arrivalRate: positive('ratePerS', opts.ratePerS),
-  };
+  const phase = phaseOf(opts, scenario.phaseName);
+  // Absent in an open loop: the processor reads no closedLoopS as 0.
+  const loop = opts.parallel === undefined ? {} : { closedLoopS: opts.durationS };
   const args = [
     'run',
     '--target',
     normalizeTarget(opts.target),
     '--variables',
-    JSON.stringify({ ...scenario.labels, basePath: normalizeBasePath(opts.basePath) }),
+    JSON.stringify({ ...scenario.labels, basePath: normalizeBasePath(opts.basePath), ...loop }),
     '--overrides',
     JSON.stringify({ config: { phases: [phase] } }),
     '--output',

@@ -16,9 +16,15 @@
  *                      uses IAM authorization); credentials from LAB_SIGV4_ACCESS_KEY_ID /
  *                      LAB_SIGV4_SECRET_ACCESS_KEY (the local lab's caller) or, when those are
  *                      unset, the AWS default chain (AWS_PROFILE, SSO, env, ...)
- * Scenario variables: labTarget (a target), labPhase (the operation), basePath.
+ * Scenario variables: labTarget (a target), labPhase (the operation), basePath, closedLoopS.
+ *
+ * Open and closed loop, one scenario each: every flow is a `loop` whose `whileTrue` is
+ * keepLooping. Artillery tests whileTrue only after an iteration, so with closedLoopS 0 (open
+ * loop, the default) each virtual user sends one request; with closedLoopS > 0 (the runner's
+ * --parallel: N users arriving at once) each user sends its next request as soon as the last one
+ * answered, until closedLoopS seconds after the first user of this worker started.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { faker } from '@faker-js/faker/locale/en';
 import { GOV_ID_PATTERN, timingOfBody } from '../core/timing.mjs';
 import { signRequest as sigv4 } from '../local/auth/sigv4-signer.mjs';
@@ -116,6 +122,70 @@ process.once('exit', () => {
 function varOf(context, name) {
   const v = context.vars[name];
   return typeof v === 'string' ? v : undefined;
+}
+
+/** Seconds of closed loop; 0 (open loop) unless the runner set closedLoopS. @param {Context} context */
+export function closedLoopSeconds(context) {
+  const s = Number(context.vars.closedLoopS ?? 0);
+  return Number.isFinite(s) && s > 0 ? s : 0;
+}
+
+/** When this worker's closed loop ends (epoch ms), set by the first user that starts. */
+/** @type {number | undefined} */
+let loopDeadline;
+
+/**
+ * beforeScenario of every scenario: the first user of a closed loop starts the clock, so every
+ * user of the phase stops at the same moment.
+ * @param {Context} context @param {Events} _events @param {Next} next
+ */
+export function startLoop(context, _events, next) {
+  const s = closedLoopSeconds(context);
+  if (s > 0) loopDeadline ??= Date.now() + s * 1000;
+  context.vars.labIteration = 0;
+  return next();
+}
+
+/**
+ * whileTrue of every scenario's loop: false in an open loop (one request per user); in a closed
+ * loop, true until the deadline. Artillery calls it after each iteration, never before the first.
+ * @param {Context} context @param {(more: boolean) => void} done
+ */
+export function keepLooping(context, done) {
+  if (closedLoopSeconds(context) === 0) return done(false);
+  return done(loopDeadline !== undefined && Date.now() < loopDeadline);
+}
+
+/** The create phase's GovIds, read once per worker for closed loops (the payload gives one per user). */
+/** @type {string[] | undefined} */
+let govIdList;
+let govIdCursor = 0;
+
+/** @param {string | undefined} path */
+function readGovIds(path) {
+  if (!path || !existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+}
+
+/**
+ * beforeRequest of the get, overwrite and update scenarios, first: the payload's GovId on a
+ * user's first request; in a closed loop the later requests walk the create phase's GovIds
+ * (LAB_GOVIDS_FILE), from a random start so that workers spread over the list.
+ * @param {RequestParams} _requestParams @param {Context} context @param {Events} _events @param {Next} next
+ */
+export function nextGovId(_requestParams, context, _events, next) {
+  const iteration = Number(context.vars.labIteration ?? 0);
+  context.vars.labIteration = iteration + 1;
+  if (iteration === 0 || closedLoopSeconds(context) === 0) return next();
+  govIdList ??= readGovIds(process.env.LAB_GOVIDS_FILE);
+  if (govIdList.length === 0) return next();
+  if (govIdCursor === 0) govIdCursor = Math.floor(Math.random() * govIdList.length);
+  context.vars.govId = govIdList[govIdCursor % govIdList.length];
+  govIdCursor += 1;
+  return next();
 }
 
 /**

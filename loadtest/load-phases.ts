@@ -4,6 +4,13 @@
  * summary.json they leave. A phase that leaves no Artillery JSON is recorded as failed with
  * its reason; the other phases keep their rows, the summary and the report are still
  * written, and the run exits non-zero.
+ *
+ * Load is an open loop (ratePerS arrivals per second) or a closed loop (parallel workers).
+ * With idleGapS, every phase after the first is run as warm-up, gap, phase: each operation has
+ * functions of its own, so a short warm-up of the phase's scenario first gives it warm
+ * environments with kept connections (counted apart: warmup-timings.jsonl, artillery-*-warmup.json),
+ * then idleGapS pass with no traffic, then the phase shows which connections survived the gap
+ * (LabRow.afterGap).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,8 +18,10 @@ import { OPERATIONS, type Operation } from '../core/lab-functions';
 import {
   filterTimings,
   type LabRow,
+  type LoadShape,
   readArtilleryReport,
   readTimingLines,
+  summarizeAfterGap,
   summarizeRun,
   summarizeTimings,
   type TimingLine,
@@ -56,7 +65,14 @@ export interface LoadPhasesOptions {
   /** Which operations run, each as a phase (ordered by orderPhases). @default DEFAULT_PHASES */
   readonly operations?: readonly Operation[];
   readonly durationS: number;
+  /** Open loop: arrivals per second (ignored with parallel). */
   readonly ratePerS: number;
+  /** Closed loop: this many workers, each sending as soon as its last request answered. @default open loop */
+  readonly parallel?: number;
+  /** Seconds with no traffic before each phase after the first, after a warm-up of it. @default 0 */
+  readonly idleGapS?: number;
+  /** Seconds of the warm-up before a gap. @default WARMUP_S, at most durationS */
+  readonly warmupS?: number;
   readonly platform?: string;
   readonly signal?: AbortSignal;
   /** Init Duration p50 of the phase's function, from its REPORT lines (local runs). */
@@ -78,6 +94,50 @@ export interface LoadPhasesResult {
   readonly interrupted: boolean;
 }
 
+/** The warm-up before an idle gap: long enough to start the environments the phase will use. */
+export const WARMUP_S = 2;
+/** How often the idle gap says how long it has left. */
+const GAP_PROGRESS_S = 10;
+
+/** The load shape summary.json records, from the options. */
+export function loadShapeOf(o: { readonly parallel?: number; readonly ratePerS: number }): LoadShape {
+  return o.parallel === undefined
+    ? { mode: 'open', parallel: null, ratePerS: o.ratePerS }
+    : { mode: 'closed', parallel: o.parallel, ratePerS: null };
+}
+
+/**
+ * Waits seconds with no traffic, saying every GAP_PROGRESS_S how long is left. Resolves false
+ * at once when the signal aborts.
+ */
+export function idleGap(
+  seconds: number,
+  label: string,
+  log: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const started = Date.now();
+    log(`  ${label}: idle gap of ${seconds} s, no traffic`);
+    const progress = setInterval(() => {
+      const left = Math.max(0, seconds - (Date.now() - started) / 1000);
+      log(
+        `  ${label}: idle ${Math.round((Date.now() - started) / 1000)}/${seconds} s, ${Math.round(left)} s left`,
+      );
+    }, GAP_PROGRESS_S * 1000);
+    const finish = (completed: boolean): void => {
+      clearInterval(progress);
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(completed);
+    };
+    const onAbort = (): void => finish(false);
+    const timer = setTimeout(() => finish(true), seconds * 1000);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 function timingsOf(file: string): TimingLine[] {
   // No response at all leaves no timings file: zero timings, not a failure.
   return existsSync(file) ? readTimingLines(file) : [];
@@ -96,35 +156,61 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
   const failed: FailedPhase[] = [];
   const phases = orderPhases(o.operations ?? DEFAULT_PHASES);
   const total = o.targets.length * o.variants.length * phases.length;
+  const load = loadShapeOf(o);
+  const gapS = o.idleGapS ?? 0;
+  const shape = load.mode === 'open' ? `at ${o.ratePerS}/s` : `closed loop of ${o.parallel}`;
   let n = 0;
   for (const target of o.targets) {
     for (const variant of o.variants) {
       const govIds = join(o.outDir, `govids-${target}-keepalive-${variant}.csv`);
-      for (const phase of phases) {
+      for (const [index, phase] of phases.entries()) {
         n += 1;
         const label = `${target} keep-alive ${variant} ${phase}`;
-        o.log(`\n[${n}/${total}] ${label}: ${o.durationS} s at ${o.ratePerS}/s`);
+        o.log(`\n[${n}/${total}] ${label}: ${o.durationS} s ${shape}`);
         const outJson = join(o.outDir, `artillery-${target}-keepalive-${variant}-${phase}.json`);
         const labels = { target, keepAlive: variant, phase };
-        let result: RunArtilleryResult;
-        try {
-          result = await o.runArtillery({
+        const afterGap = index > 0 && gapS > 0;
+        const artillery = (file: string, timings: string, durationS: number, what: string) =>
+          o.runArtillery({
             operation: phase,
             labTarget: target,
             target: o.url,
             basePath: o.basePath(target, variant),
-            durationS: o.durationS,
+            durationS,
             ratePerS: o.ratePerS,
-            outJson,
-            env: { ...o.env, LAB_TIMINGS_FILE: timingsFile, LAB_GOVIDS_FILE: govIds, LAB_KEEPALIVE: variant },
+            parallel: o.parallel,
+            outJson: file,
+            env: { ...o.env, LAB_TIMINGS_FILE: timings, LAB_GOVIDS_FILE: govIds, LAB_KEEPALIVE: variant },
             payload: READS_CREATED.has(phase) ? govIds : undefined,
             platform: o.platform,
             signal: o.signal,
             onProgress: (p) =>
               o.log(
-                `  ${label}: ${Math.round(p.elapsedS)}/${o.durationS} s  requests ${p.requests}  errors ${p.errors}`,
+                `  ${what}: ${Math.round(p.elapsedS)}/${durationS} s  requests ${p.requests}  errors ${p.errors}`,
               ),
           });
+        if (afterGap) {
+          const warmupS = Math.min(o.warmupS ?? WARMUP_S, o.durationS);
+          o.log(`  ${label}: warm-up of ${warmupS} s (not counted), then the gap`);
+          try {
+            const warm = await artillery(
+              outJson.replace(/\.json$/, '-warmup.json'),
+              join(o.outDir, 'warmup-timings.jsonl'),
+              warmupS,
+              `${label} warm-up`,
+            );
+            if (warm.exitCode !== 0) o.logError(`  ${label}: the warm-up exited with ${warm.exitCode}`);
+          } catch (e) {
+            // The phase still runs; it just finds fewer warm environments after the gap.
+            o.logError(`  ${label}: the warm-up did not run: ${e instanceof Error ? e.message : String(e)}`);
+          }
+          if (o.signal?.aborted || !(await idleGap(gapS, label, o.log, o.signal))) {
+            return { rows, failed, interrupted: true };
+          }
+        }
+        let result: RunArtilleryResult;
+        try {
+          result = await artillery(outJson, timingsFile, o.durationS, label);
         } catch (e) {
           // Artillery could not even start (bad options, a missing scenario): this phase only.
           const reason = `Artillery did not run: ${e instanceof Error ? e.message : String(e)}`;
@@ -144,8 +230,15 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
         }
         try {
           const run = summarizeRun(readArtilleryReport(outJson));
-          const timings = summarizeTimings(filterTimings(timingsOf(timingsFile), { target, variant, phase }));
-          const row = toLabRow(labels, run, timings, (await o.initMsP50?.(target, variant, phase)) ?? null);
+          const lines = filterTimings(timingsOf(timingsFile), { target, variant, phase });
+          const row = toLabRow(
+            labels,
+            run,
+            summarizeTimings(lines),
+            (await o.initMsP50?.(target, variant, phase)) ?? null,
+            load,
+            afterGap ? summarizeAfterGap(lines, gapS) : undefined,
+          );
           rows.push(row);
           o.log(
             `  done in ${(result.wallMs / 1000).toFixed(1)} s: ${row.requests} requests, ${row.errors} errors, p50 ${row.latencyMs?.p50 ?? '-'} ms, db p50 ${row.dbMs?.p50?.toFixed(2) ?? '-'} ms`,

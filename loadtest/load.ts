@@ -12,12 +12,16 @@ import { runCli } from '../core/errors';
 import { KEEP_ALIVE_VARIANTS, OPERATIONS, TARGET_INFO, TARGETS } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
 import { engineOption, intOption, listOption, numberOption, UsageError } from '../local/cli/options';
-import { DEFAULT_MAX_ENVIRONMENTS, DEFAULT_RTT_MS } from '../local/lab-defaults';
+import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, DEFAULT_RTT_MS } from '../local/lab-defaults';
 
 const HELP = `Usage: npm run load -- [options]
 
   --duration S          seconds per phase (default 20)
-  --rate N              arrivals per second (default 10)
+  --rate N              arrivals per second, an open loop (default 10)
+  --parallel N          a closed loop instead: N workers, each sending its next request as soon
+                        as the last one answered (one value per run; npm run experiment sweeps lists)
+  --idle-gap S          before each phase after create: a short warm-up of it, then S seconds
+                        with no traffic, so kept connections age (default 0: none)
   --targets LIST        comma list of ${TARGETS.join(', ')} (default dynamodb)
   --keep-alive LIST     comma list of on, off (default on,off)
   --operations LIST     comma list of ${OPERATIONS.join(', ')} (default create,get), one phase
@@ -30,6 +34,8 @@ Local lab:
   --data DIR            keep the engines' data on disk
   --max-envs N          most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
   --node PATH           Node executable of the environments (default: Lambda's Node 24, pinned)
+  --idle-timeout S      engines close connections idle this long (default ${DEFAULT_IDLE_TIMEOUT_S})
+  --prewarm-connection  each function's init opens its database connection (not Redis)
 Deployed stack (--target aws):
   --region R --profile P --stack-prefix NAME (default LatencyLab)
   --platform aws:lambda run Artillery's distributed runner in your account (its own region option applies)
@@ -45,6 +51,10 @@ runCli(
       options: {
         duration: { type: 'string' },
         rate: { type: 'string' },
+        parallel: { type: 'string' },
+        'idle-gap': { type: 'string' },
+        'idle-timeout': { type: 'string' },
+        'prewarm-connection': { type: 'boolean' },
         targets: { type: 'string' },
         'keep-alive': { type: 'string' },
         operations: { type: 'string' },
@@ -69,6 +79,14 @@ runCli(
     }
     const durationS = intOption('duration', values.duration, 1, 3600, 20);
     const ratePerS = numberOption('rate', values.rate, 0.1, 10_000, 10);
+    if (values.parallel?.includes(','))
+      throw new UsageError('--parallel takes one value per run; npm run experiment sweeps a list');
+    if (values.parallel !== undefined && values.rate !== undefined)
+      throw new UsageError('--parallel (closed loop) and --rate (open loop) exclude each other');
+    const parallel =
+      values.parallel === undefined ? undefined : intOption('parallel', values.parallel, 1, 1000, 1);
+    const idleGapS = numberOption('idle-gap', values['idle-gap'], 0, 3600, 0);
+    const idleTimeoutS = intOption('idle-timeout', values['idle-timeout'], 1, 86_400, DEFAULT_IDLE_TIMEOUT_S);
     const targets = listOption('targets', values.targets, TARGETS, ['dynamodb']);
     const variants = listOption('keep-alive', values['keep-alive'], KEEP_ALIVE_VARIANTS, ['on', 'off']);
     const operations = listOption('operations', values.operations, OPERATIONS, ['create', 'get']);
@@ -106,8 +124,18 @@ runCli(
       operations,
       durationS,
       ratePerS,
+      parallel,
+      idleGapS,
       where,
-      local: { engine, rttMs, dataDir: values.data, maxEnvironments, nodePath: values.node },
+      local: {
+        engine,
+        rttMs,
+        dataDir: values.data,
+        maxEnvironments,
+        nodePath: values.node,
+        idleTimeoutS,
+        ...(values['prewarm-connection'] ? { context: { prewarmConnection: 'true' } } : {}),
+      },
       aws: {
         region: values.region,
         profile: values.profile,

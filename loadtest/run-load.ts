@@ -14,7 +14,7 @@ import {
 } from '../core/lab-functions';
 import type { EngineKind } from '../local/engines/types';
 import type { RunningLab } from '../local/lab';
-import { localSigningEnv } from '../local/lab-defaults';
+import { DEFAULT_IDLE_TIMEOUT_S, localSigningEnv } from '../local/lab-defaults';
 import type { LabRow } from '../runs/results';
 import type { FailedPhase } from './load-phases';
 
@@ -121,7 +121,21 @@ async function planAws(o: RunLoadOptions): Promise<Plan> {
   };
 }
 
+/** Options a caller can get wrong, checked before anything starts. */
+function validate(o: RunLoadOptions): void {
+  const p = o.parallel;
+  if (p !== undefined && !(Number.isInteger(p) && p >= 1))
+    throw new Error(`parallel must be a whole number >= 1, got ${p}`);
+  const gap = o.idleGapS;
+  if (gap !== undefined && !(Number.isFinite(gap) && gap >= 0))
+    throw new Error(`idleGapS must be a number of seconds >= 0, got ${gap}`);
+  const idle = o.local?.idleTimeoutS;
+  if (idle !== undefined && !(Number.isInteger(idle) && idle >= 1))
+    throw new Error(`local.idleTimeoutS must be a whole number of seconds >= 1, got ${idle}`);
+}
+
 export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
+  validate(o);
   mkdirSync(o.outDir, { recursive: true });
   const functionLogs = new Map<string, string[]>();
   // A stream, not a write per line: the host calls this for every log line of every invocation.
@@ -142,6 +156,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         dataDir: o.local?.dataDir,
         maxEnvironments: o.local?.maxEnvironments,
         nodePath: o.local?.nodePath,
+        idleTimeoutS: o.local?.idleTimeoutS,
         context: {
           ...o.local?.context,
           targets: o.targets.join(','),
@@ -160,7 +175,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       o.log(`Lab API: ${lab.url}`);
     }
 
-    const { runLoadPhases, writeLoadSummary } = await import('./load-phases');
+    const { loadShapeOf, runLoadPhases, writeLoadSummary } = await import('./load-phases');
     const phases = await runLoadPhases({
       outDir: o.outDir,
       url: plan.url,
@@ -171,6 +186,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       operations: o.operations,
       durationS: o.durationS,
       ratePerS: o.ratePerS,
+      parallel: o.parallel,
+      idleGapS: o.idleGapS,
       platform: o.aws?.platform,
       signal: o.signal,
       initMsP50: (target, variant, phase) =>
@@ -197,12 +214,15 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
           target: o.where,
           url: plan.url,
           durationS: o.durationS,
-          ratePerS: o.ratePerS,
+          ...loadShapeOf(o),
+          idleGapS: o.idleGapS ?? 0,
           ...(o.where === 'local'
             ? {
                 engine: o.local?.engine ?? 'dynalite',
                 rttMs: o.local?.rttMs,
                 maxEnvironments: o.local?.maxEnvironments,
+                idleTimeoutS: o.local?.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
+                prewarmConnection: o.local?.context?.prewarmConnection === 'true',
               }
             : {}),
         },

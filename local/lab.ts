@@ -54,6 +54,8 @@ export interface LabOptions {
   readonly maxEnvironments?: number;
   /** The Node executable of the environments. @default Lambda's major, pinned (local/runtime) */
   readonly nodePath?: string;
+  /** Every engine closes connections idle longer than this, s. @default DEFAULT_IDLE_TIMEOUT_S */
+  readonly idleTimeoutS?: number;
   /** Cloud assembly folder. @default localOutdir(context) under .cache/cdk.out/ */
   readonly outdir?: string;
   /** Progress and notices. */
@@ -150,7 +152,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         assembly,
         dataDir: opts.dataDir,
         engine: opts.engine,
-        idleTimeoutS: DEFAULT_IDLE_TIMEOUT_S,
+        idleTimeoutS: opts.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
         certs,
         log,
       });

@@ -33,8 +33,10 @@ import {
 } from '../runs/lambda-log-parser';
 import { ReportAccumulator } from '../runs/report-accumulator';
 import {
+  type AfterGap,
   type ArtilleryReport,
   type ArtillerySummary,
+  type LoadShape,
   parseArtilleryReport,
   parseTimingLines,
   summarizeRun,
@@ -167,6 +169,8 @@ interface GroupInputs {
   readonly clientMs: number[];
   artillery?: ArtilleryReport;
   run?: { readonly requests: number; readonly errors: number; readonly throughputPerSec: number };
+  load?: LoadShape;
+  afterGap?: AfterGap;
   /** the group's REPORT and INIT_REPORT lines, folded */
   readonly lines: ReportAccumulator;
   /** null when the input has no handler timings at all */
@@ -313,6 +317,9 @@ function assemble(g: GroupInputs, t0: number): GroupReport {
     requests: run?.requests ?? null,
     errors: run?.errors ?? null,
     throughputPerSec: run?.throughputPerSec ?? null,
+    throughputPerMinute: run ? run.throughputPerSec * 60 : null,
+    load: g.load ?? null,
+    afterGap: g.afterGap ?? null,
     layers,
     coldStarts: coldStartsOf(g),
     connections: connectionsOf(samples),
@@ -622,6 +629,31 @@ interface SummaryRun {
   readonly requests?: number;
   readonly errors?: number;
   readonly throughputPerSec?: number;
+  readonly load?: LoadShape;
+  readonly afterGap?: AfterGap;
+}
+
+/** mode, parallel and ratePerS of a summary row; undefined for rows written before they existed. */
+function parseLoadShape(r: Record<string, unknown>): LoadShape | undefined {
+  const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  if (r.mode !== 'open' && r.mode !== 'closed') return undefined;
+  return { mode: r.mode, parallel: count(r.parallel), ratePerS: count(r.ratePerS) };
+}
+
+function parseAfterGap(v: unknown): AfterGap | undefined {
+  if (!isRecord(v)) return undefined;
+  const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+  const gapS = n(v.gapS);
+  const warmCalls = n(v.warmCalls);
+  const fresh = n(v.firstCallsNewConnection);
+  if (gapS === null || warmCalls === null || fresh === null) return undefined;
+  return {
+    gapS,
+    warmCalls,
+    firstCallsNewConnection: fresh,
+    newConnectionDbMsP50: n(v.newConnectionDbMsP50),
+    reusedDbMsP50: n(v.reusedDbMsP50),
+  };
 }
 
 /** A phase npm run load recorded as failed (loadtest/load-phases.ts): no results, a reason. */
@@ -669,6 +701,8 @@ function parseSummary(
       requests: num(r.requests),
       errors: num(r.errors),
       throughputPerSec: num(r.throughputPerSec),
+      load: parseLoadShape(r),
+      afterGap: parseAfterGap(r.afterGap),
     };
   });
   return {
@@ -706,6 +740,8 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
     if (r.requests !== undefined && r.errors !== undefined && r.throughputPerSec !== undefined) {
       g.run = { requests: r.requests, errors: r.errors, throughputPerSec: r.throughputPerSec };
     }
+    g.load = r.load;
+    g.afterGap = r.afterGap;
   }
 
   for (const f of readdirSync(dir).sort()) {

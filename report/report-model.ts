@@ -4,6 +4,7 @@
  * CloudWatch fetch; every percentile in it comes from an HDR histogram (latency-histogram.ts).
  */
 import { type Ladder, RunningDistribution } from '../runs/latency-histogram';
+import type { AfterGap, LoadShape } from '../runs/results';
 import type { KEEP_ALIVE_REFERENCE } from './article-figures';
 
 export type Layer = 'client' | 'function' | 'database';
@@ -100,6 +101,12 @@ export interface GroupReport {
   readonly requests: number | null;
   readonly errors: number | null;
   readonly throughputPerSec: number | null;
+  /** throughputPerSec x 60, the unit the histogram article counted in; null without it */
+  readonly throughputPerMinute: number | null;
+  /** Open loop (rate) or closed loop (workers), from summary.json; null where the input does not say. */
+  readonly load: LoadShape | null;
+  /** The phase followed an idle gap: which warm environments' connections survived it (summary.json). */
+  readonly afterGap: AfterGap | null;
   readonly layers: readonly LayerStats[];
   readonly coldStarts: ColdStarts;
   readonly connections: ConnectionReuse | null;
@@ -225,6 +232,54 @@ export interface MalformedSummary {
   readonly examples: readonly MalformedLine[];
 }
 
+/**
+ * One line of an experiment's "Article vs this run" table: what a source article measured
+ * beside what this run measured, and why the two agree or differ.
+ */
+export interface ExperimentRow {
+  readonly metric: string;
+  /** The article's figure as a number (from experiments/article-figures.ts); null when it gave a range or none. */
+  readonly article: number | null;
+  /** The article's figure as the article put it (`~40 ms`, `70-180 ms`), or why there is none. */
+  readonly articleText: string;
+  /** This run's number; null only with a note that says why. */
+  readonly measured: number | null;
+  readonly unit: string;
+  readonly note: string;
+}
+
+/** A further table an experiment adds under its rows (e.g. full HDR ladders). */
+export interface ExperimentTable {
+  readonly title: string;
+  readonly columns: readonly string[];
+  readonly rows: readonly (readonly string[])[];
+}
+
+/** One step of an experiment: one load run, its results folder beside the combined report. */
+export interface ExperimentStep {
+  readonly name: string;
+  readonly description: string;
+  /** the step's results folder, relative to the combined report */
+  readonly dir: string;
+  readonly wallS: number;
+}
+
+/** What `npm run experiment` adds to the report it writes: the article's figures beside ours. */
+export interface ExperimentBlock {
+  readonly name: string;
+  /** the source article (seed file name) */
+  readonly article: string;
+  readonly title: string;
+  readonly where: 'local' | 'aws';
+  readonly quick: boolean;
+  readonly wallS: number;
+  /** targets the article had that the lab has not, and why (FaunaDB: service shut down 2025-05-30) */
+  readonly missingTargets: readonly { readonly target: string; readonly reason: string }[];
+  readonly steps: readonly ExperimentStep[];
+  readonly rows: readonly ExperimentRow[];
+  readonly tables: readonly ExperimentTable[];
+}
+
 export type ReportMode = 'results' | 'logs' | 'cloudwatch';
 
 export interface LabReport {
@@ -247,6 +302,8 @@ export interface LabReport {
   readonly tuning: readonly TuningReport[];
   readonly malformed: MalformedSummary;
   readonly warnings: readonly string[];
+  /** Present in the report `npm run experiment` writes: its section opens the report. */
+  readonly experiment?: ExperimentBlock;
 }
 
 // ---------------------------------------------------------------- statistics

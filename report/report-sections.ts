@@ -7,6 +7,7 @@ import { cdfPlotId, type Plot, type PlotSection, TARGET_PLOT_ID, tuningPlotId } 
 import {
   type ColdStarts,
   type DurationSummary,
+  type ExperimentRow,
   type GroupReport,
   type InitSummary,
   LAYER_TITLES,
@@ -200,10 +201,78 @@ function ladders(report: LabReport, plots: readonly Plot[]): Section | null {
         ]),
       ),
     });
+    // Beside the ladders: how much load they were measured under (the histogram article's unit).
+    const through = members.filter((g) => g.throughputPerMinute !== null);
+    if (through.length > 0) {
+      blocks.push({
+        kind: 'text',
+        text: `Throughput: ${through.map((g) => `keep-alive ${g.keepAlive} ${perMinute(g)}`).join('; ')}.`,
+      });
+    }
     const plot = plots.find((p) => p.id === cdfPlotId(target, phase));
     if (plot) blocks.push({ kind: 'plot', plot });
   }
   return { id: 'ladders', title: 'Percentile ladders', blocks };
+}
+
+/** `612 requests/min (closed loop of 10 workers)` */
+function perMinute(g: GroupReport): string {
+  const load = g.load;
+  const how =
+    load?.mode === 'closed'
+      ? ` (closed loop of ${load.parallel ?? '?'} workers)`
+      : load?.ratePerS != null
+        ? ` (open loop at ${load.ratePerS}/s)`
+        : '';
+  return `${(g.throughputPerMinute ?? 0).toFixed(0)} requests/min${how}`;
+}
+
+/** The phases that followed an idle gap: did warm environments' connections survive it? */
+function afterGap(report: LabReport): Section | null {
+  const groups = report.groups.filter((g) => g.afterGap);
+  if (groups.length === 0) return null;
+  return {
+    id: 'after-gap',
+    title: 'After the idle gap',
+    blocks: [
+      {
+        kind: 'text',
+        text:
+          'Each phase after the first ran as a short warm-up, then a gap with no traffic, then the phase. Calls from ' +
+          'environments warm before the gap (not cold starts) that opened a connection are environments whose kept ' +
+          'connection did not survive the gap (the server closed it idle); their database time against reused ' +
+          'connections is what that cost. With keep-alive off every call opens one.',
+      },
+      {
+        kind: 'table',
+        columns: [
+          { title: 'Run' },
+          { title: 'Gap (s)', numeric: true },
+          { title: 'Warm calls', numeric: true },
+          { title: 'Opened a connection', numeric: true },
+          { title: 'New p50 (ms)', numeric: true },
+          { title: 'Reused p50 (ms)', numeric: true },
+          { title: 'Cost p50 (ms)', numeric: true },
+        ],
+        rows: groups.map((g) => {
+          const a = g.afterGap;
+          const cost =
+            a?.newConnectionDbMsP50 != null && a.reusedDbMsP50 != null
+              ? a.newConnectionDbMsP50 - a.reusedDbMsP50
+              : null;
+          return [
+            g.label,
+            String(a?.gapS ?? DASH),
+            String(a?.warmCalls ?? DASH),
+            String(a?.firstCallsNewConnection ?? DASH),
+            ms(a?.newConnectionDbMsP50),
+            ms(a?.reusedDbMsP50),
+            ms(cost),
+          ];
+        }),
+      },
+    ],
+  };
 }
 
 const pair = (v: P50P99 | null) => [ms(v?.p50), ms(v?.p99)];
@@ -606,14 +675,79 @@ function malformed(report: LabReport): Section {
   };
 }
 
+/** A measured or article number: its unit decides the precision. */
+function figure(v: number | null, unit: string): string {
+  if (v === null || !Number.isFinite(v)) return DASH;
+  if (unit === 'ms') return ms(v);
+  return Number.isInteger(v) ? String(v) : v.toFixed(v >= 100 ? 0 : 2);
+}
+
+const experimentCells = (r: ExperimentRow) => [
+  r.metric,
+  // The article's constant as written (0.657919, 33), not rounded to our precision.
+  r.article === null ? r.articleText : `${Number(r.article.toPrecision(6))} (${r.articleText})`,
+  figure(r.measured, r.unit),
+  r.unit,
+  r.note,
+];
+
+/** `npm run experiment`: the article's figures beside this run's, before anything else. */
+function experiment(report: LabReport): Section | null {
+  const e = report.experiment;
+  if (!e) return null;
+  const blocks: Block[] = [
+    {
+      kind: 'text',
+      text: `Experiment ${e.name}: ${e.title}. Source article: ${e.article}. Run ${e.where === 'local' ? 'on the local lab' : 'against the deployed stack'}${e.quick ? ' with --quick (shorter phases, lower parallelism: see the notes)' : ''}, ${e.wallS.toFixed(0)} s wall time.`,
+    },
+    ...e.missingTargets.map(
+      (m): Block => ({ kind: 'notice', text: `${m.target}: ${m.reason}; its rows have no measured number.` }),
+    ),
+    {
+      kind: 'table',
+      columns: [
+        { title: 'Metric', wrap: true },
+        { title: 'Article' },
+        { title: 'This run', numeric: true },
+        { title: 'Unit' },
+        { title: 'Why they agree or differ', wrap: true },
+      ],
+      rows: e.rows.map(experimentCells),
+    },
+  ];
+  for (const t of e.tables) {
+    blocks.push({ kind: 'heading', text: t.title });
+    blocks.push({
+      kind: 'table',
+      // A column of numbers (or dashes) is right-aligned.
+      columns: t.columns.map((title, i) => ({
+        title,
+        numeric: t.rows.every((r) => r[i] === DASH || /^-?\d+(\.\d+)?$/.test(r[i] ?? '')),
+      })),
+      rows: t.rows,
+    });
+  }
+  blocks.push({ kind: 'heading', text: 'Steps' });
+  for (const s of e.steps) {
+    blocks.push({
+      kind: 'link',
+      label: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}`,
+      href: `${s.dir}/report.html`,
+    });
+  }
+  return { id: 'experiment', title: 'Article vs this run', blocks };
+}
+
 export function reportSections(report: LabReport, plots: readonly Plot[]): Section[] {
   return [
+    experiment(report),
     overview(report),
     targets(report, plots),
     ladders(report, plots),
     keepAlive(report, plots),
     coldStarts(report, plots),
     connections(report, plots),
+    afterGap(report),
     overTime(report, plots),
     functions(report, plots),
     insights(report),

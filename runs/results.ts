@@ -91,8 +91,36 @@ export interface TimingSummary {
   readonly initTypes: Readonly<Record<string, number>>;
 }
 
+/** How the load was offered: an open loop (arrivals per second) or a closed loop (N workers). */
+export interface LoadShape {
+  readonly mode: 'open' | 'closed';
+  /** Workers of a closed loop; null for an open loop. */
+  readonly parallel: number | null;
+  /** Arrivals per second of an open loop; null for a closed loop. */
+  readonly ratePerS: number | null;
+}
+
+/**
+ * The phase after an idle gap (see loadtest/load-phases.ts: warm-up, gap, phase). The timing
+ * block names no environment, so an environment is known by its calls: one that served before
+ * the gap answers with coldStart false, and if it opens a connection (newConnection true) its
+ * kept connection did not survive the gap. With keep-alive off every call opens one.
+ */
+export interface AfterGap {
+  /** Seconds without traffic before the phase. */
+  readonly gapS: number;
+  /** Calls that reached the database from environments warm before the gap (coldStart false). */
+  readonly warmCalls: number;
+  /** Of those, the calls that opened a connection: environments whose connection did not survive. */
+  readonly firstCallsNewConnection: number;
+  /** Database time of those calls, ms p50; null without any. */
+  readonly newConnectionDbMsP50: number | null;
+  /** Database time of warm calls on a reused connection, ms p50; null without any. */
+  readonly reusedDbMsP50: number | null;
+}
+
 /** One row of the lab's result table: one target, keep-alive variant and phase. */
-export interface LabRow {
+export interface LabRow extends LoadShape {
   readonly target: string;
   readonly keepAlive: string;
   readonly phase: string;
@@ -107,6 +135,8 @@ export interface LabRow {
   readonly coldStarts: number;
   /** Init Duration p50 from the REPORT lines, which artillery does not see */
   readonly initMsP50: number | null;
+  /** Present when the phase followed an idle gap. */
+  readonly afterGap?: AfterGap;
 }
 
 const PERIOD_MS = 10_000;
@@ -346,15 +376,44 @@ export interface LabRowLabels {
   readonly phase: string;
 }
 
+/**
+ * What the phase after an idle gap says about connections that aged in it: warm environments'
+ * calls (coldStart false) split by whether they opened a connection, with the database filter of
+ * summarizeTimings.
+ */
+export function summarizeAfterGap(lines: readonly TimingLine[], gapS: number): AfterGap {
+  const warm = lines.flatMap(({ status, timing }) =>
+    timing && !timing.coldStart
+      ? [{ status, dbMs: timing.dbMs, newConnection: timing.newConnection, dbRequests: timing.dbRequests }]
+      : [],
+  );
+  const db = databaseSamples(warm);
+  return {
+    gapS,
+    warmCalls: db.calls,
+    firstCallsNewConnection: db.newConnections,
+    newConnectionDbMsP50: db.newConnectionDbMs.valuesAt([50])[0] ?? null,
+    reusedDbMsP50: db.reusedDbMs.valuesAt([50])[0] ?? null,
+  };
+}
+
+/** An open loop whose rate the caller did not say (rows written before closed loops existed). */
+const UNSAID_OPEN: LoadShape = { mode: 'open', parallel: null, ratePerS: null };
+
 /** Joins artillery's view and the handlers' view of one phase into a table row. */
 export function toLabRow(
   labels: LabRowLabels,
   run: RunSummary,
   timings: TimingSummary,
   initMsP50: number | null = null,
+  load: LoadShape = UNSAID_OPEN,
+  afterGap?: AfterGap,
 ): LabRow {
   return {
     ...labels,
+    mode: load.mode,
+    parallel: load.parallel,
+    ratePerS: load.ratePerS,
     requests: run.requests,
     errors: run.errors,
     throughputPerSec: run.throughputPerSec,
@@ -364,5 +423,6 @@ export function toLabRow(
     newConnectionShare: timings.newConnectionShare,
     coldStarts: timings.coldStarts,
     initMsP50,
+    ...(afterGap ? { afterGap } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { dsqlStoreFromEnv } from '../shared/dsql-store';
 import { makeOverwriteHandler } from '../shared/handlers';
+import { prewarmed } from '../shared/prewarm';
 
-export const handler = makeOverwriteHandler(dsqlStoreFromEnv(), 'dsql-overwrite');
+export const handler = makeOverwriteHandler(await prewarmed(dsqlStoreFromEnv()), 'dsql-overwrite');

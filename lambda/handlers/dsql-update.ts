@@ -1,4 +1,5 @@
 import { dsqlStoreFromEnv } from '../shared/dsql-store';
 import { makeUpdateHandler } from '../shared/handlers';
+import { prewarmed } from '../shared/prewarm';
 
-export const handler = makeUpdateHandler(dsqlStoreFromEnv(), 'dsql-update');
+export const handler = makeUpdateHandler(await prewarmed(dsqlStoreFromEnv()), 'dsql-update');

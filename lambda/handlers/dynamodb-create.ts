@@ -1,4 +1,5 @@
 import { dynamoDbStoreFromEnv } from '../shared/dynamodb-store';
 import { makeCreateHandler } from '../shared/handlers';
+import { prewarmed } from '../shared/prewarm';
 
-export const handler = makeCreateHandler(dynamoDbStoreFromEnv(), 'dynamodb-create');
+export const handler = makeCreateHandler(await prewarmed(dynamoDbStoreFromEnv()), 'dynamodb-create');

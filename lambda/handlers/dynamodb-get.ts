@@ -1,4 +1,5 @@
 import { dynamoDbStoreFromEnv } from '../shared/dynamodb-store';
 import { makeGetHandler } from '../shared/handlers';
+import { prewarmed } from '../shared/prewarm';
 
-export const handler = makeGetHandler(dynamoDbStoreFromEnv(), 'dynamodb-get');
+export const handler = makeGetHandler(await prewarmed(dynamoDbStoreFromEnv()), 'dynamodb-get');

@@ -1,4 +1,5 @@
 import { dynamoDbStoreFromEnv } from '../shared/dynamodb-store';
 import { makeUpdateHandler } from '../shared/handlers';
+import { prewarmed } from '../shared/prewarm';
 
-export const handler = makeUpdateHandler(dynamoDbStoreFromEnv(), 'dynamodb-update');
+export const handler = makeUpdateHandler(await prewarmed(dynamoDbStoreFromEnv()), 'dynamodb-update');

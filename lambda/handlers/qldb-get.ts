@@ -1,4 +1,5 @@
 import { makeGetHandler } from '../shared/handlers';
+import { prewarmed } from '../shared/prewarm';
 import { qldbStoreFromEnv } from '../shared/qldb-store';
 
-export const handler = makeGetHandler(qldbStoreFromEnv(), 'qldb-get');
+export const handler = makeGetHandler(await prewarmed(qldbStoreFromEnv()), 'qldb-get');

@@ -1,4 +1,5 @@
 import { makeOverwriteHandler } from '../shared/handlers';
+import { prewarmed } from '../shared/prewarm';
 import { qldbStoreFromEnv } from '../shared/qldb-store';
 
-export const handler = makeOverwriteHandler(qldbStoreFromEnv(), 'qldb-overwrite');
+export const handler = makeOverwriteHandler(await prewarmed(qldbStoreFromEnv()), 'qldb-overwrite');

@@ -271,6 +271,10 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
     socketsOpened: () => counts.sockets,
     requestsSent: () => counts.messages,
     conflictRetries: () => counts.conflictRetries,
+    async prewarm(signal) {
+      // Connects (TCP, TLS, startup, token) and runs the cheapest statement there is.
+      await run(signal, (client) => client.query('SELECT 1'));
+    },
     async close() {
       const conn = kept;
       kept = undefined;

@@ -13,6 +13,11 @@ export interface PersonStore {
   update(govId: string, changes: PersonChanges, signal: AbortSignal): Promise<Person | undefined>;
   /** The `limit` most recently created Persons of a GovIdType, newest first (maybe none). */
   query(govIdType: string, limit: number, signal: AbortSignal): Promise<Person[]>;
+  /**
+   * Opens the connection with one cheap real call, at init when PREWARM_CONNECTION=on
+   * (prewarm.ts). Absent where a store cannot (Redis). @default - no prewarm
+   */
+  prewarm?(signal: AbortSignal): Promise<void>;
   /** Connections opened so far by this store's client (sockets on the HTTP agent, TCP connections). */
   socketsOpened(): number;
   /** Requests (HTTP) or commands (TCP protocols) sent so far, retries and handshakes included. */

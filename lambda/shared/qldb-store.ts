@@ -83,6 +83,13 @@ export function createQldbStore(
     name: 'QLDB',
     socketsOpened: counters.socketsOpened,
     requestsSent: counters.requestsSent,
+    async prewarm(signal) {
+      // A session (kept in the driver's pool) and one read of nothing: what every operation may do.
+      await withSignal(
+        signal,
+        driver.executeLambda((txn) => txn.execute(`SELECT GovId FROM ${table} WHERE GovId = ?`, '')),
+      );
+    },
     create(person, signal) {
       return withSignal(
         signal,

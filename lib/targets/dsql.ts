@@ -9,7 +9,7 @@ import * as dsql from 'aws-cdk-lib/aws-dsql';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { DsqlRoleGrants, DsqlSchema } from '../constructs/dsql-schema';
-import type { TargetDefinition } from './types';
+import { PREWARM_ENV, type TargetDefinition } from './types';
 
 /** The database role every lab function logs in as. */
 export const DSQL_ROLE = 'lab_app';
@@ -38,6 +38,8 @@ export const dsqlTarget: TargetDefinition = {
       bind(fn) {
         fn.addEnvironment('DSQL_CLUSTER_ID', clusterId);
         fn.addEnvironment('DSQL_USER', DSQL_ROLE);
+        // The init connects and runs SELECT 1: DbConnect, which every operation already has.
+        if (config.prewarmConnection) fn.addEnvironment(PREWARM_ENV, 'on');
         // Every operation connects as the role; what it may do in SQL is the role's privileges.
         fn.addToRolePolicy(
           new iam.PolicyStatement({ actions: ['dsql:DbConnect'], resources: [clusterArn(fn)] }),

@@ -12,7 +12,7 @@ import {
   CREATED_AT,
   PERSON_KEY,
 } from '../../lambda/shared/dynamodb-schema';
-import type { TargetDefinition } from './types';
+import { PREWARM_ENV, type TargetDefinition } from './types';
 
 /** Exactly one action per operation; the query's applies to the index alone, not the table. */
 const ACTIONS: Record<Operation, string> = {
@@ -24,7 +24,7 @@ const ACTIONS: Record<Operation, string> = {
 };
 
 export const dynamodbTarget: TargetDefinition = {
-  createData(stack, { removalPolicy }) {
+  createData(stack, { config, removalPolicy }) {
     const table = new dynamodb.Table(stack, 'PersonTable', {
       partitionKey: { name: PERSON_KEY, type: dynamodb.AttributeType.STRING },
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
@@ -46,6 +46,14 @@ export const dynamodbTarget: TargetDefinition = {
         // and `index/*` both. Item actions need the table alone; the query, this one index alone.
         const resource = operation === 'query' ? `${table.tableArn}/index/${BY_TYPE_INDEX}` : table.tableArn;
         fn.addToRolePolicy(new iam.PolicyStatement({ actions: [ACTIONS[operation]], resources: [resource] }));
+        if (config.prewarmConnection) {
+          // The init's cheap real call: it reads the table's description, never an item, so no
+          // operation gains a data action it lacked (the query none on the table).
+          fn.addEnvironment(PREWARM_ENV, 'on');
+          fn.addToRolePolicy(
+            new iam.PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: [table.tableArn] }),
+          );
+        }
       },
     };
   },

@@ -7,7 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as qldb from 'aws-cdk-lib/aws-qldb';
 import type { Operation } from '../../core/lab-functions';
 import { QldbTables } from '../constructs/qldb-tables';
-import type { TargetDefinition } from './types';
+import { PREWARM_ENV, type TargetDefinition } from './types';
 
 export const PERSON_TABLE = 'Person';
 
@@ -49,6 +49,9 @@ export const qldbTarget: TargetDefinition = {
       bind(fn, operation) {
         fn.addEnvironment('LEDGER_NAME', ledger.ref);
         fn.addEnvironment('TABLE_NAME', PERSON_TABLE);
+        // The init starts a session and selects nothing: SendCommand and PartiQLSelect, which
+        // every operation already has.
+        if (config.prewarmConnection) fn.addEnvironment(PREWARM_ENV, 'on');
         const ledgerArn = Stack.of(fn).formatArn({
           service: 'qldb',
           resource: 'ledger',

@@ -34,6 +34,8 @@ export const redisTarget: TargetDefinition = {
       paramsAndSecrets: redisParamsAndSecrets,
       bind(fn) {
         fn.addEnvironment(REDIS_SECRET_ENV, secretArn);
+        // No PREWARM_CONNECTION even with prewarmConnection: the URL comes from the Parameters
+        // and Secrets extension, which AWS documents as not callable during INIT.
         // Both operations only read the URL: GetSecretValue on this one secret, nothing else.
         fn.addToRolePolicy(
           new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] }),

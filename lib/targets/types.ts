@@ -8,6 +8,9 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Operation } from '../../core/lab-functions';
 import type { AppConfig } from '../config';
 
+/** The variable that tells a function's init to open its connection. */
+export { PREWARM_ENV } from '../../lambda/shared/prewarm';
+
 export interface DataProps {
   readonly config: AppConfig;
   readonly removalPolicy: RemovalPolicy;

@@ -6,7 +6,13 @@
 import { parseArgs } from 'node:util';
 import { runCli } from '../../core/errors';
 import { TARGET_INFO, TARGETS } from '../../core/lab-functions';
-import { DEFAULT_MAX_ENVIRONMENTS, DEFAULT_PORT, DEFAULT_RTT_MS, LOCAL_CALLER } from '../lab-defaults';
+import {
+  DEFAULT_IDLE_TIMEOUT_S,
+  DEFAULT_MAX_ENVIRONMENTS,
+  DEFAULT_PORT,
+  DEFAULT_RTT_MS,
+  LOCAL_CALLER,
+} from '../lab-defaults';
 import { engineOption, intOption, listOption, numberOption, UsageError } from './options';
 
 const HELP = `Usage: npm run local -- [options]
@@ -20,6 +26,8 @@ const HELP = `Usage: npm run local -- [options]
   --provisioned-concurrency N    environments initialized before the first request (default 0)
   --memory MB                    function memory setting reported in REPORT lines (default 512)
   --max-envs N                   most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
+  --idle-timeout S               engines close connections idle this long (default ${DEFAULT_IDLE_TIMEOUT_S})
+  --prewarm-connection           each function's init opens its database connection (not Redis)
   --node PATH                    Node executable of the environments (default: Lambda's Node 24, pinned)
   --quiet                        do not print function logs
 `;
@@ -38,6 +46,8 @@ runCli(
         memory: { type: 'string' },
         'max-envs': { type: 'string' },
         node: { type: 'string' },
+        'idle-timeout': { type: 'string' },
+        'prewarm-connection': { type: 'boolean' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -59,6 +69,7 @@ runCli(
       rttMs: numberOption('rtt', values.rtt, 0, 1000, DEFAULT_RTT_MS),
       maxEnvironments: intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS),
       nodePath: values.node,
+      idleTimeoutS: intOption('idle-timeout', values['idle-timeout'], 1, 86_400, DEFAULT_IDLE_TIMEOUT_S),
       context: {
         targets: targets.join(','),
         keepAlive,
@@ -66,6 +77,7 @@ runCli(
           intOption('provisioned-concurrency', values['provisioned-concurrency'], 0, 50, 0),
         ),
         memorySize: String(intOption('memory', values.memory, 128, 10240, 512)),
+        ...(values['prewarm-connection'] ? { prewarmConnection: 'true' } : {}),
       },
     };
     const { startLab } = await import('../lab');

@@ -9,7 +9,7 @@ const DEFAULT_START_TIMEOUT_MS = 15_000;
 export async function startDynalite(opts: StartEngineOptions): Promise<Engine> {
   const started = Date.now();
   if (opts.dataDir !== undefined) await mkdir(opts.dataDir, { recursive: true });
-  const config = { port: opts.port ?? 0, path: opts.dataDir };
+  const config = { port: opts.port ?? 0, path: opts.dataDir, idleTimeoutS: opts.idleTimeoutS };
   const child = await spawnChild(process.execPath, [SERVER_SCRIPT, JSON.stringify(config)], {
     name: 'dynalite',
     log: opts.log,

@@ -9,6 +9,11 @@ export interface StartEngineOptions {
   readonly dataDir?: string;
   /** Receives the engine's stdout/stderr lines and progress lines, each prefixed with the kind. */
   readonly log?: (line: string) => void;
+  /**
+   * Close connections idle this long, s: dynalite only; DynamoDB Local (Jetty inside a jar) has
+   * no option for it and keeps its own. @default 60
+   */
+  readonly idleTimeoutS?: number;
   /** How long to wait for the engine to answer. @default 15 000 for dynalite, 90 000 for dynamodb-local */
   readonly startTimeoutMs?: number;
 }

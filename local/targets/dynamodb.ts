@@ -7,7 +7,10 @@ export const dynamodbTarget: LocalTarget = {
   async start(opts) {
     const dataDir = opts.dataDir && join(opts.dataDir, 'dynamodb');
     const kind = opts.engine ?? 'dynalite';
-    let engine: Engine = await startEngine({ kind, dataDir, log: opts.log });
+    const idleTimeoutS = opts.idleTimeoutS;
+    if (kind === 'dynamodb-local' && idleTimeoutS !== undefined)
+      opts.log(`[dynamodb-local] keeps its own idle timeout: it has no option for ${idleTimeoutS} s`);
+    let engine: Engine = await startEngine({ kind, dataDir, idleTimeoutS, log: opts.log });
     // Each table as the template declares it: keys, attributes and indexes (the query's GSI).
     const schemas = new Map<string, TableSchema>(
       Object.entries(opts.assembly.templates).flatMap(([stack, t]) =>
@@ -39,7 +42,7 @@ export const dynamodbTarget: LocalTarget = {
       functionEnv: (model) => ({ AWS_ENDPOINT_URL_DYNAMODB: model.url }),
       async restart() {
         await engine.stop();
-        engine = await startEngine({ kind, port: engine.port, dataDir, log: opts.log });
+        engine = await startEngine({ kind, port: engine.port, dataDir, idleTimeoutS, log: opts.log });
         await createAll();
       },
       stop: () => engine.stop(),

@@ -11,7 +11,8 @@ export const qldbTarget: LocalTarget = {
   async start(opts) {
     const { startQldbEngine } = await import('../engines/qldb');
     const dataDir = opts.dataDir && join(opts.dataDir, 'qldb');
-    let engine = await startQldbEngine({ dataDir, log: opts.log });
+    const idleTimeoutS = opts.idleTimeoutS;
+    let engine = await startQldbEngine({ dataDir, idleTimeoutS, log: opts.log });
     const tables = Object.entries(opts.assembly.templates).flatMap(([stack, t]) =>
       Object.entries(t.Resources)
         .filter(([, r]) => r.Type === 'AWS::QLDB::Ledger')
@@ -46,7 +47,7 @@ export const qldbTarget: LocalTarget = {
       },
       async restart() {
         await engine.stop();
-        engine = await startQldbEngine({ port: engine.port, dataDir, log: opts.log });
+        engine = await startQldbEngine({ port: engine.port, dataDir, idleTimeoutS, log: opts.log });
       },
       stop: () => engine.stop(),
     };

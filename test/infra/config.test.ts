@@ -153,6 +153,29 @@ describe('context flags', () => {
     });
   });
 
+  describe('prewarmConnection', () => {
+    it('is false by default (cdk.json), and false where an older cdk.json lacks it', () => {
+      expect(defaults.prewarmConnection).toBe(false);
+      expect(parse({}).prewarmConnection).toBe(false);
+      expect(parse({ prewarmConnection: undefined }).prewarmConnection).toBe(false);
+    });
+
+    it('takes true and false as -c strings or JSON booleans', () => {
+      expect(parse({ prewarmConnection: 'true' }).prewarmConnection).toBe(true);
+      expect(parse({ prewarmConnection: true }).prewarmConnection).toBe(true);
+      expect(parse({ prewarmConnection: 'false' }).prewarmConnection).toBe(false);
+    });
+
+    it('a bad value fails with one line naming the flag', () => {
+      expect(() => parse({ prewarmConnection: 'on' })).toThrow(
+        new ConfigError('prewarmConnection', 'on', 'true or false'),
+      );
+      expect(() => parse({ prewarmConnection: 'on' })).toThrow(
+        'Invalid context flag prewarmConnection="on": expected true or false',
+      );
+    });
+  });
+
   it('a bad flag fails the real app with one line and exit code 1, writing no templates', () => {
     const outdir = mkdtempSync(join(tmpdir(), 'lab-synth-'));
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'bin/app.ts'], {

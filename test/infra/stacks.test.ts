@@ -244,6 +244,40 @@ describe('least privilege', () => {
     );
   });
 
+  it('prewarmConnection: DynamoDB adds DescribeTable on the table alone, the others nothing; the env var everywhere but Redis', () => {
+    const { api } = synthLab({
+      targets: 'dynamodb,qldb,redis,dsql',
+      keepAlive: 'both',
+      redisSecretArn: SAMPLE_REDIS_SECRET_ARN,
+      prewarmConnection: 'true',
+    });
+    const fns = labFunctions(api);
+    expect(fns).toHaveLength(Object.keys(EXPECTED).length * 2);
+    for (const [id, r] of fns) {
+      const key = envOf(r).LAB_FUNCTION.replace(/-keepalive-(on|off)$/, '');
+      const dynamodb = key.startsWith('dynamodb-');
+      const actions = [...new Set(actionsOfFunction(api, id))].sort();
+      const expected = dynamodb ? [...EXPECTED[key], 'dynamodb:DescribeTable'] : EXPECTED[key];
+      expect(actions, key).toEqual([...expected, ...LOGS].sort());
+      expect(envOf(r).PREWARM_CONNECTION, key).toBe(key.startsWith('redis-') ? undefined : 'on');
+      if (dynamodb) {
+        const describeTable = grantsOfFunction(api, id).statements.filter((st) =>
+          [st.Action].flat().includes('dynamodb:DescribeTable'),
+        );
+        expect(describeTable, key).toHaveLength(1);
+        // The table's ARN itself (minimizePolicies may share the statement with the item action):
+        // never an index, never a wildcard.
+        expect(JSON.stringify(describeTable[0].Resource), key).not.toMatch(/index|\*/);
+      }
+    }
+    // Off (the default): no variable, no extra grant.
+    const { api: plain } = synthLab({ keepAlive: 'both' });
+    for (const [id, r] of labFunctions(plain)) {
+      expect(envOf(r).PREWARM_CONNECTION).toBeUndefined();
+      expect(actionsOfFunction(plain, id)).not.toContain('dynamodb:DescribeTable');
+    }
+  });
+
   it('DynamoDB: every action on the table alone, except the query, which may Query the one index only', () => {
     const { api } = synthLab({ keepAlive: 'both' });
     for (const [id, r] of labFunctions(api)) {

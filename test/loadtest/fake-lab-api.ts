@@ -14,7 +14,14 @@ export interface FakeLabApi {
   /** every request seen: method, path, status */
   readonly requests: { method: string; path: string; status: number }[];
   readonly people: Map<string, unknown>;
+  /** Most requests it held at once: what a closed loop's worker count bounds. */
+  maxInFlight(): number;
   close(): Promise<void>;
+}
+
+export interface FakeLabApiOptions {
+  /** Each answer waits this long, so that concurrent requests overlap. @default 0 */
+  readonly delayMs?: number;
 }
 
 const PERSON_PATH = /^\/lab(\/[A-Za-z0-9/_-]*?)?\/person(?:\/([A-Za-z0-9_-]{1,64}))?$/;
@@ -31,14 +38,17 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-export async function startFakeLabApi(): Promise<FakeLabApi> {
+export async function startFakeLabApi(opts: FakeLabApiOptions = {}): Promise<FakeLabApi> {
   const people = new Map<string, unknown>();
   const requests: FakeLabApi['requests'] = [];
   const warm = new Set<string>();
+  let inFlight = 0;
+  let maxInFlight = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = req.url ?? '';
     const body = await readBody(req);
+    if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
     const m = PERSON_PATH.exec(path);
     const base = m?.[1] ?? '';
     const cold = !warm.has(base);
@@ -74,6 +84,11 @@ export async function startFakeLabApi(): Promise<FakeLabApi> {
   };
 
   const server = createServer((req, res) => {
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.once('close', () => {
+      inFlight -= 1;
+    });
     handle(req, res).catch((e: unknown) => {
       res.writeHead(500);
       res.end(String(e));
@@ -85,6 +100,7 @@ export async function startFakeLabApi(): Promise<FakeLabApi> {
     url: `http://127.0.0.1:${port}/lab`,
     requests,
     people,
+    maxInFlight: () => maxInFlight,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

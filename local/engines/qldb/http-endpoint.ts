@@ -22,6 +22,8 @@ const LOCAL_ACCOUNT = '000000000000';
 export interface QldbHttpEndpointOptions {
   /** Called with each unexpected failure (not QLDB exceptions answered to the client). */
   readonly onInternalError?: (err: Error) => void;
+  /** Close connections idle this long, s, as the lab's other engines do. @default 60 */
+  readonly idleTimeoutS?: number;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -221,8 +223,10 @@ export function createQldbHttpServer(
       }
     });
   });
-  // Keep idle connections as long as the lab's other engines do (about a minute, as AWS does).
-  server.keepAliveTimeout = 60_000;
-  server.headersTimeout = 65_000;
+  // Keep idle connections as long as the lab's other engines do (about a minute, as AWS does),
+  // then close them silently as dynalite-server.mjs does: no Keep-Alive header for the client to
+  // obey early, a socket with no bytes either way for idleTimeoutS destroyed.
+  server.keepAliveTimeout = 0;
+  server.timeout = (options.idleTimeoutS ?? 60) * 1000;
   return server;
 }

@@ -38,6 +38,8 @@ export interface StartQldbEngineOptions {
   readonly sessionLifetimeMs?: number;
   /** A transaction must commit within this. @default 30 000 (QLDB) */
   readonly transactionTimeoutMs?: number;
+  /** The HTTP endpoint closes connections idle this long, s. @default 60 */
+  readonly idleTimeoutS?: number;
   /** Receives the engine's output lines, prefixed with [qldb]. */
   readonly log?: (line: string) => void;
   /** @default 15 000 */
@@ -67,6 +69,10 @@ function validate(opts: StartQldbEngineOptions): void {
   if (dataDir !== undefined && (typeof dataDir !== 'string' || dataDir === '')) {
     throw new Error(`startQldbEngine: dataDir must be a non-empty path, got ${JSON.stringify(dataDir)}`);
   }
+  const idle = opts.idleTimeoutS;
+  if (idle !== undefined && !(Number.isInteger(idle) && idle > 0)) {
+    throw new Error(`startQldbEngine: idleTimeoutS must be a positive whole number, got ${idle}`);
+  }
   for (const key of ['pageSize', 'sessionIdleMs', 'sessionLifetimeMs', 'transactionTimeoutMs'] as const) {
     const v = opts[key];
     if (v !== undefined && !(Number.isInteger(v) && v > 0)) {
@@ -87,6 +93,7 @@ export async function startQldbEngine(opts: StartQldbEngineOptions = {}): Promis
     sessionIdleMs: opts.sessionIdleMs,
     sessionLifetimeMs: opts.sessionLifetimeMs,
     transactionTimeoutMs: opts.transactionTimeoutMs,
+    idleTimeoutS: opts.idleTimeoutS,
   };
   // cwd at the project root, so `--import tsx` resolves from its node_modules.
   const child = await spawnChild(

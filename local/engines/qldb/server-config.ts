@@ -13,6 +13,8 @@ export interface QldbServerConfig {
   readonly sessionIdleMs?: number;
   readonly sessionLifetimeMs?: number;
   readonly transactionTimeoutMs?: number;
+  /** Close HTTP connections idle this long, s. @default 60 */
+  readonly idleTimeoutS?: number;
 }
 
 /** The service over the replayed journal, behind the HTTP endpoint (not yet listening). */
@@ -33,5 +35,5 @@ export function createQldbEndpoint(
     },
     records,
   );
-  return createQldbHttpServer(service, { onInternalError });
+  return createQldbHttpServer(service, { onInternalError, idleTimeoutS: config.idleTimeoutS });
 }
