@@ -5,8 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { lock } from 'proper-lockfile';
 import { PROJECT_ROOT } from '../../core/paths';
 
 // core/ is part of every bundle (lambda/ imports its timing schema) and of the stacks.
@@ -40,13 +41,37 @@ export function isFresh(outdir: string, context: Record<string, string>): boolea
   return JSON.parse(readFileSync(file, 'utf8')).fingerprint === fingerprint(context);
 }
 
-/** Runs `cdk synth` with the given -c flags unless cdk.out already matches them. */
+/**
+ * Runs `cdk synth` with the given -c flags unless the folder already matches them. Two labs
+ * started at once with the same flags (two test files, a load beside npm run local) would
+ * both synthesize into one folder, which the CDK CLI refuses: the second waits for the
+ * first's lock, then finds the folder fresh.
+ */
 export async function ensureSynth(
   outdir: string,
   context: Record<string, string>,
   log: (line: string) => void,
 ): Promise<{ synthesized: boolean }> {
   if (isFresh(outdir, context)) return { synthesized: false };
+  mkdirSync(outdir, { recursive: true });
+  const release = await lock(outdir, {
+    // A synth takes seconds to a minute; a lock not refreshed for 2 min belongs to a dead process.
+    stale: 120_000,
+    retries: { retries: 600, minTimeout: 200, maxTimeout: 1000 },
+  });
+  try {
+    if (isFresh(outdir, context)) return { synthesized: false };
+    return await synthesize(outdir, context, log);
+  } finally {
+    await release();
+  }
+}
+
+async function synthesize(
+  outdir: string,
+  context: Record<string, string>,
+  log: (line: string) => void,
+): Promise<{ synthesized: boolean }> {
   const flags = Object.entries(context).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
   log(
     `Synthesizing into ${relative(process.cwd(), outdir) || '.'} (${flags.filter((_, i) => i % 2).join(' ')}) ...`,
