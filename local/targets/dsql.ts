@@ -13,8 +13,7 @@ import { join } from 'node:path';
 import { LOCAL_CREDENTIALS } from '../engines/create-table';
 import { type DsqlFront, startDsqlFront } from '../engines/dsql-front';
 import { type PostgresEngine, startPostgres } from '../engines/postgres';
-import type { LocalTarget } from './types';
-import { localName } from './types';
+import { type LocalTarget, localName, withEngine } from './types';
 
 /** The endpoint name functions connect to and sign their tokens for. */
 export const LOCAL_DSQL_HOST = 'localhost';
@@ -48,19 +47,9 @@ export const dsqlTarget: LocalTarget = {
       throw error;
     }
     const env = (port: number) => ({ DSQL_ENDPOINT: LOCAL_DSQL_HOST, DSQL_PORT: String(port) });
-    return {
-      get description() {
-        return `${engine.version} behind a DSQL auth front`;
-      },
-      get endpoint() {
-        return engine.endpoint;
-      },
-      get upstreamPort() {
-        return front.port;
-      },
-      get pid() {
-        return engine.pid;
-      },
+    // The model forwards to the front, which checks tokens before it reaches PostgreSQL.
+    return withEngine(() => ({ endpoint: engine.endpoint, port: front.port, pid: engine.pid }), {
+      description: `${engine.version} behind a DSQL auth front`,
       tables: [],
       modelStartTls: 'postgres',
       nameOf: (stack, id, type) => (type === CLUSTER_TYPE ? localClusterId(stack, id) : undefined),
@@ -78,6 +67,6 @@ export const dsqlTarget: LocalTarget = {
         await engine.stop();
         if (!durable) await rm(dataDir, { recursive: true, force: true });
       },
-    };
+    });
   },
 };

@@ -1,7 +1,7 @@
 /** DynamoDB locally: dynalite (default) or Amazon DynamoDB Local, one table per template table. */
 import { join } from 'node:path';
 import { createTable, type Engine, startEngine, type TableSchema, tableSchemaOf } from '../engines';
-import { type LocalDatabase, type LocalTarget, localName } from './types';
+import { type LocalTarget, localName, withEngine } from './types';
 
 export const dynamodbTarget: LocalTarget = {
   async start(opts) {
@@ -24,19 +24,8 @@ export const dynamodbTarget: LocalTarget = {
       for (const [table, schema] of schemas) await createTable(engine.endpoint, table, schema);
     };
     await createAll();
-    const db: LocalDatabase = {
-      get description() {
-        return engine.kind;
-      },
-      get endpoint() {
-        return engine.endpoint;
-      },
-      get upstreamPort() {
-        return engine.port;
-      },
-      get pid() {
-        return engine.pid;
-      },
+    return withEngine(() => engine, {
+      description: engine.kind,
       tables,
       nameOf: (stack, id, type) => (type === 'AWS::DynamoDB::Table' ? localName(stack, id) : undefined),
       functionEnv: (model) => ({ AWS_ENDPOINT_URL_DYNAMODB: model.url }),
@@ -46,7 +35,6 @@ export const dynamodbTarget: LocalTarget = {
         await createAll();
       },
       stop: () => engine.stop(),
-    };
-    return db;
+    });
   },
 };

@@ -4,8 +4,9 @@
  * custom resource bundle, run as CloudFormation would run it.
  */
 import { join } from 'node:path';
-import type { LocalTarget } from './types';
-import { localName } from './types';
+import { type LocalTarget, localName, localNamesOf, withEngine } from './types';
+
+const LEDGER = 'AWS::QLDB::Ledger';
 
 export const qldbTarget: LocalTarget = {
   async start(opts) {
@@ -13,26 +14,10 @@ export const qldbTarget: LocalTarget = {
     const dataDir = opts.dataDir && join(opts.dataDir, 'qldb');
     const idleTimeoutS = opts.idleTimeoutS;
     let engine = await startQldbEngine({ dataDir, idleTimeoutS, log: opts.log });
-    const tables = Object.entries(opts.assembly.templates).flatMap(([stack, t]) =>
-      Object.entries(t.Resources)
-        .filter(([, r]) => r.Type === 'AWS::QLDB::Ledger')
-        .map(([id]) => localName(stack, id)),
-    );
-    return {
-      tables,
-      get description() {
-        return 'QLDB Session emulation';
-      },
-      get endpoint() {
-        return engine.endpoint;
-      },
-      get upstreamPort() {
-        return engine.port;
-      },
-      get pid() {
-        return engine.pid;
-      },
-      nameOf: (stack, id, type) => (type === 'AWS::QLDB::Ledger' ? localName(stack, id) : undefined),
+    return withEngine(() => engine, {
+      tables: localNamesOf(opts.assembly, LEDGER),
+      description: 'QLDB Session emulation',
+      nameOf: (stack, id, type) => (type === LEDGER ? localName(stack, id) : undefined),
       // The driver (QLDB Session) and the control plane answer on the same port.
       functionEnv: (model) => ({
         AWS_ENDPOINT_URL_QLDB_SESSION: model.url,
@@ -50,6 +35,6 @@ export const qldbTarget: LocalTarget = {
         engine = await startQldbEngine({ port: engine.port, dataDir, idleTimeoutS, log: opts.log });
       },
       stop: () => engine.stop(),
-    };
+    });
   },
 };

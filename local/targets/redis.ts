@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startRedis } from '../engines/redis';
-import type { LocalDatabase, LocalTarget, ModelAddress } from './types';
+import { type LocalTarget, type ModelAddress, withEngine } from './types';
 
 /** What `redisSecretArn` is in the local synth: the local account is all zeros. */
 export const LOCAL_REDIS_SECRET_ARN =
@@ -110,19 +110,8 @@ export const redisTarget: LocalTarget = {
       await engine.stop();
       throw error;
     }
-    const db: LocalDatabase = {
-      get description() {
-        return 'redis-server';
-      },
-      get endpoint() {
-        return engine.endpoint;
-      },
-      get upstreamPort() {
-        return engine.port;
-      },
-      get pid() {
-        return engine.pid;
-      },
+    return withEngine(() => engine, {
+      description: 'redis-server',
       tables: [],
       nameOf: () => undefined,
       functionEnv(address) {
@@ -139,7 +128,6 @@ export const redisTarget: LocalTarget = {
         await extension.close();
         await engine.stop();
       },
-    };
-    return db;
+    });
   },
 };

@@ -62,3 +62,34 @@ export interface LocalTarget {
 
 /** Local name of a resource: what CloudFormation would call it, minus the random suffix. */
 export const localName = (stack: string, logicalId: string) => `${stack}-${logicalId}`;
+
+/** What the lab reads of an engine process: where it listens and which process it is. */
+export interface EngineAddress {
+  readonly endpoint: string;
+  readonly port: number;
+  readonly pid: number;
+}
+
+/**
+ * A target's database with endpoint, upstreamPort and pid read from the engine running now:
+ * restart() replaces the engine, so they are getters over `current`, never copies.
+ */
+export function withEngine(
+  current: () => EngineAddress,
+  rest: Omit<LocalDatabase, 'endpoint' | 'upstreamPort' | 'pid'>,
+): LocalDatabase {
+  return Object.defineProperties(rest, {
+    endpoint: { get: () => current().endpoint, enumerable: true },
+    upstreamPort: { get: () => current().port, enumerable: true },
+    pid: { get: () => current().pid, enumerable: true },
+  }) as LocalDatabase;
+}
+
+/** The local names of a template's resources of one type, e.g. every AWS::QLDB::Ledger. */
+export function localNamesOf(assembly: Assembly, type: string): string[] {
+  return Object.entries(assembly.templates).flatMap(([stack, t]) =>
+    Object.entries(t.Resources)
+      .filter(([, r]) => r.Type === type)
+      .map(([id]) => localName(stack, id)),
+  );
+}

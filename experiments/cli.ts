@@ -1,0 +1,166 @@
+/**
+ * `npm run experiment`: one command per source article. `--list` and `--help` answer from the
+ * definitions alone; the lab, Artillery, the SDK and the renderers load only once the options
+ * are checked and an experiment runs.
+ */
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runCli, UsageError } from '../core/errors';
+import { TARGETS, type Target } from '../core/lab-functions';
+import { RESULTS_DIR } from '../core/paths';
+import { engineOption, intOption, listOption, numberOption } from '../local/cli/options';
+import { DEFAULT_MAX_ENVIRONMENTS, DEFAULT_RTT_MS } from '../local/lab-defaults';
+import { EXPERIMENTS, findExperiment } from './registry';
+import { missingTargets } from './rows';
+import { type ExperimentDefinition, estimateS, formatDuration, type PlanContext } from './types';
+
+const HELP = `Usage: npm run experiment -- NAME [options]
+       npm run experiment -- --list
+
+Runs one source article's experiment on the lab and writes its results and one report whose
+first section sets the article's figures beside this run's.
+
+Experiments: ${EXPERIMENTS.map((e) => e.name).join(', ')} (--list says more)
+
+  --quick               shorter phases, lower parallelism (each local experiment in about a minute)
+  --target local|aws    the local lab (default) or the deployed stack
+  --out DIR             where results go (default results/experiments/<name>-<timestamp>):
+                        DIR/report.{json,md,html} and DIR/steps/<step>/ for each load run
+  --targets LIST        only these of ${TARGETS.join(', ')} (default: all the experiment uses)
+  --duration S          every phase S seconds instead of the experiment's own
+  --list                each experiment: its article, targets and durations
+Local lab:
+  --rtt MS              emulated round trip to the database (default ${DEFAULT_RTT_MS})
+  --engine NAME         dynalite (default) or dynamodb-local
+  --max-envs N          most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
+  --node PATH           Node executable of the environments (default: Lambda's Node 24, pinned)
+Deployed stack (--target aws):
+  --region R --profile P --stack-prefix NAME (default LatencyLab)
+`;
+
+function stamp(): string {
+  return new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '');
+}
+
+/** The targets a plan runs, in the order they first appear. */
+function planTargets(e: ExperimentDefinition, ctx: PlanContext): string[] {
+  return [...new Set(e.plan(ctx).flatMap((s) => s.targets))];
+}
+
+function listText(): string {
+  const base = { where: 'local' as const, targets: TARGETS };
+  const lines: string[] = [];
+  for (const e of EXPERIMENTS) {
+    const full = { ...base, quick: false };
+    const quick = { ...base, quick: true };
+    const missing = missingTargets(e.articleTargets, TARGETS)
+      .map((m) => `${m.target} (missing: ${m.reason})`)
+      .join(', ');
+    lines.push(
+      `${e.name}`,
+      `  article   ${e.article}`,
+      `  runs      ${e.summary}`,
+      `  targets   ${planTargets(e, full).join(', ')}${missing ? `; ${missing}` : ''}`,
+      `  duration  ~${formatDuration(estimateS(e.plan(full)))} by default, ~${formatDuration(estimateS(e.plan(quick)))} with --quick (local lab, estimated)`,
+      '',
+    );
+  }
+  return lines.join('\n');
+}
+
+runCli(
+  async () => {
+    const { values, positionals } = parseArgs({
+      options: {
+        list: { type: 'boolean' },
+        quick: { type: 'boolean' },
+        target: { type: 'string' },
+        out: { type: 'string' },
+        targets: { type: 'string' },
+        duration: { type: 'string' },
+        rtt: { type: 'string' },
+        engine: { type: 'string' },
+        'max-envs': { type: 'string' },
+        node: { type: 'string' },
+        region: { type: 'string' },
+        profile: { type: 'string' },
+        'stack-prefix': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+    if (values.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    if (values.list) {
+      if (positionals.length > 0) throw new UsageError('--list takes no experiment name');
+      process.stdout.write(listText());
+      return 0;
+    }
+    if (positionals.length !== 1) {
+      throw new UsageError(
+        `name one experiment (${EXPERIMENTS.map((e) => e.name).join(', ')}), or --list${positionals.length > 1 ? `; got ${positionals.join(' ')}` : ''}`,
+      );
+    }
+    const definition = findExperiment(positionals[0]);
+    if (!definition) {
+      throw new UsageError(
+        `no experiment ${JSON.stringify(positionals[0])}; known: ${EXPERIMENTS.map((e) => e.name).join(', ')}`,
+      );
+    }
+    const where = values.target ?? 'local';
+    if (where !== 'local' && where !== 'aws')
+      throw new UsageError(`--target must be local or aws, got ${JSON.stringify(where)}`);
+    const targets: Target[] = listOption('targets', values.targets, TARGETS, [...TARGETS]);
+    const durationS =
+      values.duration === undefined ? undefined : intOption('duration', values.duration, 1, 3600, 1);
+    const engine = engineOption(values.engine);
+    const rttMs = numberOption('rtt', values.rtt, 0, 1000, DEFAULT_RTT_MS);
+    const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
+    const outDir = resolve(values.out ?? join(RESULTS_DIR, 'experiments', `${definition.name}-${stamp()}`));
+
+    const abort = new AbortController();
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(sig, () => {
+        console.error(`\n${sig}: stopping ...`);
+        abort.abort();
+      });
+    }
+    const quick = values.quick ?? false;
+    console.log(
+      `Experiment ${definition.name} (${definition.article})${quick ? ' --quick' : ''}, ${where === 'local' ? 'local lab' : 'deployed stack'}: ${definition.summary}`,
+    );
+    const { runExperiment } = await import('./run-experiment');
+    const run = await runExperiment({
+      definition,
+      outDir,
+      quick,
+      where,
+      targets,
+      durationS,
+      local: { engine, rttMs, maxEnvironments, nodePath: values.node },
+      aws: { region: values.region, profile: values.profile, stackPrefix: values['stack-prefix'] },
+      signal: abort.signal,
+      log: (line) => console.log(line),
+      logError: (line) => console.error(line),
+    });
+    if (run.interrupted || !run.block) return 130;
+    const { formatExperimentTable } = await import('./format-table');
+    console.log(
+      `\nArticle vs this run (${definition.article}):\n\n${formatExperimentTable(run.block.rows)}\n`,
+    );
+    for (const m of run.block.missingTargets)
+      console.log(`${m.target}: ${m.reason} (rows without a measurement)`);
+    console.log(`Wall time ${formatDuration(run.block.wallS)}.`);
+    const rel = relative(process.cwd(), outDir) || '.';
+    console.log(
+      `Results in ${rel}: report.json, report.md, report.html; each step's results in ${rel}/steps/`,
+    );
+    if (run.exitCode !== 0)
+      console.error('a phase failed or requests got errors: exit status 1 (see the report)');
+    return run.exitCode;
+  },
+  { program: 'experiment' },
+);

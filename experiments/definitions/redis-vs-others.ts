@@ -1,0 +1,247 @@
+/**
+ * `redis-vs-others` (serverless-redis-vs-faunadb-histograms.txt): read (get), insert
+ * (create), overwrite and update at parallelism 1, 10 and 100, every latency in an HDR
+ * histogram, throughput per minute. The article compared Lambda Store (now Upstash Redis)
+ * with FaunaDB; FaunaDB is shut down, so its rows keep the article's figures and no
+ * measurement, and Redis is compared with every other target the lab has.
+ */
+import { type Operation, TARGET_INFO, type Target } from '../../core/lab-functions';
+import type { ExperimentRow, ExperimentTable } from '../../report/report-model';
+import type { Ladder } from '../../runs/latency-histogram';
+import {
+  HISTOGRAM_FIGURES,
+  HISTOGRAM_PERCENTILES,
+  type HistogramFigure,
+  type HistogramOperation,
+  type HistogramParallelism,
+  SEEDS,
+} from '../article-figures';
+import { LOCAL_MODEL_NOTE, missingTargetRow, row } from '../rows';
+import type { ExperimentDefinition, ExperimentOutcome, PlanContext, StepView } from '../types';
+
+/** The article's scenario names, in its order, as the lab's operations. */
+const SCENARIOS: readonly { readonly op: HistogramOperation; readonly name: string }[] = [
+  { op: 'get', name: 'read' },
+  { op: 'create', name: 'insert' },
+  { op: 'overwrite', name: 'overwrite' },
+  { op: 'update', name: 'update' },
+];
+/** The lab runs create first: get, overwrite and update work on the Persons it wrote. */
+const OPERATIONS: readonly Operation[] = ['create', 'get', 'overwrite', 'update'];
+const ARTICLE_LEVELS: readonly HistogramParallelism[] = [1, 10, 100];
+const QUICK_LEVELS: readonly number[] = [1, 5];
+
+const levelsOf = (ctx: PlanContext) => (ctx.quick ? QUICK_LEVELS : ARTICLE_LEVELS);
+const stepName = (level: number) => `parallel-${level}`;
+const isArticleLevel = (n: number): n is HistogramParallelism =>
+  (ARTICLE_LEVELS as readonly number[]).includes(n);
+
+const ORDER: readonly Target[] = ['redis', 'dynamodb', 'qldb', 'dsql'];
+
+const LAYER_NOTE =
+  'ours is the database time the handler measured inside Lambda, the article’s a Go client on EC2 calling the database directly (the ladders table also has our client latency, through the API and Lambda)';
+
+function articleFigure(op: HistogramOperation, level: number, system: 'lambdaStore' | 'faunadb') {
+  return isArticleLevel(level) ? HISTOGRAM_FIGURES.scenarios[op][level][system] : undefined;
+}
+
+const fmt = (v: number | null | undefined) =>
+  v === null || v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(1) : v.toFixed(3);
+
+interface Point {
+  readonly metric: string;
+  readonly ladderIndex: number | null;
+  readonly pick: (l: Ladder) => number;
+  readonly articleLabel: string;
+}
+
+/** Our rung beside the article's: p99 faces its 99.22 % rung, the closest it printed. */
+const POINTS: readonly Point[] = [
+  { metric: 'p50', ladderIndex: 0, pick: (l) => l.p50, articleLabel: 'p50' },
+  { metric: 'p99', ladderIndex: 4, pick: (l) => l.p99, articleLabel: 'p99.22' },
+  { metric: 'p99.9', ladderIndex: 5, pick: (l) => l['p99.9'], articleLabel: 'p99.9' },
+  { metric: 'max', ladderIndex: 6, pick: (l) => l.max, articleLabel: 'max' },
+];
+
+function articleRungText(f: HistogramFigure | undefined, p: Point, who: string, level: number): string {
+  if (!f || p.ladderIndex === null) return `none at ${level} workers (the article ran 1, 10 and 100)`;
+  const rung = p.ladderIndex === 5 && f.sixthPercentile ? `p${f.sixthPercentile}` : p.articleLabel;
+  return `${who} ${rung}`;
+}
+
+function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): ExperimentOutcome {
+  const out: ExperimentRow[] = [];
+  const ladders: string[][] = [];
+  const articleLadders: string[][] = [];
+  const targets = ORDER.filter((t) => ctx.targets.includes(t));
+  const where = ctx.where === 'local' ? LOCAL_MODEL_NOTE : 'deployed stack';
+  const quickNote = ctx.quick
+    ? `--quick: ${QUICK_LEVELS.join(' and ')} workers for ${ctx.durationS ?? QUICK_S} s each instead of the article’s 1, 10 and 100 for 60 s`
+    : '';
+  for (const level of levelsOf(ctx)) {
+    const step = steps.get(stepName(level));
+    for (const { op, name } of SCENARIOS) {
+      for (const t of targets) {
+        const calls = step?.calls({ target: t, variant: 'on', phase: op }) ?? [];
+        const db = step?.ladder(calls.map((c) => c.dbMs)) ?? null;
+        const client = step?.ladder(calls.flatMap((c) => (c.clientMs === null ? [] : [c.clientMs]))) ?? null;
+        const perMinute = (step?.row(t, 'on', op)?.throughputPerSec ?? Number.NaN) * 60;
+        const label = TARGET_INFO[t].label;
+        const ls = t === 'redis' ? articleFigure(op, level, 'lambdaStore') : undefined;
+        for (const p of POINTS) {
+          out.push(
+            row({
+              metric: `${name} (${op}), ${level} worker${level > 1 ? 's' : ''}, ${label}: database time ${p.metric}`,
+              article: ls && p.ladderIndex !== null ? ls.ladderMs[p.ladderIndex] : null,
+              articleText:
+                t === 'redis'
+                  ? articleRungText(ls, p, 'Lambda Store', level)
+                  : 'not in the article (it compared Lambda Store with FaunaDB)',
+              measured: db ? p.pick(db) : null,
+              unit: 'ms',
+              why: [LAYER_NOTE, where, quickNote].filter(Boolean).join('; '),
+            }),
+          );
+        }
+        out.push(
+          row({
+            metric: `${name} (${op}), ${level} worker${level > 1 ? 's' : ''}, ${label}: requests per minute`,
+            article: ls?.perMinute ?? null,
+            articleText: ls
+              ? 'Lambda Store, completed in its minute'
+              : t === 'redis'
+                ? `none at ${level} workers`
+                : 'not in the article',
+            measured: perMinute,
+            unit: '/min',
+            why: [
+              'each of our requests goes through the API and a Lambda function (at most the pool’s environments at once), the article’s straight to the database',
+              quickNote,
+            ]
+              .filter(Boolean)
+              .join('; '),
+          }),
+        );
+        for (const [layer, l] of [
+          ['database', db],
+          ['client', client],
+        ] as const) {
+          ladders.push([
+            label,
+            op,
+            String(level),
+            layer,
+            String(l?.count ?? 0),
+            fmt(l?.p50),
+            fmt(l?.p75),
+            fmt(l?.p90),
+            fmt(l?.p95),
+            fmt(l?.p99),
+            fmt(l?.['p99.9']),
+            fmt(l?.max),
+            Number.isFinite(perMinute) ? perMinute.toFixed(0) : '–',
+          ]);
+        }
+      }
+      const fauna = articleFigure(op, level, 'faunadb');
+      for (const p of [POINTS[0], POINTS[1]]) {
+        out.push(
+          missingTargetRow(
+            'faunadb',
+            `${name} (${op}), ${level} worker${level > 1 ? 's' : ''}, FaunaDB: database time ${p.metric}`,
+            fauna && p.ladderIndex !== null ? fauna.ladderMs[p.ladderIndex] : null,
+            articleRungText(fauna, p, 'FaunaDB', level),
+            'ms',
+          ),
+        );
+      }
+      out.push(
+        missingTargetRow(
+          'faunadb',
+          `${name} (${op}), ${level} worker${level > 1 ? 's' : ''}, FaunaDB: requests per minute`,
+          fauna?.perMinute ?? null,
+          fauna ? 'FaunaDB, completed in its minute' : `none at ${level} workers`,
+          '/min',
+        ),
+      );
+    }
+  }
+  for (const { op, name } of SCENARIOS) {
+    for (const level of ARTICLE_LEVELS) {
+      for (const [who, f] of [
+        ['Lambda Store', HISTOGRAM_FIGURES.scenarios[op][level].lambdaStore],
+        ['FaunaDB (service shut down 2025-05-30)', HISTOGRAM_FIGURES.scenarios[op][level].faunadb],
+      ] as const) {
+        articleLadders.push([
+          who,
+          `${name} (${op})`,
+          String(level),
+          ...f.ladderMs.map((v) => fmt(v)),
+          String(f.perMinute),
+        ]);
+      }
+    }
+  }
+  const tables: ExperimentTable[] = [
+    {
+      title: 'This run: HDR ladders (keep-alive on), database time and client latency, ms',
+      columns: [
+        'Target',
+        'Operation',
+        'Workers',
+        'Layer',
+        'Count',
+        'p50',
+        'p75',
+        'p90',
+        'p95',
+        'p99',
+        'p99.9',
+        'max',
+        'Requests/min',
+      ],
+      rows: ladders,
+    },
+    {
+      title: `The article's ladders (${HISTOGRAM_FIGURES.source}), ms at p${HISTOGRAM_PERCENTILES.join(', p')}`,
+      columns: [
+        'System',
+        'Scenario',
+        'Workers',
+        'p50',
+        'p75',
+        'p87.5',
+        'p93.75',
+        'p99.22',
+        'p99.9',
+        'max',
+        'Requests/min',
+      ],
+      rows: articleLadders,
+    },
+  ];
+  return { rows: out, tables };
+}
+
+const QUICK_S = 1;
+
+export const redisVsOthers: ExperimentDefinition = {
+  name: 'redis-vs-others',
+  article: SEEDS.histograms,
+  title: 'Serverless Redis against the other targets: full latency ladders and throughput',
+  summary:
+    'create, get, overwrite, update on every target at 1, 10, 100 workers (closed loop; --quick: 1 and 5), HDR ladders and requests per minute',
+  articleTargets: ['redis', 'faunadb', 'dynamodb', 'qldb', 'dsql'],
+  plan: (ctx) =>
+    levelsOf(ctx).map((level) => ({
+      name: stepName(level),
+      description: `every target, create, get, overwrite and update, ${level} worker(s) back to back, keep-alive on`,
+      targets: ORDER.filter((t) => ctx.targets.includes(t)),
+      variants: ['on'],
+      operations: [...OPERATIONS],
+      // The article ran 60 s a scenario: 15 s keeps the default run under a quarter of an hour.
+      durationS: ctx.durationS ?? (ctx.quick ? QUICK_S : 15),
+      parallel: level,
+    })),
+  rows,
+};

@@ -1,0 +1,41 @@
+/** The experiment's rows as a plain-text table for the terminal (the notes are in the report). */
+import type { ExperimentRow } from '../report/report-model';
+
+export function formatNumber(v: number | null, unit: string): string {
+  if (v === null || !Number.isFinite(v)) return '–';
+  if (unit === 'ms') return v >= 100 ? v.toFixed(1) : v >= 10 ? v.toFixed(2) : v.toFixed(3);
+  if (Number.isInteger(v)) return String(v);
+  return v >= 100 ? v.toFixed(0) : v.toFixed(2);
+}
+
+export function articleCell(r: ExperimentRow): string {
+  // The article's constant as written (0.657919, 33), not rounded to our precision.
+  return r.article === null ? r.articleText : `${Number(r.article.toPrecision(6))} (${r.articleText})`;
+}
+
+export function formatExperimentTable(rows: readonly ExperimentRow[]): string {
+  const table = [
+    ['Metric', 'Article', 'This run', 'Unit'],
+    ...rows.map((r) => [r.metric, articleCell(r), formatNumber(r.measured, r.unit), r.unit]),
+  ];
+  const widths = table[0].map((_, i) => Math.max(...table.map((line) => line[i].length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === 2 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(table[0]), line(widths.map((w) => '-'.repeat(w))), ...table.slice(1).map(line)].join('\n');
+}
+
+/** The rows as a Markdown table with notes, as the README shows them. */
+export function markdownExperimentTable(rows: readonly ExperimentRow[]): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  return [
+    '| Metric | Article | This run | Unit | Note |',
+    '|---|---|---:|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${cell(r.metric)} | ${cell(articleCell(r))} | ${formatNumber(r.measured, r.unit)} | ${r.unit} | ${cell(r.note)} |`,
+    ),
+  ].join('\n');
+}

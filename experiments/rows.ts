@@ -1,0 +1,81 @@
+/**
+ * Building "Article vs this run" rows: every row carries a finite measured number or says
+ * why it has none, and its note says how ours compares with the article's and why.
+ */
+import type { ExperimentRow } from '../report/report-model';
+import { MISSING_TARGETS } from './article-figures';
+
+/** How the local lab differs from the articles' clouds: the usual reason two numbers differ. */
+export const LOCAL_MODEL_NOTE =
+  'local lab: real engines on this machine behind the network model (TLS 1.3, a fixed round trip, connection set-up charged), not a cloud region';
+
+export interface RowInput {
+  readonly metric: string;
+  readonly article: number | null;
+  readonly articleText: string;
+  readonly measured: number | null | undefined;
+  readonly unit: string;
+  /** why ours and the article's agree or differ */
+  readonly why: string;
+  /** why there is no measured number, when there is none */
+  readonly noMeasure?: string;
+}
+
+/** `0.42x the article's`, or nothing when either side is missing. */
+export function ratioText(measured: number | null | undefined, article: number | null): string {
+  if (measured === null || measured === undefined || article === null || article === 0) return '';
+  const r = measured / article;
+  if (r > 0.8 && r < 1.25) return `agrees with the article (${r.toFixed(2)}x)`;
+  return `${r.toFixed(2)}x the article's`;
+}
+
+/** A row; a missing or non-finite measurement becomes null with the reason in the note. */
+export function row(i: RowInput): ExperimentRow {
+  const ok = typeof i.measured === 'number' && Number.isFinite(i.measured);
+  const measured = ok ? (i.measured as number) : null;
+  const parts = ok
+    ? [ratioText(measured, i.article), i.why]
+    : [`no measured number: ${i.noMeasure ?? 'the run produced no samples for it'}`, i.why];
+  return {
+    metric: i.metric,
+    article: i.article,
+    articleText: i.articleText,
+    measured,
+    unit: i.unit,
+    note: parts.filter(Boolean).join('; '),
+  };
+}
+
+/** A target the article had and the lab cannot run: the article's figure, no measurement, and why. */
+export function missingTargetRow(
+  target: string,
+  metric: string,
+  article: number | null,
+  articleText: string,
+  unit: string,
+): ExperimentRow {
+  const reason = MISSING_TARGETS[target] ?? 'not a target of this lab';
+  return {
+    metric,
+    article,
+    articleText,
+    measured: null,
+    unit,
+    note: `no measured number: ${target === 'faunadb' ? 'FaunaDB' : target}: ${reason}`,
+  };
+}
+
+/** Mean of some numbers; null without any. */
+export function mean(values: readonly number[]): number | null {
+  return values.length === 0 ? null : values.reduce((s, v) => s + v, 0) / values.length;
+}
+
+/** Targets the article had that the lab does not (TARGETS), with the reason. */
+export function missingTargets(
+  articleTargets: readonly string[],
+  labTargets: readonly string[],
+): { target: string; reason: string }[] {
+  return articleTargets
+    .filter((t) => !labTargets.includes(t))
+    .map((t) => ({ target: t, reason: MISSING_TARGETS[t] ?? 'not a target of this lab' }));
+}

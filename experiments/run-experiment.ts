@@ -1,0 +1,132 @@
+/**
+ * Runs one experiment: each step is one `runLoad` into outDir/steps/<step>/ (its summary.json,
+ * timings and report), then the definition reads the steps into "Article vs this run" rows and
+ * one combined report goes to outDir/report.{json,md,html}. Heavy modules load on call.
+ */
+import { join, relative } from 'node:path';
+import type { Target } from '../core/lab-functions';
+import type { EngineKind } from '../local/engines/types';
+import type { ExperimentStepReport } from '../report/experiment-report';
+import type { ExperimentBlock, ExperimentStep } from '../report/report-model';
+import { missingTargets } from './rows';
+import type { ExperimentDefinition, PlanContext, StepView } from './types';
+
+export interface RunExperimentOptions {
+  readonly definition: ExperimentDefinition;
+  readonly outDir: string;
+  /** Shorter phases and lower parallelism: every local experiment in well under 3 minutes. @default false */
+  readonly quick?: boolean;
+  /** The local lab, or the deployed stack. @default 'local' */
+  readonly where?: 'local' | 'aws';
+  /** The targets to run, among those the lab has. @default every target (TARGETS) */
+  readonly targets?: readonly Target[];
+  /** Every phase this long instead of the experiment's own. @default the experiment's */
+  readonly durationS?: number;
+  readonly local?: {
+    readonly engine?: EngineKind;
+    readonly rttMs?: number;
+    readonly maxEnvironments?: number;
+    readonly nodePath?: string;
+  };
+  readonly aws?: { readonly region?: string; readonly profile?: string; readonly stackPrefix?: string };
+  readonly signal?: AbortSignal;
+  readonly log: (line: string) => void;
+  readonly logError: (line: string) => void;
+}
+
+export interface RunExperimentResult {
+  /** The signal stopped the run: no rows, no report. */
+  readonly interrupted: boolean;
+  readonly block: ExperimentBlock | null;
+  readonly reportHtml?: string;
+  /** 0, or 1 when a phase failed or a request got an error (the report is written either way) */
+  readonly exitCode: number;
+}
+
+export async function runExperiment(o: RunExperimentOptions): Promise<RunExperimentResult> {
+  const { TARGETS } = await import('../core/lab-functions');
+  const where = o.where ?? 'local';
+  const ctx: PlanContext = {
+    quick: o.quick ?? false,
+    where,
+    targets: o.targets ?? TARGETS,
+    durationS: o.durationS,
+  };
+  const d = o.definition;
+  const plan = d.plan(ctx);
+  const { runLoad } = await import('../loadtest/run-load');
+  const { buildFromResultsDir } = await import('../report/build-report');
+  const { readStepView } = await import('./step-results');
+  const started = Date.now();
+  const views = new Map<string, StepView>();
+  const reports: ExperimentStepReport[] = [];
+  const steps: ExperimentStep[] = [];
+  const warnings: string[] = [];
+  let exitCode = 0;
+  for (const [i, step] of plan.entries()) {
+    const dir = join(o.outDir, 'steps', step.name);
+    if (step.targets.length === 0) {
+      warnings.push(`step ${step.name} did not run: none of its targets is among those chosen`);
+      continue;
+    }
+    o.log(`\n=== ${d.name} step ${i + 1}/${plan.length}: ${step.name}: ${step.description}`);
+    const t0 = Date.now();
+    const run = await runLoad({
+      outDir: dir,
+      targets: step.targets,
+      variants: step.variants,
+      operations: step.operations,
+      durationS: step.durationS,
+      ratePerS: step.ratePerS ?? 10,
+      parallel: step.parallel,
+      idleGapS: step.idleGapS,
+      where,
+      local: {
+        ...o.local,
+        idleTimeoutS: step.idleTimeoutS,
+        context: step.context,
+      },
+      aws: o.aws,
+      signal: o.signal,
+      log: (line) => o.log(line),
+      logError: (line) => o.logError(line),
+    });
+    const wallS = (Date.now() - t0) / 1000;
+    if (run.interrupted) return { interrupted: true, block: null, exitCode: 130 };
+    if (run.failed.length > 0 || run.rows.some((r) => r.errors > 0)) exitCode = 1;
+    for (const f of run.failed)
+      warnings.push(`step ${step.name}: phase ${f.target} ${f.phase} failed: ${f.reason}`);
+    let report: ExperimentStepReport['report'] | undefined;
+    try {
+      report = await buildFromResultsDir(dir);
+      reports.push({ name: step.name, report });
+    } catch (e) {
+      // Its rows say they have no measurement; the other steps still report.
+      warnings.push(`step ${step.name} has no report: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    views.set(step.name, readStepView(step, dir, run.rows, wallS, report));
+    steps.push({
+      name: step.name,
+      description: step.description,
+      dir: relative(o.outDir, dir),
+      wallS,
+    });
+  }
+  const outcome = d.rows(views, ctx);
+  const block: ExperimentBlock = {
+    name: d.name,
+    article: d.article,
+    title: d.title,
+    where,
+    quick: ctx.quick,
+    wallS: (Date.now() - started) / 1000,
+    missingTargets: missingTargets(d.articleTargets, TARGETS),
+    steps,
+    rows: outcome.rows,
+    tables: outcome.tables ?? [],
+  };
+  const { writeExperimentReport } = await import('../report/experiment-report');
+  const { files } = await writeExperimentReport(o.outDir, block, reports, warnings);
+  for (const w of warnings) o.logError(w);
+  return { interrupted: false, block, reportHtml: files.html, exitCode };
+}

@@ -1,0 +1,61 @@
+/**
+ * A finished step as the definitions read it (StepView): its summary rows, its handler
+ * timings and its report's layers. Loaded after the run: it pulls in the HDR histograms.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { KeepAliveVariant, Operation } from '../core/lab-functions';
+import { reachedDatabase } from '../core/timing.mjs';
+import type { LabReport, Layer } from '../report/report-model';
+import { type Ladder, ladderOf } from '../runs/latency-histogram';
+import { type LabRow, readTimingLines } from '../runs/results';
+import type { Call, CallFilter, StepPlan, StepView } from './types';
+
+export function readStepView(
+  plan: StepPlan,
+  dir: string,
+  rows: readonly LabRow[],
+  wallS: number,
+  report: LabReport | undefined,
+): StepView {
+  const file = join(dir, 'timings.jsonl');
+  const lines = existsSync(file) ? readTimingLines(file) : [];
+  const all = lines
+    .filter((l) => l.timing !== null && reachedDatabase(l.status, l.timing))
+    .sort((a, b) => a.at - b.at);
+  const groupOf = (target: string, variant: KeepAliveVariant, phase: Operation) =>
+    report?.groups.find((x) => x.target === target && x.keepAlive === variant && x.phase === phase);
+  return {
+    plan,
+    wallS,
+    rows,
+    calls(f: CallFilter): readonly Call[] {
+      return all.flatMap((l): Call[] => {
+        const t = l.timing;
+        if (!t || l.target !== f.target) return [];
+        if (f.variant !== undefined && l.variant !== f.variant) return [];
+        if (f.phase !== undefined && l.phase !== f.phase) return [];
+        if (f.coldStart !== undefined && t.coldStart !== f.coldStart) return [];
+        if (f.newConnection !== undefined && t.newConnection !== f.newConnection) return [];
+        return [
+          {
+            at: l.at,
+            dbMs: t.dbMs,
+            clientMs: l.clientMs,
+            newConnection: t.newConnection,
+            coldStart: t.coldStart,
+            initType: t.initType,
+            dbRequests: t.dbRequests,
+          },
+        ];
+      });
+    },
+    ladder: (values: readonly number[]): Ladder | null => ladderOf(values),
+    layer(target: string, variant: KeepAliveVariant, phase: Operation, layer: Layer): Ladder | null {
+      return groupOf(target, variant, phase)?.layers.find((l) => l.layer === layer)?.ladder ?? null;
+    },
+    group: groupOf,
+    row: (target: string, variant: KeepAliveVariant, phase: Operation) =>
+      rows.find((r) => r.target === target && r.keepAlive === variant && r.phase === phase),
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * What an experiment is: the article it reproduces, the load steps it runs (each one
+ * `runLoad`), and how it reads its steps' results into "Article vs this run" rows. A
+ * definition imports nothing heavy, so `npm run experiment -- --list` loads no SDK, engine
+ * or renderer: the results it reads arrive through the StepView interface.
+ */
+import type { KeepAliveVariant, Operation, Target } from '../core/lab-functions';
+import type { ExperimentRow, ExperimentTable, GroupReport, Layer } from '../report/report-model';
+import type { Ladder } from '../runs/latency-histogram';
+import type { LabRow } from '../runs/results';
+
+/** One load run of an experiment: its results go to outDir/steps/<name>/. */
+export interface StepPlan {
+  /** kebab-case, unique within the experiment */
+  readonly name: string;
+  readonly description: string;
+  readonly targets: readonly Target[];
+  readonly variants: readonly KeepAliveVariant[];
+  readonly operations: readonly Operation[];
+  readonly durationS: number;
+  /** Open loop arrivals per second, when parallel is not set. @default 10 */
+  readonly ratePerS?: number;
+  /** Closed loop: this many workers back to back. @default open loop */
+  readonly parallel?: number;
+  /** Wait before each phase after the first. @default 0 */
+  readonly idleGapS?: number;
+  /** Local lab only: engines close connections idle this long. @default the lab's (60 s) */
+  readonly idleTimeoutS?: number;
+  /** Local lab only: more context flags for the synth. @default none */
+  readonly context?: Readonly<Record<string, string>>;
+}
+
+export interface PlanContext {
+  readonly quick: boolean;
+  readonly where: 'local' | 'aws';
+  /** The targets the lab has (TARGETS), narrowed by --targets. */
+  readonly targets: readonly Target[];
+  /** --duration: every phase this long instead of the experiment's own. @default the experiment's */
+  readonly durationS?: number;
+}
+
+/** A handler-timed call that reached the database (timings.jsonl, validation failures left out). */
+export interface Call {
+  /** epoch ms when the response was processed */
+  readonly at: number;
+  readonly dbMs: number;
+  /** Artillery's time to first byte; null when it had none */
+  readonly clientMs: number | null;
+  readonly newConnection: boolean;
+  readonly coldStart: boolean;
+  readonly initType: string;
+  readonly dbRequests: number;
+}
+
+export interface CallFilter {
+  readonly target: string;
+  readonly variant?: KeepAliveVariant;
+  readonly phase?: Operation;
+  readonly coldStart?: boolean;
+  readonly newConnection?: boolean;
+}
+
+/** One finished step, as a definition reads it. */
+export interface StepView {
+  readonly plan: StepPlan;
+  readonly wallS: number;
+  /** summary.json's rows */
+  readonly rows: readonly LabRow[];
+  /** the step's calls in arrival order */
+  calls(filter: CallFilter): readonly Call[];
+  /** HDR ladder (runs/latency-histogram) of some values; null without any */
+  ladder(values: readonly number[]): Ladder | null;
+  /** a layer's ladder from the step's report (function = REPORT Duration); null without it */
+  layer(target: string, variant: KeepAliveVariant, phase: Operation, layer: Layer): Ladder | null;
+  row(target: string, variant: KeepAliveVariant, phase: Operation): LabRow | undefined;
+  /** the step report's group (cold and warm Duration from the REPORT lines, ...) */
+  group(target: string, variant: KeepAliveVariant, phase: Operation): GroupReport | undefined;
+}
+
+export interface ExperimentOutcome {
+  readonly rows: readonly ExperimentRow[];
+  readonly tables?: readonly ExperimentTable[];
+}
+
+export interface ExperimentDefinition {
+  /** kebab-case: `npm run experiment -- NAME` */
+  readonly name: string;
+  /** the seed file of the article it reproduces */
+  readonly article: string;
+  readonly title: string;
+  /** one line: what it runs */
+  readonly summary: string;
+  /** The targets the article compared or this experiment adds (dsql wherever targets are compared). */
+  readonly articleTargets: readonly string[];
+  readonly plan: (ctx: PlanContext) => StepPlan[];
+  /** The "Article vs this run" rows, from the finished steps (by step name). */
+  readonly rows: (steps: ReadonlyMap<string, StepView>, ctx: PlanContext) => ExperimentOutcome;
+}
+
+// ---------------------------------------------------------------- wall time, before running
+
+/** Measured on this machine: starting the lab (synth cached) and one phase's Artillery start, stop and read. */
+export const LAB_START_S = 4;
+export const PHASE_OVERHEAD_S = 2.2;
+/** The uncounted warm-up before an idle gap (loadtest/load-phases.ts). */
+const WARMUP_S = 2;
+/** Each step's own report (plots) and the combined report. */
+export const REPORT_S = 2;
+
+/** The phases a step runs: every target x variant x operation. */
+export function phaseCount(step: StepPlan): number {
+  return step.targets.length * step.variants.length * step.operations.length;
+}
+
+/** Seconds a plan should take: a guide for --list, not a promise (a first synth adds ~10 s per flag set). */
+export function estimateS(steps: readonly StepPlan[]): number {
+  let s = 0;
+  for (const step of steps) {
+    const phases = phaseCount(step);
+    s += LAB_START_S + REPORT_S + phases * (step.durationS + PHASE_OVERHEAD_S);
+    // Before each gap, run-load warms the phase's functions up (uncounted, up to WARMUP_S).
+    const gap = step.idleGapS ?? 0;
+    if (gap > 0) s += (phases - 1) * (gap + Math.min(WARMUP_S, step.durationS) + PHASE_OVERHEAD_S);
+  }
+  return Math.round(s);
+}
+
+/** `45 s`, `3 min 10 s`. */
+export function formatDuration(s: number): string {
+  const r = Math.round(s);
+  if (r < 60) return `${r} s`;
+  const m = Math.floor(r / 60);
+  const rest = r % 60;
+  return rest === 0 ? `${m} min` : `${m} min ${rest} s`;
+}

@@ -1,0 +1,124 @@
+/**
+ * The combined report of an experiment, without running one: two steps' reports (the same
+ * fixture results folder) and an experiment block become one LabReport whose first section is
+ * "Article vs this run", whose groups keep their steps apart, and whose rows say why a
+ * number is missing.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { newsTop10 } from '../../experiments/definitions/news-top10';
+import { missingTargetRow, row } from '../../experiments/rows';
+import type { StepView } from '../../experiments/types';
+import { buildFromResultsDir } from '../../report/build-report';
+import { combineExperimentReport } from '../../report/experiment-report';
+import { renderMarkdown } from '../../report/render-markdown';
+import type { ExperimentBlock } from '../../report/report-model';
+import { copyFixtureResults } from '../report/report-fixture';
+
+describe('rows', () => {
+  it('keep a finite measurement with its ratio to the article, or say why there is none', () => {
+    const ok = row({
+      metric: 'm',
+      article: 10,
+      articleText: '~10 ms',
+      measured: 12,
+      unit: 'ms',
+      why: 'local lab',
+    });
+    expect(ok.measured).toBe(12);
+    expect(ok.note).toBe('agrees with the article (1.20x); local lab');
+    const none = row({
+      metric: 'm',
+      article: 10,
+      articleText: '~10 ms',
+      measured: Number.NaN,
+      unit: 'ms',
+      why: 'local lab',
+      noMeasure: 'no cold client',
+    });
+    expect(none.measured).toBeNull();
+    expect(none.note).toBe('no measured number: no cold client; local lab');
+    const fauna = missingTargetRow('faunadb', 'FaunaDB p99', 900, '~900 ms', 'ms');
+    expect(fauna).toMatchObject({ article: 900, measured: null });
+    expect(fauna.note).toContain('FaunaDB: service shut down 2025-05-30');
+  });
+
+  it('of a definition say so when a step left no calls', () => {
+    const empty: StepView = {
+      plan: newsTop10.plan({ quick: true, where: 'local', targets: ['redis'] })[0],
+      wallS: 1,
+      rows: [],
+      calls: () => [],
+      ladder: () => null,
+      layer: () => null,
+      row: () => undefined,
+      group: () => undefined,
+    };
+    const { rows } = newsTop10.rows(new Map([['query', empty]]), {
+      quick: true,
+      where: 'local',
+      targets: ['redis'],
+    });
+    expect(rows.map((r) => r.metric)).toEqual([
+      'Redis query: database time p99, cold and warm clients together',
+      'Redis query: warm clients, database time p50',
+      'Redis query: cold clients (first call of an environment), database time p50',
+      'FaunaDB query: database time p99',
+    ]);
+    for (const r of rows) {
+      expect(r.measured).toBeNull();
+      expect(r.note).toMatch(/^no measured number: /);
+    }
+  });
+});
+
+describe('combineExperimentReport', () => {
+  const dir = copyFixtureResults();
+  afterAll(() => rmSync(join(dir, '..'), { recursive: true, force: true }));
+
+  it('opens with the article comparison and keeps each step’s groups apart', async () => {
+    const step = await buildFromResultsDir(dir);
+    const block: ExperimentBlock = {
+      name: 'keep-alive',
+      article: 'dynamodb-http-keep-alive.txt',
+      title: 'DynamoDB with and without HTTP keep-alive',
+      where: 'local',
+      quick: true,
+      wallS: 12,
+      missingTargets: [{ target: 'faunadb', reason: 'service shut down 2025-05-30' }],
+      steps: [
+        { name: 'first', description: 'one', dir: 'steps/first', wallS: 5 },
+        { name: 'second', description: 'two', dir: 'steps/second', wallS: 6 },
+      ],
+      rows: [
+        row({
+          metric: 'put, keep-alive off',
+          article: 33,
+          articleText: '~33 ms',
+          measured: 30,
+          unit: 'ms',
+          why: 'w',
+        }),
+        missingTargetRow('faunadb', 'FaunaDB p99', 900, '~900 ms', 'ms'),
+      ],
+      tables: [{ title: 'Ladders', columns: ['Target', 'p50'], rows: [['Redis', '1.000']] }],
+    };
+    const report = combineExperimentReport(block, [
+      { name: 'first', report: step },
+      { name: 'second', report: step },
+    ]);
+    expect(report.experiment).toBe(block);
+    expect(report.groups).toHaveLength(2 * step.groups.length);
+    expect(new Set(report.groups.map((g) => g.id)).size).toBe(report.groups.length);
+    expect(report.groups[0].label.startsWith('first: ')).toBe(true);
+    expect(report.files[0]).toBe('steps/first/summary.json');
+    const md = renderMarkdown(report, []);
+    const sections = md.split('\n## ').slice(1);
+    expect(sections[0].startsWith('Article vs this run')).toBe(true);
+    expect(sections[0]).toContain('| put, keep-alive off | 33 (~33 ms) | 30.00 | ms |');
+    expect(sections[0]).toContain('faunadb: service shut down 2025-05-30; its rows have no measured number.');
+    expect(sections[0]).toContain('steps/second/report.html');
+    expect(sections[1].startsWith('Overview')).toBe(true);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Every experiment once, end to end on the local lab with --quick, as a user runs it
+ * (`npm run experiment -- NAME --quick --out DIR`): exit 0 within the 3-minute budget, one
+ * combined report whose first section is "Article vs this run", an experiment block whose
+ * rows hold finite measured numbers (FaunaDB's: none, with the shut-down note), and each
+ * step's results folder beside it.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../core/paths';
+import { EXPERIMENTS } from '../../experiments/registry';
+import type { ExperimentBlock } from '../../report/report-model';
+
+const BUDGET_MS = 180_000;
+
+describe('npm run experiment -- NAME --quick, on the local lab', () => {
+  const root = mkdtempSync(join(tmpdir(), 'lab-experiments-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it.each(EXPERIMENTS.map((e) => [e.name, e.article]))(
+    '%s (%s) runs, reports and compares',
+    (name, article) => {
+      const out = join(root, name);
+      const started = Date.now();
+      const r = spawnSync('npm', ['run', '-s', 'experiment', '--', name, '--quick', '--out', out], {
+        cwd: PROJECT_ROOT,
+        encoding: 'utf8',
+        timeout: BUDGET_MS + 30_000,
+      });
+      const wallMs = Date.now() - started;
+      expect(r.status, `${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`).toBe(0);
+      expect(wallMs).toBeLessThan(BUDGET_MS);
+      expect(r.stdout).toContain(`Article vs this run (${article})`);
+
+      const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as {
+        experiment?: ExperimentBlock;
+      };
+      const e = report.experiment;
+      expect(e?.name).toBe(name);
+      expect(e?.article).toBe(article);
+      expect(e?.quick).toBe(true);
+      expect(e?.rows.length).toBeGreaterThan(0);
+      for (const row of e?.rows ?? []) {
+        expect(row.note.length, row.metric).toBeGreaterThan(0);
+        expect(row.article !== null || row.articleText.length > 0, row.metric).toBe(true);
+        if (/FaunaDB/.test(row.metric)) {
+          expect(row.measured, row.metric).toBeNull();
+          expect(row.note).toContain('service shut down 2025-05-30');
+        } else {
+          expect(Number.isFinite(row.measured), `${row.metric}: ${row.note}`).toBe(true);
+        }
+      }
+      for (const step of e?.steps ?? []) {
+        expect(existsSync(join(out, step.dir, 'summary.json')), step.dir).toBe(true);
+        expect(existsSync(join(out, step.dir, 'report.html')), step.dir).toBe(true);
+      }
+      expect(e?.steps.length).toBeGreaterThan(0);
+      // The comparison opens the report, in Markdown and HTML alike.
+      const md = readFileSync(join(out, 'report.md'), 'utf8');
+      expect(md.split('\n## ')[1]?.startsWith('Article vs this run')).toBe(true);
+      const html = readFileSync(join(out, 'report.html'), 'utf8');
+      expect(html.indexOf('<section id="experiment">')).toBeLessThan(html.indexOf('<section id="overview">'));
+    },
+    BUDGET_MS + 60_000,
+  );
+
+  it('reports FaunaDB as missing wherever an article had it', () => {
+    const withFauna = EXPERIMENTS.filter((e) => e.articleTargets.includes('faunadb')).map((e) => e.name);
+    expect(withFauna).toEqual(['redis-vs-others', 'news-top10']);
+    for (const name of withFauna) {
+      const e = (
+        JSON.parse(readFileSync(join(root, name, 'report.json'), 'utf8')) as { experiment: ExperimentBlock }
+      ).experiment;
+      expect(e.missingTargets).toEqual([{ target: 'faunadb', reason: 'service shut down 2025-05-30' }]);
+      expect(e.rows.some((r) => /FaunaDB/.test(r.metric) && r.article !== null)).toBe(true);
+    }
+  });
+});
