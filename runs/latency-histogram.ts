@@ -45,8 +45,12 @@ export class LatencyHistogram {
     return this.h.totalCount;
   }
 
+  /**
+   * The value at a percentile, never above the largest sample: HDR reports the top of a
+   * value's bucket, which can exceed the exact max (a p99.9 of 46.78 ms over a max of 46.76).
+   */
   percentile(p: number): number {
-    return this.h.getValueAtPercentile(p) / US_PER_MS;
+    return Math.min(this.h.getValueAtPercentile(p), this.h.maxValue) / US_PER_MS;
   }
 
   ladder(): Ladder | null {
@@ -101,7 +105,7 @@ export function valuesAtPercentiles(samplesMs: Iterable<number>, percentiles: re
       if (Number.isFinite(ms) && ms >= 0) h.recordValue(Math.round(ms * US_PER_MS));
     }
     if (h.totalCount === 0) return [];
-    return percentiles.map((p) => h.getValueAtPercentile(p) / US_PER_MS);
+    return percentiles.map((p) => Math.min(h.getValueAtPercentile(p), h.maxValue) / US_PER_MS);
   } finally {
     h.destroy();
   }

@@ -41,3 +41,14 @@ describe('latency histogram', () => {
     expect(h.ladder()).toBeNull();
   });
 });
+
+describe('LatencyHistogram ladder', () => {
+  it('never puts a percentile above the largest sample (HDR buckets round up)', () => {
+    const l = ladderOf([1.234, 46.761, 9.5, 10.25]);
+    expect(l).not.toBeNull();
+    for (const k of ['p50', 'p75', 'p90', 'p95', 'p99', 'p99.9'] as const) {
+      expect(l?.[k]).toBeLessThanOrEqual(l?.max ?? 0);
+    }
+    expect(l?.max).toBeCloseTo(46.761, 2);
+  });
+});
