@@ -4,82 +4,20 @@
  * recorder is the one test/report/cli-startup.test.ts uses: an ESM resolve hook plus the
  * CommonJS cache at exit, with a control run that does load a heavy package.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../core/paths';
 import { EXPERIMENTS } from '../../experiments/registry';
+import { HEAVY as DEFAULT_HEAVY, heavyPackages as heavyOf, ModuleRecorder } from '../support/module-recorder';
 
-const HEAVY = ['@aws-sdk', 'vega', 'vega-lite', 'artillery', 'aws-cdk-lib', 'hdr-histogram-js'] as const;
+// hdr-histogram-js too: --list must not load the run-results model.
+const HEAVY = [...DEFAULT_HEAVY, 'hdr-histogram-js'];
+const heavyPackages = (files: readonly string[]) => heavyOf(files, HEAVY);
 
-function heavyPackages(files: readonly string[]): string[] {
-  const found = new Set<string>();
-  for (const f of files) {
-    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(f.replace(/\\/g, '/'));
-    const pkg = m?.[1];
-    if (pkg && HEAVY.some((h) => pkg === h || pkg.startsWith(`${h}/`))) found.add(pkg);
-  }
-  return [...found].sort();
-}
-
-let dir: string;
-let preload: string;
-
+let recorder: ModuleRecorder;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'lab-experiment-cli-'));
-  const hook = join(dir, 'hook.mjs');
-  writeFileSync(
-    hook,
-    `import { appendFileSync } from 'node:fs';
-let log;
-export function initialize(data) { log = data.log; }
-export async function resolve(specifier, context, next) {
-  const r = await next(specifier, context);
-  appendFileSync(log, r.url + '\\n');
-  return r;
-}
-`,
-  );
-  preload = join(dir, 'preload.mjs');
-  writeFileSync(
-    preload,
-    `import { appendFileSync } from 'node:fs';
-import { createRequire, register } from 'node:module';
-const log = process.env.LAB_MODULE_LOG;
-register(${JSON.stringify(pathToFileURL(hook).href)}, { data: { log } });
-process.on('exit', () => {
-  appendFileSync(log, Object.keys(createRequire(import.meta.url).cache).join('\\n') + '\\n');
+  recorder = new ModuleRecorder();
 });
-`,
-  );
-});
-
-afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-let runs = 0;
-function run(args: readonly string[]) {
-  runs += 1;
-  const log = join(dir, `modules-${runs}.log`);
-  writeFileSync(log, '');
-  const env: NodeJS.ProcessEnv = { ...process.env, LAB_MODULE_LOG: log };
-  delete env.NODE_OPTIONS;
-  const child = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--import', pathToFileURL(preload).href, ...args],
-    { cwd: PROJECT_ROOT, env, encoding: 'utf8', timeout: 60_000 },
-  );
-  return {
-    status: child.status,
-    stdout: child.stdout,
-    stderr: child.stderr,
-    files: readFileSync(log, 'utf8').split('\n').filter(Boolean),
-  };
-}
+afterAll(() => recorder?.dispose());
+const run = (args: readonly string[]) => recorder.run(args);
 
 describe('npm run experiment starts light', () => {
   it('the recorder sees a heavy package when one loads', () => {

@@ -6,95 +6,18 @@
  * Node 20). A control run imports the heavy paths on purpose, so a recorder that saw
  * nothing cannot pass.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../core/paths';
+import { heavyPackages, type Loaded, ModuleRecorder } from '../support/module-recorder';
 import { copyFixtureResults } from './report-fixture';
 
-const HEAVY = ['@aws-sdk', 'vega', 'vega-lite', 'artillery', 'aws-cdk-lib'] as const;
-
-/** The package a resolved file belongs to (the last node_modules segment), or undefined. */
-function packageOf(file: string): string | undefined {
-  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(file.replace(/\\/g, '/'));
-  return m?.[1];
-}
-
-function heavyPackages(files: readonly string[]): string[] {
-  const found = new Set<string>();
-  for (const f of files) {
-    const pkg = packageOf(f);
-    if (pkg && HEAVY.some((h) => pkg === h || pkg.startsWith(`${h}/`))) found.add(pkg);
-  }
-  return [...found].sort();
-}
-
-let dir: string;
-let preload: string;
-
+let recorder: ModuleRecorder;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'lab-cli-startup-'));
-  const hook = join(dir, 'hook.mjs');
-  writeFileSync(
-    hook,
-    `import { appendFileSync } from 'node:fs';
-let log;
-export function initialize(data) { log = data.log; }
-export async function resolve(specifier, context, next) {
-  const r = await next(specifier, context);
-  appendFileSync(log, r.url + '\\n');
-  return r;
-}
-`,
-  );
-  preload = join(dir, 'preload.mjs');
-  writeFileSync(
-    preload,
-    `import { appendFileSync } from 'node:fs';
-import { createRequire, register } from 'node:module';
-const log = process.env.LAB_MODULE_LOG;
-register(${JSON.stringify(pathToFileURL(hook).href)}, { data: { log } });
-process.on('exit', () => {
-  appendFileSync(log, Object.keys(createRequire(import.meta.url).cache).join('\\n') + '\\n');
+  recorder = new ModuleRecorder();
 });
-`,
-  );
-});
-
-afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-interface Loaded {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly files: string[];
-}
-
-let runs = 0;
-function runNode(args: readonly string[]): Loaded {
-  runs += 1;
-  const log = join(dir, `modules-${runs}.log`);
-  writeFileSync(log, '');
-  const env: NodeJS.ProcessEnv = { ...process.env, LAB_MODULE_LOG: log };
-  delete env.NODE_OPTIONS;
-  delete env.NODE_DEBUG;
-  const child = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--import', pathToFileURL(preload).href, ...args],
-    { cwd: PROJECT_ROOT, env, encoding: 'utf8', timeout: 60_000 },
-  );
-  return {
-    status: child.status,
-    stdout: child.stdout,
-    stderr: child.stderr,
-    files: readFileSync(log, 'utf8').split('\n').filter(Boolean),
-  };
-}
+afterAll(() => recorder?.dispose());
+const runNode = (args: readonly string[]): Loaded => recorder.run(args);
 
 describe('the recorders', () => {
   it('see heavy packages when they do load (ESM import and CommonJS require)', () => {
