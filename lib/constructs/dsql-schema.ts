@@ -1,18 +1,9 @@
-import {
-  type CfnResource,
-  CustomResource,
-  Duration,
-  Lazy,
-  RemovalPolicy,
-  Stack,
-  Validations,
-} from 'aws-cdk-lib';
+import { CustomResource, Duration, Lazy, type RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
-import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { GRANTS_RESOURCE_TYPE, SCHEMA_RESOURCE_TYPE } from '../../lambda/custom-resources/dsql-schema';
+import { labProvider } from './lab-provider';
 import { PerfFunction } from './perf-function';
 
 export interface DsqlSchemaProps {
@@ -54,25 +45,7 @@ export class DsqlSchema extends Construct {
     onEvent.function.addToRolePolicy(
       new iam.PolicyStatement({ actions: ['dsql:DbConnectAdmin'], resources: [props.clusterArn] }),
     );
-    const provider = new cr.Provider(this, 'Provider', {
-      onEventHandler: onEvent.function,
-      logGroup: new logs.LogGroup(this, 'ProviderLogs', {
-        retention: (props.logRetentionDays ?? 7) as logs.RetentionDays,
-        removalPolicy: props.removalPolicy ?? RemovalPolicy.DESTROY,
-      }),
-    });
-    Validations.of(provider).acknowledge(
-      {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason:
-          'The CDK Provider framework creates this role for its own dispatcher function and offers no way to replace it.',
-      },
-      {
-        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(onEvent.function.node.defaultChild as CfnResource)}.Arn>:*]`,
-        reason:
-          'The Provider framework invokes the onEvent function by any version or alias of that one function.',
-      },
-    );
+    const provider = labProvider(this, onEvent, props);
     this.serviceToken = provider.serviceToken;
     this.resource = new CustomResource(this, 'Resource', {
       serviceToken: provider.serviceToken,

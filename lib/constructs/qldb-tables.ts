@@ -1,9 +1,8 @@
-import { type CfnResource, CustomResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CustomResource, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as logs from 'aws-cdk-lib/aws-logs';
-import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import type { IndexSpec } from '../../lambda/custom-resources/qldb-tables';
+import { labProvider } from './lab-provider';
 import { PerfFunction } from './perf-function';
 
 export interface QldbTablesProps {
@@ -54,30 +53,12 @@ export class QldbTables extends Construct {
         resources: [`${ledgerArn}/table/*`, `${ledgerArn}/information_schema/user_tables`],
       }),
     );
-    const provider = new cr.Provider(this, 'Provider', {
-      onEventHandler: onEvent.function,
-      logGroup: new logs.LogGroup(this, 'ProviderLogs', {
-        retention: (props.logRetentionDays ?? 7) as logs.RetentionDays,
-        removalPolicy: props.removalPolicy ?? RemovalPolicy.DESTROY,
-      }),
-    });
+    const provider = labProvider(this, onEvent, props);
     Validations.of(onEvent).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:qldb:<AWS::Region>:<AWS::AccountId>:ledger/<Ledger>/table/*]',
       reason:
         'QLDB table ARNs use table ids that exist only after CREATE TABLE; the grant is limited to this one ledger.',
     });
-    Validations.of(provider).acknowledge(
-      {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason:
-          'The CDK Provider framework creates this role for its own dispatcher function and offers no way to replace it.',
-      },
-      {
-        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(onEvent.function.node.defaultChild as CfnResource)}.Arn>:*]`,
-        reason:
-          'The Provider framework invokes the onEvent function by any version or alias of that one function.',
-      },
-    );
     this.resource = new CustomResource(this, 'Resource', {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::QldbTables',
