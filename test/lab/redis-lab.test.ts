@@ -1,13 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_DEADLINE_MS } from '../../lambda/shared/http-client';
 import { personKey } from '../../lambda/shared/redis-store';
-import { FUNCTION_TIMEOUT } from '../../lib/constructs/perf-function';
 import { type RunningLab, startLab } from '../../local/lab';
+import { describeFault, killEngineMidRun } from '../support/engine-fault';
 import { person, rawRequest } from '../support/lab-http';
 import { labRedisAdmin } from '../support/lab-redis';
 
@@ -83,62 +81,15 @@ describe('the redis target in the local lab', () => {
   }, 60_000);
 
   it('redis-server killed mid-run: bounded 503s, served again soon after restart, no acknowledged create lost', async () => {
-    const base = '/redis/keepalive-on/person';
-    const acknowledged: string[] = [];
-    for (let i = 0; i < 20; i++) {
-      const id = `RL-ACK-${i}`;
-      const r = await rawRequest(lab, 'POST', base, JSON.stringify(person(id)));
-      expect(r.status, r.text).toBe(201);
-      acknowledged.push(id);
-    }
-    const redis = lab.targets.get('redis');
-    if (!redis) throw new Error('no redis target');
     admin.disconnect();
-    // SIGKILL: no clean shutdown; only the fsynced append-only file keeps what was acknowledged.
-    process.kill(redis.database.pid, 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 200));
-
-    const outage: { status: number; ms: number; error?: string }[] = [];
-    for (let i = 0; i < 4; i++) {
-      const t = performance.now();
-      const r = await rawRequest(
-        lab,
-        i % 2 ? 'GET' : 'POST',
-        i % 2 ? `${base}/RL-ACK-1` : base,
-        i % 2 ? undefined : JSON.stringify(person(`RL-DOWN-${i}`)),
-      );
-      outage.push({
-        status: r.status,
-        ms: performance.now() - t,
-        error: r.json?.error as string | undefined,
-      });
-    }
-    for (const o of outage) {
-      expect(o.status, JSON.stringify(o)).toBe(503);
-      expect(o.error).toMatch(/^Redis (create|get) (failed|did not answer)/);
-      expect(o.ms).toBeLessThan(Math.min(DB_DEADLINE_MS + 1000, FUNCTION_TIMEOUT.toMilliseconds()));
-    }
-
-    const restartedAt = performance.now();
-    await lab.restartEngine('redis');
-    let recoveredMs = Number.NaN;
-    for (let i = 0; i < 100; i++) {
-      const r = await rawRequest(lab, 'GET', `${base}/RL-ACK-0`);
-      if (r.status === 200) {
-        recoveredMs = performance.now() - restartedAt;
-        break;
-      }
-      await new Promise((res) => setTimeout(res, 100));
-    }
-    expect(recoveredMs).toBeLessThan(10_000);
-    for (const id of acknowledged) {
-      const r = await rawRequest(lab, 'GET', `${base}/${id}`);
-      expect(r.status, id).toBe(200);
-      expect((r.json?.person as { GovId?: string } | undefined)?.GovId).toBe(id);
-    }
+    // Only the fsynced append-only file keeps what was acknowledged.
+    const fault = await killEngineMidRun(lab, {
+      target: 'redis',
+      base: '/redis/keepalive-on/person',
+      label: 'Redis',
+      idPrefix: 'RL',
+    });
     admin = await labRedisAdmin(lab);
-    console.log(
-      `redis fault: outage answers ${outage.map((o) => `${o.status} in ${o.ms.toFixed(0)} ms`).join(', ')}; served again ${recoveredMs.toFixed(0)} ms after restart; ${acknowledged.length}/${acknowledged.length} acknowledged creates readable`,
-    );
+    console.log(describeFault('redis', fault));
   }, 120_000);
 });
