@@ -12,27 +12,19 @@ import { build } from 'esbuild';
 import { CACHE_DIR } from '../core/paths';
 import type { AssemblyFunction } from '../local/assembly/cloud-assembly';
 import { ExecutionEnvironment } from '../local/host/execution-environment';
-import { LAMBDA_NODE_MAJOR, type NodeRuntime } from '../local/runtime/lambda-node';
+import type { NodeRuntime } from '../local/runtime/lambda-node';
+import { LAB_BUNDLE_OPTIONS } from './lab-bundle';
 
 const EMPTY_HANDLER = "export const handler = async () => ({ statusCode: 200, body: '' });\n";
 // The lab bundles' banner (lib/constructs/perf-function.ts): part of every bundle's init, so of the empty one's too.
-const ESM_REQUIRE_SHIM =
-  "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);";
 
 /** Builds the empty handler as the lab bundles are built (ESM, minified, node24) into .cache/; returns its folder. */
 export async function buildEmptyHandler(dir = join(CACHE_DIR, 'empty-handler')): Promise<string> {
   mkdirSync(dir, { recursive: true });
   await build({
+    ...LAB_BUNDLE_OPTIONS,
     stdin: { contents: EMPTY_HANDLER, loader: 'js', resolveDir: dir },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: `node${LAMBDA_NODE_MAJOR}`,
-    mainFields: ['module', 'main'],
-    minify: true,
-    banner: { js: ESM_REQUIRE_SHIM },
     outfile: join(dir, 'index.mjs'),
-    logLevel: 'silent',
   });
   return dir;
 }

@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { PROJECT_ROOT } from '../core/paths';
+import { CREDENTIALS_ALIAS } from '../lib/constructs/bundle-format';
 import { RUNTIME_PARITY_ENV } from '../local/assembly/environment';
 import { ladderOf } from '../runs/latency-histogram';
+import { LAB_BUNDLE_OPTIONS } from './lab-bundle';
 
 const IMPORT_PROBE = `const t=performance.now();await import(process.argv[1]);process.stdout.write(String(performance.now()-t));`;
 
@@ -18,18 +20,11 @@ async function bundle(outfile: string, withMetrics: boolean): Promise<number> {
   const noMetrics = join(PROJECT_ROOT, '.cache', 'no-metrics.ts');
   writeFileSync(noMetrics, 'export function emitTiming(): void {}\n');
   await build({
+    ...LAB_BUNDLE_OPTIONS,
     entryPoints: [join(PROJECT_ROOT, 'lambda/handlers/dynamodb-get.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    mainFields: ['module', 'main'],
-    minify: true,
     outfile,
-    logLevel: 'silent',
-    banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
-    alias: {
-      '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'lambda/shared/env-credentials.ts'),
-    },
+    absWorkingDir: PROJECT_ROOT,
+    alias: CREDENTIALS_ALIAS,
     plugins: withMetrics
       ? []
       : [
@@ -73,7 +68,7 @@ export async function instrumentationCost(runs: number) {
         'tsx',
         '-e',
         `import { emitTiming } from './lambda/shared/metrics.ts';
-         const t = { dbMs: 9.8, newConnection: false, coldStart: false, initType: 'on-demand' };
+         const t = { dbMs: 9.8, newConnection: false, dbRequests: 1, coldStart: false, initType: 'on-demand' };
          for (let i = 0; i < 2000; i++) emitTiming('dynamodb-get', 200, t);
          const s = performance.now();
          for (let i = 0; i < 20000; i++) emitTiming('dynamodb-get', 200, t);

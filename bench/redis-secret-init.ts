@@ -16,18 +16,18 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { CACHE_DIR, PROJECT_ROOT } from '../core/paths';
+import { CREDENTIALS_ALIAS } from '../lib/constructs/bundle-format';
 import { measureBundle } from '../local/assembly/bundle-size';
 import type { AssemblyFunction } from '../local/assembly/cloud-assembly';
 import { ExecutionEnvironment } from '../local/host/execution-environment';
-import { LAMBDA_NODE_MAJOR, resolveLambdaNode } from '../local/runtime/lambda-node';
+import { resolveLambdaNode } from '../local/runtime/lambda-node';
 import { startExtensionStandIn } from '../local/targets/redis';
 import { buildEmptyHandler, initOverEmpty, median } from './init-over-empty';
+import { LAB_BUNDLE_OPTIONS } from './lab-bundle';
 
 const ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-redis-AbCdEf';
 const TOKEN = 'bench-token';
 const URL_SECRET = 'redis://default:bench-password@127.0.0.1:6379';
-const ESM_REQUIRE_SHIM =
-  "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);";
 
 /** The SDK way: what lambda/shared/redis-secret.ts did before the extension. */
 const SDK_ENTRY = `
@@ -51,16 +51,9 @@ async function bundle(name: string, entry: { file: string } | { contents: string
     ...('file' in entry
       ? { entryPoints: [join(PROJECT_ROOT, entry.file)] }
       : { stdin: { contents: entry.contents, loader: 'ts', resolveDir: PROJECT_ROOT } }),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: `node${LAMBDA_NODE_MAJOR}`,
-    mainFields: ['module', 'main'],
-    minify: true,
-    banner: { js: ESM_REQUIRE_SHIM },
-    alias: { '@aws-sdk/credential-provider-node': './lambda/shared/env-credentials.ts' },
+    ...LAB_BUNDLE_OPTIONS,
+    alias: CREDENTIALS_ALIAS,
     outfile: join(dir, 'index.mjs'),
-    logLevel: 'silent',
   });
   return dir;
 }

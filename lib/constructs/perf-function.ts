@@ -6,14 +6,10 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PROJECT_ROOT } from '../../core/paths';
+import { CREDENTIALS_ALIAS, ESM_REQUIRE_SHIM } from './bundle-format';
 
 /** Function timeout: above the handlers' 5 s database deadline, so they always answer. */
 export const FUNCTION_TIMEOUT = Duration.seconds(10);
-
-// ESM output lets esbuild tree-shake the SDK; CommonJS dependencies (the QLDB driver)
-// still call require() for Node built-ins, which ESM lacks unless we provide it.
-const ESM_REQUIRE_SHIM =
-  "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);";
 
 export interface PerfFunctionProps {
   /** Path from the project root to the handler file. */
@@ -92,8 +88,9 @@ export class PerfFunction extends Construct {
         // Bundle and pin the SDK rather than use the runtime's copy: reproducible figures.
         externalModules: [],
         banner: ESM_REQUIRE_SHIM,
-        // Lambda passes credentials in env vars; the full default chain is ~90 KB of dead weight.
-        esbuildArgs: { '--alias:@aws-sdk/credential-provider-node': './lambda/shared/env-credentials.ts' },
+        esbuildArgs: Object.fromEntries(
+          Object.entries(CREDENTIALS_ALIAS).map(([from, to]) => [`--alias:${from}`, to]),
+        ),
         forceDockerBundling: false,
       },
     });

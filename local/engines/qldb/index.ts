@@ -23,23 +23,8 @@ const SERVER_SCRIPT = fileURLToPath(new URL('./qldb-server.ts', import.meta.url)
 const PROJECT_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const DEFAULT_START_TIMEOUT_MS = 15_000;
 
-export interface StartQldbEngineOptions {
-  /** Port on 127.0.0.1; 0 or absent picks a free one. */
-  readonly port?: number;
-  /** Keep the journal in this folder (created if missing); absent keeps everything in memory. */
-  readonly dataDir?: string;
-  /** The ledgers that exist. @default any name, created on first StartSession */
-  readonly ledgers?: readonly string[];
-  /** Values per result page. @default 200 */
-  readonly pageSize?: number;
-  /** A session not in a transaction expires after this long idle. @default 60 000 (QLDB) */
-  readonly sessionIdleMs?: number;
-  /** A session expires this long after it started. @default 900 000 (QLDB: 13-17 min) */
-  readonly sessionLifetimeMs?: number;
-  /** A transaction must commit within this. @default 30 000 (QLDB) */
-  readonly transactionTimeoutMs?: number;
-  /** The HTTP endpoint closes connections idle this long, s. @default 60 */
-  readonly idleTimeoutS?: number;
+/** What the engine process is started with (see QldbServerConfig), plus how the lab watches it. */
+export interface StartQldbEngineOptions extends QldbServerConfig {
   /** Receives the engine's output lines, prefixed with [qldb]. */
   readonly log?: (line: string) => void;
   /** @default 15 000 */
@@ -85,16 +70,9 @@ export async function startQldbEngine(opts: StartQldbEngineOptions = {}): Promis
   validate(opts);
   const started = Date.now();
   if (opts.dataDir !== undefined) await mkdir(opts.dataDir, { recursive: true });
-  const config: QldbServerConfig = {
-    port: opts.port ?? 0,
-    dataDir: opts.dataDir,
-    ledgers: opts.ledgers,
-    pageSize: opts.pageSize,
-    sessionIdleMs: opts.sessionIdleMs,
-    sessionLifetimeMs: opts.sessionLifetimeMs,
-    transactionTimeoutMs: opts.transactionTimeoutMs,
-    idleTimeoutS: opts.idleTimeoutS,
-  };
+  // The engine gets its own settings; the watcher's (log, start timeout) stay here.
+  const { log: _log, startTimeoutMs: _startTimeoutMs, ...settings } = opts;
+  const config: QldbServerConfig = { ...settings, port: opts.port ?? 0 };
   // cwd at the project root, so `--import tsx` resolves from its node_modules.
   const child = await spawnChild(
     process.execPath,

@@ -6,14 +6,21 @@ import { QldbSessionService } from './session-service';
 
 /** What the engine process is started with (JSON on its command line). */
 export interface QldbServerConfig {
+  /** Port on 127.0.0.1; 0 or absent picks a free one. */
   readonly port?: number;
+  /** Keep the journal in this folder (created if missing); absent keeps everything in memory. */
   readonly dataDir?: string;
+  /** The ledgers that exist. @default any name, created on first StartSession */
   readonly ledgers?: readonly string[];
+  /** Values per result page. @default 200 */
   readonly pageSize?: number;
+  /** A session not in a transaction expires after this long idle. @default 60 000 (QLDB) */
   readonly sessionIdleMs?: number;
+  /** A session expires this long after it started. @default 900 000 (QLDB: 13-17 min) */
   readonly sessionLifetimeMs?: number;
+  /** A transaction must commit within this. @default 30 000 (QLDB) */
   readonly transactionTimeoutMs?: number;
-  /** Close HTTP connections idle this long, s. @default 60 */
+  /** The HTTP endpoint closes connections idle this long, s. @default 60 */
   readonly idleTimeoutS?: number;
 }
 

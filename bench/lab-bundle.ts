@@ -1,0 +1,15 @@
+/** esbuild options that build a bundle as PerfFunction does (ESM, minified, Lambda's Node, the require shim). */
+import type { BuildOptions } from 'esbuild';
+import { ESM_REQUIRE_SHIM } from '../lib/constructs/bundle-format';
+import { LAMBDA_NODE_MAJOR } from '../local/runtime/lambda-node';
+
+export const LAB_BUNDLE_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: `node${LAMBDA_NODE_MAJOR}`,
+  mainFields: ['module', 'main'],
+  minify: true,
+  banner: { js: ESM_REQUIRE_SHIM },
+  logLevel: 'silent',
+} as const satisfies BuildOptions;
