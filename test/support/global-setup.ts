@@ -8,7 +8,13 @@ import { localOutdir, localSynthContext } from '../../local/lab';
 export default async function setup(): Promise<void> {
   // The redis and dsql tests run a real redis-server and PostgreSQL: install each once
   // (Debian packages), before test files run in parallel, or say how.
-  for (const script of ['scripts/ensure-redis.sh', 'scripts/ensure-postgres.sh']) {
+  // The conformance suite's outside clients (botocore, pyqldb, psycopg, curl, psql, redis-cli)
+  // come after the engines, whose packages bring psql and redis-cli.
+  for (const script of [
+    'scripts/ensure-redis.sh',
+    'scripts/ensure-postgres.sh',
+    'scripts/ensure-conformance-clients.sh',
+  ]) {
     execFileSync('bash', [join(PROJECT_ROOT, script)], { stdio: 'inherit' });
   }
   const context = localSynthContext();
