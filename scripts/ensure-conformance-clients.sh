@@ -7,8 +7,13 @@
 # Idempotent: the venv is rebuilt only when the requirements change. Prints what it found.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-venv="$root/.cache/conformance-venv"
 req="$root/test/conformance/clients/requirements.txt"
+# Each set of requirements gets a venv of its own, and the fixed path the tests use is a symlink
+# to the current one: a change of pins builds beside the old venv and swaps the link, so a run
+# still using the old one (another checkout, a test in flight) never has it removed under it.
+link="$root/.cache/conformance-venv"
+name="conformance-venv-$(sha256sum "$req" | cut -c1-12)"
+venv="$root/.cache/$name"
 stamp="$venv/.requirements"
 
 python="$(command -v python3 || true)"
@@ -18,15 +23,30 @@ if [ -z "$python" ]; then
 fi
 
 if [ ! -x "$venv/bin/python" ] || ! cmp -s "$req" "$stamp"; then
-  echo "ensure-conformance-clients: installing $(tr '\n' ' ' < "$req")into .cache/conformance-venv ..."
-  rm -rf "$venv"
-  if ! "$python" -m venv "$venv" >/dev/null 2>&1; then
+  echo "ensure-conformance-clients: installing $(tr '\n' ' ' < "$req")into .cache/$name ..."
+  mkdir -p "$root/.cache"
+  tmp="$venv.tmp.$$"
+  rm -rf "$tmp"
+  if ! "$python" -m venv "$tmp" >/dev/null 2>&1; then
+    rm -rf "$tmp"
     echo "ensure-conformance-clients: python3 -m venv failed; install it with: sudo apt-get install -y python3-venv" >&2
     exit 1
   fi
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req"
-  cp "$req" "$stamp"
+  "$tmp/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+  cp "$req" "$tmp/.requirements"
+  rm -rf "$venv"
+  mv "$tmp" "$venv"
 fi
+if [ "$(readlink "$link" 2>/dev/null || true)" != "$name" ]; then
+  # A venv made before venvs were per requirements sits at the link's path: move it aside.
+  if [ -d "$link" ] && [ ! -L "$link" ]; then
+    rm -rf "$link.previous"
+    mv "$link" "$link.previous"
+  fi
+  ln -sfn "$name" "$link.new.$$"
+  mv -T "$link.new.$$" "$link"
+fi
+venv="$link"
 
 if ! curl --help all 2>/dev/null | grep -q -- '--aws-sigv4'; then
   echo "ensure-conformance-clients: curl has no --aws-sigv4 (needs curl 7.75+); install it with: sudo apt-get install -y curl" >&2
