@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { isTarget, TARGET_INFO, type Target } from '../core/lab-functions';
 import { CACHE_DIR } from '../core/paths';
@@ -13,7 +14,9 @@ import { type Assembly, readAssembly } from './assembly/cloud-assembly';
 import { ensureSynth } from './assembly/ensure-synth';
 import { type LocalResources, localEnvironment } from './assembly/environment';
 import { type EngineKind, LOCAL_CREDENTIALS, LOCAL_REGION } from './engines';
+import { type MemoryModel, openCgroups } from './host/cgroups';
 import { FunctionPool, type PoolStats } from './host/function-pool';
+import { CFS_PERIOD_US, checkMemoryMb, MB_PER_VCPU } from './host/lambda-memory';
 import { invokedVersion } from './host/lambda-version';
 import {
   DEFAULT_IDLE_TIMEOUT_S,
@@ -63,6 +66,17 @@ export interface LabOptions {
   /** Every function log line (START/END/REPORT and the function's own), by function. */
   readonly onFunctionLog?: (fn: string, line: string) => void;
   readonly onRequest?: Parameters<typeof startApiServer>[0]['onRequest'];
+  /**
+   * Every function's memory setting, MB, in place of the template's, with no re-synth: the
+   * host applies it (REPORT's Memory Size, heap flags, CPU share, memory ceiling). Change it
+   * per function later with RunningLab.setMemory. @default each function's MemorySize
+   */
+  readonly memoryMb?: number;
+  /**
+   * Run environments under cgroups (CPU share and memory ceiling by memory). false runs them
+   * at full host speed, as where cgroups cannot be used, and says so. @default true
+   */
+  readonly cgroups?: boolean;
 }
 
 /** One database target as it runs locally. */
@@ -83,6 +97,16 @@ export interface RunningLab {
   readonly tableNames: readonly string[];
   readonly node: NodeRuntime;
   readonly pools: ReadonlyMap<string, FunctionPool>;
+  /** What of Lambda's memory setting this lab models, and how (cgroups, or why not). */
+  readonly memoryModel: MemoryModel;
+  /** Each function's memory setting now, MB. */
+  memory(): Record<string, number>;
+  /**
+   * Sets the memory of one function (by name) or of all (no name), as a configuration update
+   * would: its environments are replaced, the next request gets a fresh one at the new size.
+   * An unknown function or a size outside 128-10,240 MB throws and changes nothing.
+   */
+  setMemory(memoryMb: number, functionName?: string): Promise<void>;
   stats(): Record<string, PoolStats>;
   /** Stops a target's engine (if it still runs) and starts it again on the same port and data. */
   restartEngine(target?: Target): Promise<LocalDatabase>;
@@ -132,6 +156,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   const targets = requestedTargets(context);
   const node = resolveLambdaNode(opts.nodePath);
   if (node.warning) log(`warning: ${node.warning}`);
+  if (opts.memoryMb !== undefined) checkMemoryMb(opts.memoryMb);
 
   const cleanup: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -139,6 +164,16 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     cleanup.length = 0;
   };
   try {
+    const cgroups = opts.cgroups === false ? undefined : await openCgroups();
+    const memoryModel: MemoryModel = cgroups?.model ?? {
+      modeled: false,
+      mechanism: 'none',
+      reason: 'cgroups turned off (cgroups: false)',
+      hostCores: availableParallelism(),
+    };
+    const tree = cgroups?.tree;
+    if (tree) cleanup.push(() => tree.remove());
+    log(memoryModelLine(memoryModel, cgroups?.removedStale ?? 0));
     await ensureSynth(outdir, context, log);
     const assembly = readAssembly(outdir);
     if (assembly.routes.length === 0) throw new Error(`${outdir} has no API routes to serve`);
@@ -211,6 +246,8 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         maxEnvironments: opts.maxEnvironments ?? DEFAULT_MAX_ENVIRONMENTS,
         node,
         version: invokedVersion(assembly.templates, fn),
+        memoryMb: opts.memoryMb,
+        cgroups: tree ? { tree, hostCores: memoryModel.hostCores } : undefined,
         log: (line) => opts.onFunctionLog?.(fn.name, line),
       });
       pools.set(fn.name, pool);
@@ -246,6 +283,15 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       tableNames: dynamodb.database.tables,
       node,
       pools,
+      memoryModel,
+      memory: () => Object.fromEntries([...pools].map(([name, p]) => [name, p.memoryMb])),
+      setMemory: async (memoryMb, functionName) => {
+        checkMemoryMb(memoryMb);
+        const chosen = functionName === undefined ? [...pools.values()] : [pools.get(functionName)];
+        if (chosen.some((p) => p === undefined))
+          throw new Error(`no function ${functionName}; the lab runs ${[...pools.keys()].join(', ')}`);
+        await Promise.all(chosen.map((p) => (p as FunctionPool).setMemory(memoryMb)));
+      },
       restartEngine,
       stats: () => Object.fromEntries([...pools].map(([name, p]) => [name, p.snapshot()])),
       stop: stopAll,
@@ -254,4 +300,12 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     await stopAll();
     throw e;
   }
+}
+
+/** The one line a lab prints at start about how it models memory. */
+export function memoryModelLine(m: MemoryModel, removedStale = 0): string {
+  const stale = removedStale > 0 ? ` (removed ${removedStale} cgroup tree(s) a stopped lab left)` : '';
+  return m.modeled
+    ? `Memory is CPU: ${m.mechanism}, each environment gets memory / ${MB_PER_VCPU} MB of a core (CFS quota per ${CFS_PERIOD_US / 1000} ms, at most ${m.hostCores} cores here), a memory ceiling and Lambda's heap flags${stale}`
+    : `Memory not modeled: ${m.reason}. Environments run at full host speed with no memory ceiling; every figure of this run is marked "memory not modeled".`;
 }

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AssemblyFunction } from '../assembly/cloud-assembly';
 import { type NodeRuntime, resolveLambdaNode } from '../runtime/lambda-node';
+import type { CgroupTree, EnvironmentCgroup } from './cgroups';
 import { initErrorType, initReportLine, initStartLine } from './lambda-log';
+import { heapFlags, INIT_BURST_MS, initCpuLimit, invokeCpuLimit, memoryLimitBytes } from './lambda-memory';
 
 const WORKER = join(import.meta.dirname, 'runtime-worker.mjs');
 
@@ -26,7 +28,15 @@ export type InvokeOutcome =
   | { kind: 'result'; durationMs: number; maxMemoryUsedMb: number; response: unknown }
   | { kind: 'error'; durationMs: number; maxMemoryUsedMb: number; error: WorkerError }
   | { kind: 'timeout'; durationMs: number }
-  | { kind: 'crash'; durationMs: number; exitCode: number | null; signal: string | null };
+  | {
+      kind: 'crash';
+      durationMs: number;
+      exitCode: number | null;
+      signal: string | null;
+      /** The kernel ended it at its memory ceiling (Lambda's Runtime.OutOfMemory). */
+      outOfMemory: boolean;
+      maxMemoryUsedMb?: number;
+    };
 
 type WorkerMessage =
   | { type: 'ready'; initMs: number }
@@ -83,6 +93,17 @@ export interface EnvironmentOptions {
    * @default defaultLambdaNode(): the pinned Node 24, else this machine's Node
    */
   readonly node?: NodeRuntime;
+  /**
+   * The memory setting the environment runs with: Lambda's heap flags, the context's
+   * memoryLimitInMB and, with cgroups, its CPU share and memory ceiling.
+   * @default fn.memorySize
+   */
+  readonly memoryMb?: number;
+  /**
+   * The lab's cgroups: the environment runs in a cgroup of its own, made here and removed when
+   * it ends. Without it the environment runs at full host speed, its memory unbounded.
+   */
+  readonly cgroups?: { readonly tree: CgroupTree; readonly hostCores: number };
 }
 
 /** How long a failed init's output may trail its exit before INIT_REPORT is written anyway. */
@@ -114,11 +135,28 @@ export class ExecutionEnvironment {
     timer: NodeJS.Timeout;
   };
 
+  /** Resolves once the process is gone and its cgroup removed. */
+  private readonly gone: Promise<void>;
+  private markGone = () => {};
+
   private constructor(
     private readonly child: ChildProcess,
     private readonly opts: EnvironmentOptions,
+    readonly memoryMb: number,
+    private readonly cgroup: EnvironmentCgroup | undefined,
   ) {
     this.initType = opts.initType;
+    this.gone = new Promise((r) => (this.markGone = r));
+  }
+
+  /**
+   * The environment's peak memory so far, MB: its cgroup's peak, as Lambda reports the
+   * sandbox's, or the process's peak RSS if larger. Locally the Node binary's pages are often
+   * charged to whichever cgroup read them first, which a fresh Lambda sandbox never shares.
+   */
+  private peakMb(processPeakMb: number): number {
+    const bytes = this.cgroup?.peakBytes();
+    return Math.max(processPeakMb, bytes === undefined ? 0 : Math.round(bytes / (1024 * 1024)));
   }
 
   get pid(): number | undefined {
@@ -133,16 +171,43 @@ export class ExecutionEnvironment {
   static start(opts: EnvironmentOptions): Promise<ExecutionEnvironment> {
     const { file, exportName } = resolveHandler(opts.fn);
     const node = opts.node ?? defaultLambdaNode();
+    const memoryMb = opts.memoryMb ?? opts.fn.memorySize;
+    // Lambda's bootstrap passes these to node itself (they are not in NODE_OPTIONS).
+    const nodeArgs = heapFlags(memoryMb, opts.env.NODE_OPTIONS);
+    let cgroup: EnvironmentCgroup | undefined;
+    let burst: NodeJS.Timeout | undefined;
+    const throttle = () => {
+      clearTimeout(burst);
+      if (cgroup && opts.cgroups) cgroup.setCpu(invokeCpuLimit(memoryMb, opts.cgroups.hostCores));
+    };
+    if (opts.cgroups) {
+      cgroup = opts.cgroups.tree.create(opts.fn.name);
+      try {
+        cgroup.setMemory(memoryLimitBytes(memoryMb));
+        cgroup.setCpu(initCpuLimit(memoryMb, opts.cgroups.hostCores, opts.initType));
+      } catch (e) {
+        void opts.cgroups.tree.release(cgroup).catch(() => {});
+        throw e;
+      }
+      // On-demand init runs on its burst for at most INIT_BURST_MS; then the share applies.
+      if (opts.initType === 'on-demand') burst = setTimeout(throttle, INIT_BURST_MS).unref();
+    }
     opts.onLog(initStartLine(node.version, opts.env.AWS_REGION ?? 'us-east-1'));
     const spawnedAt = performance.now();
     const child = fork(WORKER, [file, exportName], {
       env: { ...opts.env, AWS_LAMBDA_INITIALIZATION_TYPE: opts.initType },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      execPath: node.path,
-      // The host may run under tsx; the environment must not inherit its loader.
-      execArgv: [],
+      ...(cgroup
+        ? {
+            // A shell that puts itself in the cgroup, then becomes node: every byte and every
+            // CPU cycle of the environment, from its first instruction, counts against the limits.
+            execPath: '/bin/sh',
+            execArgv: ['-c', joinCgroupScript(cgroup.procsFiles), node.path, ...nodeArgs],
+          }
+        : // The host may run under tsx; the environment must not inherit its loader.
+          { execPath: node.path, execArgv: nodeArgs }),
     });
-    const env = new ExecutionEnvironment(child, opts);
+    const env = new ExecutionEnvironment(child, opts, memoryMb, cgroup);
     // A failed send or kill surfaces as 'error'; the exit that follows ends the invocation.
     child.on('error', () => {});
     const outputDone: Promise<void>[] = [];
@@ -172,6 +237,11 @@ export class ExecutionEnvironment {
         if (m.type === 'ready') {
           ready = true;
           env.initMs = m.initMs;
+          try {
+            throttle();
+          } catch {
+            // The cgroup is gone only if the process is: its exit reports it.
+          }
           opts.signal?.removeEventListener('abort', abort);
           child.off('message', onInitMessage);
           child.on('message', (msg: WorkerMessage) => env.onMessage(msg));
@@ -185,8 +255,9 @@ export class ExecutionEnvironment {
       };
       child.on('message', onInitMessage);
       child.once('exit', (code, signal) => {
+        clearTimeout(burst);
         opts.signal?.removeEventListener('abort', abort);
-        env.onExit(code, signal);
+        const outOfMemory = env.onExit(code, signal);
         if (ready) return; // a later exit is the invocation's business, not the start's
         if (aborted) {
           reject(new StartAborted(opts.fn.name));
@@ -197,7 +268,7 @@ export class ExecutionEnvironment {
           new InitError(
             opts.fn.name,
             {
-              errorType: 'Runtime.ExitError',
+              errorType: outOfMemory ? 'Runtime.OutOfMemory' : 'Runtime.ExitError',
               errorMessage: `exited during init (code ${code}, signal ${signal}) ${stderrTail.trim()}`,
             },
             performance.now() - spawnedAt,
@@ -237,7 +308,7 @@ export class ExecutionEnvironment {
           requestId,
           event,
           functionName: this.opts.fn.name,
-          memoryLimitInMB: this.opts.fn.memorySize,
+          memoryLimitInMB: this.memoryMb,
           deadlineMs: Date.now() + timeoutMs,
         },
         // A process that cannot take it is ended: its exit reports the invocation as a crash.
@@ -250,12 +321,13 @@ export class ExecutionEnvironment {
 
   /** Ends the process (SIGTERM, then SIGKILL) and waits for it. */
   async stop(): Promise<void> {
-    if (this.exited) return;
+    if (this.exited) return this.gone;
     const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
     this.child.kill('SIGTERM');
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
     await exited;
     clearTimeout(timer);
+    await this.gone;
   }
 
   private finish(outcome: InvokeOutcome): void {
@@ -274,19 +346,47 @@ export class ExecutionEnvironment {
           ? {
               kind: 'result',
               durationMs: m.durationMs,
-              maxMemoryUsedMb: m.maxMemoryUsedMb,
+              maxMemoryUsedMb: this.peakMb(m.maxMemoryUsedMb),
               response: m.response,
             }
-          : { kind: 'error', durationMs: m.durationMs, maxMemoryUsedMb: m.maxMemoryUsedMb, error: m.error },
+          : {
+              kind: 'error',
+              durationMs: m.durationMs,
+              maxMemoryUsedMb: this.peakMb(m.maxMemoryUsedMb),
+              error: m.error,
+            },
       );
     }
   }
 
-  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.exited) return;
+  /** Returns whether the kernel's OOM killer ended it. */
+  private onExit(code: number | null, signal: NodeJS.Signals | null): boolean {
+    if (this.exited) return false;
     this.exited = true;
+    // Read before the cgroup goes: its OOM count and peak are the only witnesses.
+    const outOfMemory = signal === 'SIGKILL' && (this.cgroup?.oomKills() ?? 0) > 0;
+    const peak = this.cgroup?.peakBytes();
     const p = this.pending;
-    if (p) this.finish({ kind: 'crash', durationMs: performance.now() - p.started, exitCode: code, signal });
+    if (p)
+      this.finish({
+        kind: 'crash',
+        durationMs: performance.now() - p.started,
+        exitCode: code,
+        signal,
+        outOfMemory,
+        ...(peak === undefined ? {} : { maxMemoryUsedMb: Math.round(peak / (1024 * 1024)) }),
+      });
+    const cgroup = this.cgroup;
+    if (cgroup && this.opts.cgroups) {
+      this.opts.cgroups.tree.release(cgroup).then(this.markGone, this.markGone);
+    } else this.markGone();
     this.opts.onExit(this);
+    return outOfMemory;
   }
+}
+
+/** `sh -c` script: write the shell's pid into each cgroup.procs file, then exec "$0" "$@" (node and its arguments). */
+function joinCgroupScript(procsFiles: readonly string[]): string {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return `${procsFiles.map((f) => `echo $$ > ${quote(f)}`).join(' && ')} && exec "$0" "$@"`;
 }

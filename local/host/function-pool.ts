@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AssemblyFunction } from '../assembly/cloud-assembly';
 import type { NodeRuntime } from '../runtime/lambda-node';
+import type { CgroupTree } from './cgroups';
 import {
   defaultLambdaNode,
   ExecutionEnvironment,
@@ -12,6 +13,7 @@ import {
   StartAborted,
 } from './execution-environment';
 import { endLine, initReportLine, reportLine, startLine } from './lambda-log';
+import { checkMemoryMb } from './lambda-memory';
 
 export interface PoolOptions {
   readonly fn: AssemblyFunction;
@@ -34,6 +36,16 @@ export interface PoolOptions {
    * @default '$LATEST'
    */
   readonly version?: string;
+  /**
+   * The memory setting the environments run with, in place of the template's (see setMemory).
+   * @default fn.memorySize
+   */
+  readonly memoryMb?: number;
+  /**
+   * The lab's cgroups (local/host/cgroups.ts): each environment then runs under the CPU share
+   * and memory ceiling of its memory setting. Without them it runs at full host speed.
+   */
+  readonly cgroups?: { readonly tree: CgroupTree; readonly hostCores: number };
 }
 
 export type Invocation =
@@ -68,13 +80,19 @@ export class FunctionPool {
   /** The Node every environment of this pool runs on. */
   readonly node: NodeRuntime;
   readonly version: string;
-  private readonly env: Record<string, string>;
+  private env: Record<string, string>;
+  private memory: number;
   private warned = false;
 
   constructor(private readonly opts: PoolOptions) {
     this.node = opts.node ?? defaultLambdaNode();
     this.version = opts.version ?? '$LATEST';
-    this.env = { ...opts.env, AWS_LAMBDA_FUNCTION_VERSION: this.version };
+    this.memory = checkMemoryMb(opts.memoryMb ?? opts.fn.memorySize, `${opts.fn.name} memory`);
+    this.env = {
+      ...opts.env,
+      AWS_LAMBDA_FUNCTION_VERSION: this.version,
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(this.memory),
+    };
     // A given Node's warning is the caller's to log (once per lab); a resolved one, once here.
     this.warned = opts.node !== undefined;
   }
@@ -86,6 +104,29 @@ export class FunctionPool {
   /** The environment variables each execution environment gets. */
   get environment(): Record<string, string> {
     return this.env;
+  }
+
+  /** The memory setting new environments start with, MB. */
+  get memoryMb(): number {
+    return this.memory;
+  }
+
+  /**
+   * Changes the function's memory setting, as a configuration update does in Lambda: every
+   * environment is replaced. Idle ones end now, busy ones when their invocation ends; the
+   * next request starts a fresh environment at the new size (provisioned ones are started
+   * again at once). Resolves once the old idle environments are gone and the new provisioned
+   * ones are ready. A size outside Lambda's range throws and changes nothing.
+   */
+  async setMemory(memoryMb: number): Promise<void> {
+    checkMemoryMb(memoryMb, `${this.name} memory`);
+    if (this.stopped) throw new Error(`${this.name}: the pool is stopped`);
+    if (memoryMb === this.memory) return;
+    this.memory = memoryMb;
+    this.env = { ...this.env, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryMb) };
+    const old = this.idle.splice(0);
+    await Promise.all(old.map((e) => e.stop()));
+    await this.start();
   }
 
   /** Starts the provisioned environments, initialized before the first request. */
@@ -146,11 +187,11 @@ export class FunctionPool {
       reportLine({
         requestId,
         durationMs: outcome.durationMs,
-        memorySizeMb: this.opts.fn.memorySize,
-        maxMemoryUsedMb: 'maxMemoryUsedMb' in outcome ? outcome.maxMemoryUsedMb : 0,
+        memorySizeMb: env.memoryMb,
+        maxMemoryUsedMb: ('maxMemoryUsedMb' in outcome ? outcome.maxMemoryUsedMb : undefined) ?? 0,
         initDurationMs,
         status: outcome.kind === 'timeout' ? 'timeout' : outcome.kind === 'crash' ? 'error' : undefined,
-        errorType: outcome.kind === 'crash' ? 'Runtime.ExitError' : undefined,
+        errorType: outcome.kind === 'crash' ? crashErrorType(outcome) : undefined,
       }),
     );
     this.release(env);
@@ -160,6 +201,11 @@ export class FunctionPool {
   /** Hands a free environment to the longest-waiting request, or parks it as idle. */
   private release(env: ExecutionEnvironment): void {
     if (!env.alive || env.busy) return;
+    // Started before a memory change: it ends, as Lambda retires environments of the old configuration.
+    if (env.memoryMb !== this.memory) {
+      void env.stop();
+      return;
+    }
     const waiter = this.waiters.shift();
     if (waiter) waiter(env);
     else this.idle.push(env);
@@ -216,10 +262,10 @@ export class FunctionPool {
       }
       case 'crash': {
         this.stats.crashes += 1;
-        const status = o.signal ? `signal: ${o.signal}` : `exit status ${o.exitCode}`;
+        const status = o.signal ? `signal: ${goSignalName(o.signal)}` : `exit status ${o.exitCode}`;
         const message = `RequestId: ${requestId} Error: Runtime exited with error: ${status}`;
         this.opts.log(message);
-        this.opts.log('Runtime.ExitError');
+        this.opts.log(crashErrorType(o));
         return { ok: false, requestId, reason: 'crash', message };
       }
     }
@@ -266,6 +312,8 @@ export class FunctionPool {
       const env = await ExecutionEnvironment.start({
         fn: this.opts.fn,
         env: this.env,
+        memoryMb: this.memory,
+        cgroups: this.opts.cgroups,
         node: this.node,
         initType,
         onLog: this.opts.log,
@@ -287,4 +335,27 @@ export class FunctionPool {
       settle();
     }
   }
+}
+
+/** Lambda's error type for an environment that died mid-invocation. */
+function crashErrorType(o: { readonly outOfMemory: boolean }): string {
+  return o.outOfMemory ? 'Runtime.OutOfMemory' : 'Runtime.ExitError';
+}
+
+/**
+ * Lambda's runtime interface is written in Go and names signals as Go's os/exec does
+ * (`signal: killed`), not as Node does (`SIGKILL`).
+ */
+const GO_SIGNAL_NAMES: Readonly<Record<string, string>> = {
+  SIGKILL: 'killed',
+  SIGTERM: 'terminated',
+  SIGABRT: 'aborted',
+  SIGSEGV: 'segmentation fault',
+  SIGBUS: 'bus error',
+  SIGILL: 'illegal instruction',
+  SIGINT: 'interrupt',
+  SIGFPE: 'floating point exception',
+};
+function goSignalName(signal: string): string {
+  return GO_SIGNAL_NAMES[signal] ?? signal;
 }

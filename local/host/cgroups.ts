@@ -1,0 +1,344 @@
+/**
+ * Linux cgroups for execution environments: one cgroup per environment, under a parent the
+ * lab owns and names with its PID (`latency-lab-<pid>`), so a later start can remove what a
+ * dead lab left. Both hierarchies: v2 (cpu.max, memory.max, memory.peak, memory.events) and
+ * v1 (cpu.cfs_quota_us / cfs_period_us, memory.limit_in_bytes, memory.max_usage_in_bytes,
+ * memory.oom_control). Detected once; when cgroups cannot be used, `openCgroups` says why in
+ * one line and the lab runs every environment at full host speed, marked "not modeled".
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { CpuLimit } from './lambda-memory';
+
+export type CgroupMechanism = 'cgroup-v2' | 'cgroup-v1';
+
+/** What the lab modeled of Lambda's memory setting, as summary.json and the report state it. */
+export interface MemoryModel {
+  /** CPU share and memory ceiling applied per environment. */
+  readonly modeled: boolean;
+  readonly mechanism: CgroupMechanism | 'none';
+  /** Why memory is not modeled (absent when it is). */
+  readonly reason?: string;
+  /** Cores the host has: the cap of any share. */
+  readonly hostCores: number;
+}
+
+const PARENT_PREFIX = 'latency-lab-';
+
+/** The lines of /proc/self/mountinfo that mount a cgroup hierarchy. */
+interface CgroupMount {
+  readonly mountPoint: string;
+  readonly type: 'cgroup' | 'cgroup2';
+  /** v1: the controllers the hierarchy carries (from the super options). */
+  readonly controllers: readonly string[];
+}
+
+function cgroupMounts(mountinfo: string): CgroupMount[] {
+  const out: CgroupMount[] = [];
+  for (const line of mountinfo.split('\n')) {
+    const [pre, post] = line.split(' - ');
+    if (!post) continue;
+    const [type, , superOptions = ''] = post.split(' ');
+    if (type !== 'cgroup' && type !== 'cgroup2') continue;
+    const mountPoint = pre.split(' ')[4].replace(/\\040/g, ' ');
+    out.push({ mountPoint, type, controllers: type === 'cgroup' ? superOptions.split(',') : [] });
+  }
+  return out;
+}
+
+/** /proc/self/cgroup: hierarchy controllers -> this process's path in it ('' is v2's). */
+function ownPaths(procCgroup: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of procCgroup.split('\n')) {
+    const m = /^\d+:([^:]*):(.*)$/.exec(line);
+    if (!m) continue;
+    for (const c of m[1] === '' ? [''] : m[1].split(',')) out.set(c, m[2]);
+  }
+  return out;
+}
+
+const read = (path: string): string => readFileSync(path, 'utf8').trim();
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** The directories one cgroup spans: one for v2, one per controller for v1. */
+interface Dirs {
+  readonly cpu: string;
+  readonly memory: string;
+}
+
+/** One execution environment's cgroup. */
+export class EnvironmentCgroup {
+  private removed = false;
+  constructor(
+    readonly mechanism: CgroupMechanism,
+    private readonly dirs: Dirs,
+  ) {}
+
+  /** Where a process id goes to join this cgroup (the v1 hierarchies each need it). */
+  get procsFiles(): string[] {
+    return [...new Set([this.dirs.cpu, this.dirs.memory])].map((d) => join(d, 'cgroup.procs'));
+  }
+
+  addProcess(pid: number): void {
+    for (const f of this.procsFiles) writeFileSync(f, String(pid));
+  }
+
+  setCpu(limit: CpuLimit): void {
+    if (this.mechanism === 'cgroup-v2') {
+      writeFileSync(join(this.dirs.cpu, 'cpu.max'), `${limit.quotaUs} ${limit.periodUs}`);
+    } else {
+      // The period first: a quota above the old period would otherwise be checked against it.
+      writeFileSync(join(this.dirs.cpu, 'cpu.cfs_period_us'), String(limit.periodUs));
+      writeFileSync(join(this.dirs.cpu, 'cpu.cfs_quota_us'), String(limit.quotaUs));
+    }
+  }
+
+  setMemory(bytes: number): void {
+    if (this.mechanism === 'cgroup-v2') {
+      writeFileSync(join(this.dirs.memory, 'memory.max'), String(bytes));
+      // Swap would let an environment outgrow its setting instead of dying as in Lambda.
+      const swap = join(this.dirs.memory, 'memory.swap.max');
+      if (existsSync(swap)) writeFileSync(swap, '0');
+    } else {
+      writeFileSync(join(this.dirs.memory, 'memory.limit_in_bytes'), String(bytes));
+    }
+  }
+
+  /** Peak memory of the environment so far, bytes (what Lambda's Max Memory Used reports); undefined if unreadable. */
+  peakBytes(): number | undefined {
+    const files =
+      this.mechanism === 'cgroup-v2' ? ['memory.peak', 'memory.current'] : ['memory.max_usage_in_bytes'];
+    for (const f of files) {
+      try {
+        const n = Number(read(join(this.dirs.memory, f)));
+        if (Number.isFinite(n)) return n;
+      } catch {
+        // older kernels lack memory.peak: try the next
+      }
+    }
+    return undefined;
+  }
+
+  /** Processes the kernel's OOM killer ended in this cgroup. */
+  oomKills(): number {
+    try {
+      const text = read(
+        join(this.dirs.memory, this.mechanism === 'cgroup-v2' ? 'memory.events' : 'memory.oom_control'),
+      );
+      const m = /^oom_kill (\d+)$/m.exec(text);
+      if (m) return Number(m[1]);
+      // v1 kernels before 4.13 have no oom_kill count: a hit limit is the best evidence left.
+      return this.mechanism === 'cgroup-v1' ? Number(read(join(this.dirs.memory, 'memory.failcnt'))) : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Removes the cgroup once its processes are gone (an exiting process can hold it a moment). */
+  async remove(): Promise<void> {
+    if (this.removed) return;
+    this.removed = true;
+    for (const d of new Set([this.dirs.cpu, this.dirs.memory])) await removeDir(d);
+  }
+}
+
+async function removeDir(dir: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      rmdirSync(dir);
+      return;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return;
+      if (code !== 'EBUSY' || attempt >= 50) throw e;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
+/** The lab's parent cgroup: every environment's cgroup is a child of it. */
+export class CgroupTree {
+  private next = 0;
+  private readonly children = new Set<EnvironmentCgroup>();
+
+  constructor(
+    readonly mechanism: CgroupMechanism,
+    /** The parent's directory in each hierarchy. */
+    private readonly parents: Dirs,
+  ) {}
+
+  /** A fresh cgroup for one environment. */
+  create(label: string): EnvironmentCgroup {
+    const name = `env-${++this.next}-${label.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60)}`;
+    const dirs = { cpu: join(this.parents.cpu, name), memory: join(this.parents.memory, name) };
+    for (const d of new Set([dirs.cpu, dirs.memory])) mkdirSync(d);
+    const cg = new EnvironmentCgroup(this.mechanism, dirs);
+    this.children.add(cg);
+    return cg;
+  }
+
+  async release(cg: EnvironmentCgroup): Promise<void> {
+    this.children.delete(cg);
+    await cg.remove();
+  }
+
+  /** Removes every child left and the parent itself. */
+  async remove(): Promise<void> {
+    for (const cg of [...this.children]) await this.release(cg).catch(() => {});
+    for (const d of new Set([this.parents.cpu, this.parents.memory])) {
+      await removeStale(d);
+    }
+  }
+}
+
+/** Ends what is left in a cgroup tree (depth 1) and removes it. */
+async function removeStale(parent: string): Promise<void> {
+  if (!existsSync(parent)) return;
+  for (const e of readdirSync(parent, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const dir = join(parent, e.name);
+    for (const pid of read(join(dir, 'cgroup.procs')).split('\n').filter(Boolean)) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await removeDir(dir);
+  }
+  await removeDir(parent);
+}
+
+export interface OpenCgroupsOptions {
+  /** @default process.pid: the parent is latency-lab-<ownerPid> */
+  readonly ownerPid?: number;
+  /** Test seams. @default the files under /proc/self */
+  readonly mountinfo?: string;
+  readonly procCgroup?: string;
+}
+
+export type OpenedCgroups =
+  | { readonly tree: CgroupTree; readonly model: MemoryModel; readonly removedStale: number }
+  | { readonly tree?: undefined; readonly model: MemoryModel; readonly removedStale: number };
+
+const notModeled = (reason: string): OpenedCgroups => ({
+  model: { modeled: false, mechanism: 'none', reason, hostCores: availableParallelism() },
+  removedStale: 0,
+});
+
+/** Where this process may make cgroups, per hierarchy; a reason when it may not. */
+function bases(mountinfo: string, procCgroup: string): { mechanism: CgroupMechanism; dirs: Dirs } | string {
+  const mounts = cgroupMounts(mountinfo);
+  const own = ownPaths(procCgroup);
+  const v1 = (c: string) => mounts.find((m) => m.type === 'cgroup' && m.controllers.includes(c));
+  const cpu1 = v1('cpu');
+  const mem1 = v1('memory');
+  if (cpu1 && mem1) {
+    return {
+      mechanism: 'cgroup-v1',
+      dirs: {
+        cpu: join(cpu1.mountPoint, own.get('cpu') ?? '/'),
+        memory: join(mem1.mountPoint, own.get('memory') ?? '/'),
+      },
+    };
+  }
+  const v2 = mounts.find((m) => m.type === 'cgroup2');
+  if (!v2) return 'no cgroup v2 hierarchy and no v1 cpu and memory hierarchies are mounted';
+  // A child gets a controller only if its parent lists it in cgroup.subtree_control; a
+  // cgroup with processes of its own (other than the root) cannot enable one for its children.
+  const handsDown = (dir: string): boolean => {
+    const enabled = () => {
+      try {
+        return read(join(dir, 'cgroup.subtree_control')).split(' ');
+      } catch {
+        return [];
+      }
+    };
+    if (['cpu', 'memory'].every((c) => enabled().includes(c))) return true;
+    try {
+      writeFileSync(join(dir, 'cgroup.subtree_control'), '+cpu +memory');
+    } catch {
+      return false;
+    }
+    return ['cpu', 'memory'].every((c) => enabled().includes(c));
+  };
+  const ownDir = join(v2.mountPoint, own.get('') ?? '/');
+  for (const dir of [...new Set([ownDir, v2.mountPoint])]) {
+    if (handsDown(dir)) return { mechanism: 'cgroup-v2', dirs: { cpu: dir, memory: dir } };
+  }
+  return `cgroup v2 at ${v2.mountPoint} offers no cpu and memory controllers here (no delegation)`;
+}
+
+/**
+ * Detects the machine's cgroups, removes the parents of labs that are gone, and makes this
+ * lab's parent with what its children need. Never throws: a failure is the reason in the model.
+ */
+export async function openCgroups(opts: OpenCgroupsOptions = {}): Promise<OpenedCgroups> {
+  if (process.platform !== 'linux') return notModeled(`cgroups are Linux's; this is ${process.platform}`);
+  let mountinfo: string;
+  let procCgroup: string;
+  try {
+    mountinfo = opts.mountinfo ?? readFileSync('/proc/self/mountinfo', 'utf8');
+    procCgroup = opts.procCgroup ?? readFileSync('/proc/self/cgroup', 'utf8');
+  } catch (e) {
+    return notModeled(`cannot read /proc/self: ${(e as Error).message}`);
+  }
+  const found = bases(mountinfo, procCgroup);
+  if (typeof found === 'string') return notModeled(found);
+  const { mechanism, dirs } = found;
+  let removedStale = 0;
+  for (const base of new Set([dirs.cpu, dirs.memory])) {
+    try {
+      for (const e of readdirSync(base, { withFileTypes: true })) {
+        const pid = Number(e.name.slice(PARENT_PREFIX.length));
+        if (!e.isDirectory() || !e.name.startsWith(PARENT_PREFIX) || !Number.isInteger(pid)) continue;
+        if (isRunning(pid)) continue;
+        await removeStale(join(base, e.name));
+        removedStale += 1;
+      }
+    } catch {
+      // a leftover we cannot remove is not this lab's problem; making our own parent may still work
+    }
+  }
+  const name = `${PARENT_PREFIX}${opts.ownerPid ?? process.pid}`;
+  const parents = { cpu: join(dirs.cpu, name), memory: join(dirs.memory, name) };
+  const made: string[] = [];
+  try {
+    for (const d of new Set([parents.cpu, parents.memory])) {
+      mkdirSync(d);
+      made.push(d);
+    }
+    if (mechanism === 'cgroup-v2') {
+      // Children get cpu and memory only if the parent hands them down.
+      writeFileSync(join(parents.cpu, 'cgroup.subtree_control'), '+cpu +memory');
+    } else {
+      // Charges and limits of the children count in the parent too (the default on v2).
+      const hierarchy = join(parents.memory, 'memory.use_hierarchy');
+      if (existsSync(hierarchy) && read(hierarchy) !== '1') writeFileSync(hierarchy, '1');
+    }
+  } catch (e) {
+    for (const d of made.reverse()) await removeDir(d).catch(() => {});
+    const err = e as NodeJS.ErrnoException;
+    const why =
+      err.code === 'EACCES' || err.code === 'EPERM' || err.code === 'EROFS' ? 'not permitted' : err.code;
+    return {
+      ...notModeled(
+        `cannot make a ${mechanism} cgroup under ${dirs.cpu} (${why}; run as root or delegate a cgroup)`,
+      ),
+      removedStale,
+    };
+  }
+  return {
+    tree: new CgroupTree(mechanism, parents),
+    model: { modeled: true, mechanism, hostCores: availableParallelism() },
+    removedStale,
+  };
+}

@@ -1,0 +1,273 @@
+/**
+ * Memory is CPU locally: each environment runs in a cgroup of its own with Lambda's CPU share
+ * for its memory (memory / 1,769 MB of a core, CFS quota over 20 ms), a memory ceiling whose
+ * breach kills it as Lambda's does, Lambda's V8 heap flags, and Max Memory Used measured.
+ * This machine has cgroups: a test that finds none fails with the reason, it does not skip.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { AssemblyFunction } from '../../local/assembly/cloud-assembly';
+import { type CgroupTree, openCgroups } from '../../local/host/cgroups';
+import { FunctionPool, type Invocation } from '../../local/host/function-pool';
+import {
+  CFS_PERIOD_US,
+  cpuLimit,
+  heapFlags,
+  initCpuLimit,
+  invokeCpuLimit,
+  MB_PER_VCPU,
+} from '../../local/host/lambda-memory';
+import { type ApiServer, compileRoute, startApiServer } from '../../local/server/api-gateway';
+
+const BUNDLE = `
+import { getHeapStatistics } from 'node:v8';
+const held = [];
+export const handler = async (event) => {
+  const body = event.body ? JSON.parse(event.body) : {};
+  let spin = 0;
+  if (body.spinIterations) {
+    // CPU-bound and deterministic: the same work at every memory size.
+    let x = 0;
+    for (let i = 0; i < body.spinIterations; i++) x = (x * 31 + i) % 1000003;
+    spin = x;
+  }
+  if (body.holdMb) {
+    // Touched pages, outside the V8 heap: the cgroup sees every byte.
+    for (let i = 0; i < body.holdMb; i++) held.push(Buffer.alloc(1024 * 1024, 1));
+  }
+  return { statusCode: 200, body: JSON.stringify({
+    pid: process.pid, spin, execArgv: process.execArgv,
+    heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 1048576),
+    memoryEnv: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
+  }) };
+};
+`;
+const dir = mkdtempSync(join(tmpdir(), 'lab-memory-'));
+writeFileSync(join(dir, 'index.mjs'), BUNDLE);
+
+const fn = (memorySize: number): AssemblyFunction => ({
+  stackName: 'Test',
+  logicalId: 'Fn',
+  name: `memory-fn-${memorySize}`,
+  assetDir: dir,
+  handler: 'index.handler',
+  runtime: 'nodejs24.x',
+  memorySize,
+  timeoutSeconds: 60,
+  environment: {},
+  provisionedConcurrency: 0,
+});
+
+let tree: CgroupTree | undefined;
+let hostCores = 1;
+/** The lab's cgroup tree, opened once; no cgroups here fails the test with the reason. */
+async function cgroups(): Promise<{ tree: CgroupTree; hostCores: number }> {
+  if (!tree) {
+    const opened = await openCgroups();
+    expect(opened.model.reason, 'this machine has writable cgroups').toBeUndefined();
+    if (!opened.tree) throw new Error(`no cgroups: ${opened.model.reason}`);
+    tree = opened.tree;
+    hostCores = opened.model.hostCores;
+  }
+  return { tree, hostCores };
+}
+
+const pools: FunctionPool[] = [];
+async function pool(memorySize: number, env: Record<string, string> = {}, withCgroups = true) {
+  const lines: string[] = [];
+  const p = new FunctionPool({
+    fn: fn(memorySize),
+    env,
+    maxEnvironments: 2,
+    log: (l) => lines.push(l),
+    cgroups: withCgroups ? await cgroups() : undefined,
+  });
+  pools.push(p);
+  return { p, lines };
+}
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.stop()));
+});
+afterAll(async () => {
+  await tree?.remove();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const event = (body: unknown = {}) => ({ body: JSON.stringify(body), pathParameters: null });
+interface Body {
+  pid: number;
+  execArgv: string[];
+  heapLimitMb: number;
+  memoryEnv: string;
+}
+function bodyOf(r: Invocation): Body {
+  if (!r.ok) throw new Error(`invocation failed: ${r.message}`);
+  return JSON.parse((r.response as { body: string }).body) as Body;
+}
+const reports = (lines: string[]) => lines.filter((l) => l.startsWith('REPORT '));
+const field = (report: string, name: string) => new RegExp(`${name}: ([\\d.]+)`).exec(report)?.[1];
+
+describe('the figures (local/host/lambda-memory.ts)', () => {
+  it('gives memory / 1,769 MB of a core as a quota over 20 ms, capped by the host', () => {
+    expect(invokeCpuLimit(128, 2)).toEqual({ quotaUs: 1447, periodUs: 20_000, vcpus: 1447 / 20_000 });
+    expect(invokeCpuLimit(MB_PER_VCPU, 2).quotaUs).toBe(CFS_PERIOD_US);
+    expect(invokeCpuLimit(3538, 4).quotaUs).toBe(2 * CFS_PERIOD_US);
+    expect(invokeCpuLimit(10_240, 2).quotaUs).toBe(2 * CFS_PERIOD_US);
+    expect(invokeCpuLimit(10_240, 64).vcpus).toBeCloseTo(10_240 / MB_PER_VCPU, 3);
+    // The kernel's floor is 1 ms; Lambda's smallest share is above it.
+    expect(cpuLimit(0.01, 2).quotaUs).toBe(1000);
+  });
+
+  it('bursts an on-demand init to a full vCPU, never a provisioned one', () => {
+    expect(initCpuLimit(128, 2, 'on-demand').quotaUs).toBe(CFS_PERIOD_US);
+    expect(initCpuLimit(128, 2, 'provisioned-concurrency').quotaUs).toBe(1447);
+    expect(initCpuLimit(3538, 2, 'on-demand').quotaUs).toBe(2 * CFS_PERIOD_US);
+  });
+
+  it("sizes V8's heap as Lambda's bootstrap does, and leaves it alone when NODE_OPTIONS sets it", () => {
+    expect(heapFlags(128)).toEqual(['--max-semi-space-size=6', '--max-old-space-size=116']);
+    expect(heapFlags(1769)).toEqual(['--max-semi-space-size=88', '--max-old-space-size=1593']);
+    expect(heapFlags(1024, '--max-old-space-size=300')).toEqual([]);
+    expect(heapFlags(1024, '--enable-source-maps --max-semi-space-size=4')).toEqual([]);
+    expect(heapFlags(1024, '--enable-source-maps')).toHaveLength(2);
+  });
+});
+
+describe('environments under cgroups', () => {
+  it('runs a CPU-bound handler at 128 MB about 1769/128 times slower than at 1,769 MB', async () => {
+    // ~100 ms of work at full speed; at 128 MB it is ~1.4 s.
+    const work = event({ spinIterations: 20_000_000 });
+    const durations = async (memory: number) => {
+      const { p, lines } = await pool(memory);
+      await p.invoke(event()); // the cold start: its init has the burst, not the share
+      for (let i = 0; i < 3; i++) bodyOf(await p.invoke(work));
+      return reports(lines)
+        .slice(1)
+        .map((r) => Number(field(r, 'Duration')));
+    };
+    const small = Math.min(...(await durations(128)));
+    const full = Math.min(...(await durations(1769)));
+    // 13.8x in theory; a loaded 2-core machine slows the full-speed runs too.
+    expect(small / full).toBeGreaterThanOrEqual(4);
+  }, 120_000);
+
+  it("passes Lambda's heap flags to node, unless NODE_OPTIONS sets its own", async () => {
+    const { p } = await pool(128);
+    const b = bodyOf(await p.invoke(event()));
+    expect(b.execArgv).toEqual(['--max-semi-space-size=6', '--max-old-space-size=116']);
+    expect(b.memoryEnv).toBe('128');
+    const own = await pool(256, { NODE_OPTIONS: '--max-old-space-size=64' });
+    const o = bodyOf(await own.p.invoke(event()));
+    expect(o.execArgv).toEqual([]);
+    // V8's limit follows NODE_OPTIONS (old space 64 MB plus its young generation), not 256 MB's 231.
+    expect(o.heapLimitMb).toBeLessThan(120);
+  }, 60_000);
+
+  it("reports the environment's measured peak as Max Memory Used, not the setting", async () => {
+    const { p, lines } = await pool(1769);
+    bodyOf(await p.invoke(event()));
+    bodyOf(await p.invoke(event({ holdMb: 80 })));
+    const [first, second] = reports(lines).map((r) => Number(field(r, 'Max Memory Used')));
+    expect(reports(lines)[0]).toContain('Memory Size: 1769 MB');
+    expect(first).toBeGreaterThan(10);
+    expect(first).toBeLessThan(1769);
+    // The 80 MB it now holds are in the peak.
+    expect(second).toBeGreaterThanOrEqual(first + 70);
+  }, 60_000);
+
+  it('kills an environment that allocates past its memory as Lambda does: 502, Runtime.OutOfMemory, a fresh environment next', async () => {
+    const { p, lines } = await pool(128);
+    let server: ApiServer | undefined;
+    try {
+      server = await startApiServer({
+        routes: [compileRoute({ method: 'POST', path: '/r', function: fn(128) }, p)],
+        stage: 'lab',
+        host: '127.0.0.1',
+        port: 0,
+        log: () => {},
+      });
+      const post = (body: unknown) =>
+        fetch(`${server?.url}/r`, {
+          method: 'POST',
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(30_000),
+        });
+      const before = await post({});
+      expect(before.status).toBe(200);
+      const { pid } = JSON.parse(await before.text()) as Body;
+      const dead = await post({ holdMb: 400 });
+      expect(dead.status).toBe(502);
+      expect(await dead.json()).toEqual({ message: 'Internal server error' });
+      const report = reports(lines).at(-1) ?? '';
+      expect(report).toMatch(/\tStatus: error\tError Type: Runtime\.OutOfMemory\t$/);
+      expect(Number(field(report, 'Max Memory Used'))).toBeGreaterThanOrEqual(120);
+      expect(lines.some((l) => /Error: Runtime exited with error: signal: killed$/.test(l))).toBe(true);
+      const after = await post({});
+      expect(after.status).toBe(200);
+      const fresh = JSON.parse(await after.text()) as Body;
+      expect(fresh.pid).not.toBe(pid);
+      expect(reports(lines).at(-1)).toContain('Init Duration');
+    } finally {
+      await server?.close();
+    }
+  }, 90_000);
+
+  it('replaces the environments when the memory setting changes, with no re-synth', async () => {
+    const { p, lines } = await pool(256);
+    const a = bodyOf(await p.invoke(event()));
+    await p.setMemory(1024);
+    expect(p.memoryMb).toBe(1024);
+    const b = bodyOf(await p.invoke(event()));
+    expect(b.pid).not.toBe(a.pid);
+    expect(b.memoryEnv).toBe('1024');
+    expect(b.execArgv).toContain('--max-old-space-size=922');
+    expect(reports(lines).map((r) => field(r, 'Memory Size'))).toEqual(['256', '1024']);
+    await expect(p.setMemory(64)).rejects.toThrow(/128 to 10240/);
+    expect(p.memoryMb).toBe(1024);
+  }, 60_000);
+
+  it('leaves no cgroup behind, and a later start removes what a dead lab left', async () => {
+    const { p } = await pool(256);
+    bodyOf(await p.invoke(event()));
+    await p.stop();
+    // A dead lab's tree: a pid that has exited owns it.
+    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid as number;
+    const orphan = await openCgroups({ ownerPid: deadPid });
+    if (!orphan.tree) throw new Error(`no cgroups: ${orphan.model.reason}`);
+    orphan.tree.create('left-behind');
+    const dirs = () =>
+      ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/memory', '/sys/fs/cgroup']
+        .filter(existsSync)
+        .flatMap((base) => findParents(base));
+    expect(dirs().some((d) => d.endsWith(`latency-lab-${deadPid}`))).toBe(true);
+    const again = await openCgroups({ ownerPid: process.pid + 1_000_000 });
+    expect(again.removedStale).toBeGreaterThanOrEqual(1);
+    expect(dirs().some((d) => d.endsWith(`latency-lab-${deadPid}`))).toBe(false);
+    await again.tree?.remove();
+    await (await cgroups()).tree.remove();
+    tree = undefined;
+    expect(dirs().filter((d) => d.endsWith(`latency-lab-${process.pid}`))).toEqual([]);
+  }, 60_000);
+});
+
+/** Every latency-lab-* directory up to three levels under base. */
+function findParents(base: string, depth = 3): string[] {
+  let out: string[] = [];
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(base, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    const d = join(base, name);
+    if (name.startsWith('latency-lab-')) out.push(d);
+    else if (depth > 0) out = out.concat(findParents(d, depth - 1));
+  }
+  return out;
+}
