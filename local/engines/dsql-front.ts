@@ -1,40 +1,65 @@
 /**
- * What makes a local PostgreSQL answer as Aurora DSQL does at the door: a PostgreSQL-protocol
- * front between the network model (which has already terminated TLS) and the server.
+ * What makes a local PostgreSQL answer as Aurora DSQL does: a PostgreSQL-protocol front between
+ * the network model (which has already terminated TLS) and the server.
  *
- *   client --TLS--> [network model] --plaintext--> [this front] --> postgres (trust on 127.0.0.1)
+ *   client --TLS--> [network model] --plaintext--> [this front] --unix socket--> postgres
  *
  * - Authentication: PostgreSQL cannot check a SigV4 token, so the front answers the client's
  *   StartupMessage itself with AuthenticationCleartextPassword (what DSQL asks for), reads the
  *   PasswordMessage, and verifies the IAM token (local/auth/dsql-token.ts): DbConnectAdmin for
  *   `admin`, DbConnect for any other role, host = the endpoint the client used. A refused token
  *   gets a FATAL ErrorResponse the client surfaces, and the connection ends. The round trip is
- *   real: the client waits for the request and the server's answer, as against DSQL.
- * - Only then it opens the server connection with the client's own startup parameters, and
- *   relays everything both ways: AuthenticationOk, ParameterStatus, ReadyForQuery and every
- *   result come from PostgreSQL itself.
- * - DSQL's SQL dialect, where PostgreSQL lacks it, in simple Query messages only (the schema
- *   custom resource sends these): `CREATE INDEX ASYNC` builds the index at once (locally there
- *   is no job to wait for); `AWS IAM GRANT role TO 'arn'` and `AWS IAM REVOKE role FROM 'arn'`
- *   edit the local sys.iam_pg_role_mappings table (postgres.ts makes it). Locally every
- *   function signs with the lab's one key, so that mapping is recorded, not enforced.
+ *   real: the client waits for the request and the server's answer, as against DSQL. DSQL has
+ *   one database, `postgres`: any other name is refused as a database that does not exist.
+ * - Only then it opens the server connection (a Unix socket in a private directory: nothing
+ *   else reaches the server, see postgres.ts) with the client's own startup parameters, and
+ *   relays both ways: AuthenticationOk, ParameterStatus, ReadyForQuery and every result come
+ *   from PostgreSQL itself.
+ * - Every statement, in simple Query and extended-protocol Parse messages alike, is classified
+ *   (dsql-sql.ts). One DSQL refuses is not run: the front sends PostgreSQL a marker that fails
+ *   to parse in its place, so the server's transaction fails exactly as it would on a real
+ *   error and the protocol stays in step, and rewrites that error into DSQL's (SQLSTATE and
+ *   message). DSQL's rule of one DDL statement, or DML, per transaction is checked where the
+ *   statement runs: a Query, or an Execute (the portal's statement is known from Parse/Bind).
+ * - DSQL's dialect, where PostgreSQL lacks it, in both protocols: `CREATE INDEX ASYNC` builds
+ *   the index at once (locally there is no job to wait for); `AWS IAM GRANT role TO 'arn'` and
+ *   `AWS IAM REVOKE role FROM 'arn'` edit the local sys.iam_pg_role_mappings table (postgres.ts
+ *   makes it). Locally every function signs with the lab's one key, so that mapping is recorded,
+ *   not enforced.
+ * - Conflicts: DSQL takes no locks. PostgreSQL here gives up a lock wait after LOCK_TIMEOUT
+ *   (postgres.ts); that failure, a deadlock and PostgreSQL's own serialization failure reach the
+ *   client as DSQL's optimistic-concurrency error: SQLSTATE 40001, OC000 for rows, OC001 for a
+ *   schema change. Unlike DSQL, the loser learns it at the conflicting statement, not at COMMIT,
+ *   and the first writer wins rather than the first committer (see the README).
  */
 import net from 'node:net';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { verifyDsqlToken } from '../auth/dsql-token';
 import { endThenDestroy } from '../network/delay-layer';
 import { pgFatal } from '../network/network-model';
+import {
+  type Classified,
+  classify,
+  type DsqlError,
+  noteKind,
+  type StatementKind,
+  splitStatements,
+  type TransactionKinds,
+  transactionRule,
+} from './dsql-sql';
 
 const SSL_REQUEST_CODE = 80877103;
 const GSSENC_REQUEST_CODE = 80877104;
 const CANCEL_REQUEST_CODE = 80877102;
 const PROTOCOL_3 = 196608;
+/** DSQL's one database. */
+const DSQL_DATABASE = 'postgres';
 /** A startup or password message larger than this is not one. */
 const MAX_HANDSHAKE_MESSAGE = 64 * 1024;
 
 export interface DsqlFrontOptions {
-  /** PostgreSQL on 127.0.0.1 (trust auth). */
-  readonly backendPort: number;
+  /** PostgreSQL's Unix socket (postgres.ts: trust behind a private directory). */
+  readonly backendSocket: string;
   /** The endpoint name clients connect to; tokens must be signed for it. */
   readonly expectedHost: string;
   /** The one key tokens are signed with (the functions' local credentials). */
@@ -48,6 +73,10 @@ export interface DsqlFrontStats {
   readonly accepted: number;
   /** Connections refused at authentication. */
   readonly refused: number;
+  /** Statements answered with DSQL's refusal instead of reaching PostgreSQL. */
+  readonly statementsRefused: number;
+  /** Errors answered as DSQL's optimistic-concurrency conflict (40001). */
+  readonly conflicts: number;
 }
 
 export interface DsqlFront {
@@ -106,65 +135,260 @@ function startupMessage(params: Map<string, string>): Buffer {
 
 const AUTH_CLEARTEXT = Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 3]);
 
-function queryMessage(sql: string): Buffer {
-  const body = Buffer.from(`${sql}\0`, 'utf8');
+function typedMessage(type: string, body: Buffer): Buffer {
   const head = Buffer.alloc(5);
-  head.write('Q', 0, 'latin1');
+  head.write(type, 0, 'latin1');
   head.writeInt32BE(body.length + 4, 1);
   return Buffer.concat([head, body]);
 }
 
-const ROLE = '([a-z_][a-z0-9_]{0,62})';
-const ARN = "'(arn:[^']+)'";
-const GRANT = new RegExp(`^\\s*AWS\\s+IAM\\s+GRANT\\s+${ROLE}\\s+TO\\s+${ARN}\\s*;?\\s*$`, 'i');
-const REVOKE = new RegExp(`^\\s*AWS\\s+IAM\\s+REVOKE\\s+${ROLE}\\s+FROM\\s+${ARN}\\s*;?\\s*$`, 'i');
-const INDEX_ASYNC = /^(\s*CREATE\s+(?:UNIQUE\s+)?INDEX)\s+ASYNC\b/i;
+const cstring = (text: string): Buffer => Buffer.from(`${text}\0`, 'utf8');
 
-/** DSQL statements PostgreSQL lacks, as PostgreSQL statements; anything else unchanged. */
-export function dsqlDialect(sql: string): string {
-  const grant = GRANT.exec(sql);
-  if (grant) {
-    // NOT NULL on pg_role_name: a role that does not exist fails the statement, as in DSQL.
-    return `INSERT INTO sys.iam_pg_role_mappings (arn, pg_role_name) VALUES ('${grant[2]}', (SELECT rolname::text FROM pg_roles WHERE rolname = '${grant[1]}'))`;
-  }
-  const revoke = REVOKE.exec(sql);
-  if (revoke) {
-    return `DELETE FROM sys.iam_pg_role_mappings WHERE pg_role_name = '${revoke[1]}' AND arn = '${revoke[2]}'`;
-  }
-  return sql.replace(INDEX_ASYNC, '$1');
+function queryMessage(sql: string): Buffer {
+  return typedMessage('Q', cstring(sql));
 }
 
-/** Relays client -> server, rewriting simple Query messages through dsqlDialect. */
-function relayRewriting(client: net.Socket, server: net.Socket, first: Buffer): void {
+/** Parse: statement name, query, no parameter types. */
+function parseMessage(name: string, sql: string): Buffer {
+  return typedMessage('P', Buffer.concat([cstring(name), cstring(sql), Buffer.from([0, 0])]));
+}
+
+/** An ErrorResponse as DSQL sends one: severity, SQLSTATE, message. */
+export function errorResponse(error: DsqlError, severity = 'ERROR'): Buffer {
+  const fields = `S${severity}\0V${severity}\0C${error.code}\0M${error.message}\0`;
+  return typedMessage('E', Buffer.concat([Buffer.from(fields, 'utf8'), Buffer.from([0])]));
+}
+
+/** Reads NUL-terminated strings from a message body. */
+class BodyReader {
+  #at: number;
+  constructor(
+    private readonly body: Buffer,
+    at = 5,
+  ) {
+    this.#at = at;
+  }
+  cstring(): string {
+    const end = this.body.indexOf(0, this.#at);
+    const out = this.body.subarray(this.#at, end === -1 ? this.body.length : end).toString('utf8');
+    this.#at = end === -1 ? this.body.length : end + 1;
+    return out;
+  }
+  rest(): Buffer {
+    return this.body.subarray(this.#at);
+  }
+}
+
+function errorFields(message: Buffer): Map<string, string> {
+  const out = new Map<string, string>();
+  let at = 5;
+  while (at < message.length && message[at] !== 0) {
+    const type = String.fromCharCode(message[at]);
+    const end = message.indexOf(0, at + 1);
+    if (end === -1) break;
+    out.set(type, message.subarray(at + 1, end).toString('utf8'));
+    at = end + 1;
+  }
+  return out;
+}
+
+/** The marker sent in place of a refused statement: it fails to parse, naming itself. */
+const REFUSAL_MARKER = 'dsql_front_refusal_';
+const REFUSAL_IN_ERROR = new RegExp(`"${REFUSAL_MARKER}(\\d+)"`);
+
+/** SQLSTATEs that are, in DSQL, an optimistic-concurrency conflict. */
+const CONFLICT_CODES = new Set(['55P03' /* lock_not_available */, '40001', '40P01']);
+/** DSQL's messages for a conflict on rows and on the schema. */
+export const OC000 = 'change conflicts with another transaction, please retry: (OC000)';
+export const OC001 = 'schema has been updated by another transaction, please retry: (OC001)';
+
+/** DSQL's dialect translated, statement by statement; anything else unchanged. */
+export function dsqlDialect(sql: string): string {
+  const statements = splitStatements(sql);
+  const rewritten = statements.map((s) => classify(s).rewritten);
+  if (rewritten.every((r) => r === undefined)) return sql;
+  return statements.map((s, i) => rewritten[i] ?? s.text).join(';\n');
+}
+
+/**
+ * One client's session as the front sees it: the statements it prepared, its transaction (from
+ * what it sent and from the server's ReadyForQuery), and the refusals in flight.
+ */
+class Session {
+  readonly #statements = new Map<string, Classified>();
+  readonly #portals = new Map<string, string>();
+  readonly #refusals = new Map<number, DsqlError>();
+  #nextRefusal = 1;
+  /** Inside BEGIN ... COMMIT. */
+  #block = false;
+  #kinds: TransactionKinds = { ddl: false, dml: false };
+  /** Query and Sync messages sent whose ReadyForQuery has not come back. */
+  #outstanding = 0;
+  #lastKind: StatementKind = 'other';
+
+  constructor(private readonly counts: { statementsRefused: number; conflicts: number }) {}
+
+  #refuse(error: DsqlError): string {
+    const id = this.#nextRefusal++;
+    this.#refusals.set(id, error);
+    this.counts.statementsRefused += 1;
+    return `${REFUSAL_MARKER}${id}`;
+  }
+
+  #resetTransaction(): void {
+    this.#kinds = { ddl: false, dml: false };
+  }
+
+  /** Applies a statement's effect on the transaction; returns DSQL's refusal, if any. */
+  #run(c: Classified, implicitBlock: boolean): DsqlError | undefined {
+    if (c.kind === 'begin') {
+      this.#block = true;
+      this.#resetTransaction();
+      return undefined;
+    }
+    if (c.kind === 'end') {
+      this.#block = false;
+      this.#resetTransaction();
+      return undefined;
+    }
+    const broken = this.#block || implicitBlock ? transactionRule(this.#kinds, c.kind) : undefined;
+    if (broken) return broken;
+    noteKind(this.#kinds, c.kind);
+    this.#lastKind = c.kind;
+    return undefined;
+  }
+
+  /** A client message, as it goes to the server. */
+  fromClient(message: Buffer): Buffer {
+    switch (message[0]) {
+      case 0x51 /* Q */:
+        this.#outstanding += 1;
+        return this.#query(message.subarray(5, message.length - 1).toString('utf8'));
+      case 0x50 /* P */:
+        return this.#parse(message);
+      case 0x42 /* B */:
+        {
+          const body = new BodyReader(message);
+          const portal = body.cstring();
+          this.#portals.set(portal, body.cstring());
+          return message;
+        }
+      case 0x45 /* E */:
+        {
+          const portal = new BodyReader(message).cstring();
+          const c = this.#statements.get(this.#portals.get(portal) ?? '');
+          const broken = c && (c.refusal ? undefined : this.#run(c, true));
+          if (!broken) return message;
+          // Refused where it runs: the server gets a failing Parse instead, and skips to Sync.
+          const marker = this.#refuse(broken);
+          return parseMessage(marker, marker);
+        }
+      case 0x53 /* S */:
+        this.#outstanding += 1;
+        // Outside BEGIN, everything up to a Sync is one implicit transaction.
+        if (!this.#block) this.#resetTransaction();
+        return message;
+      default:
+        return message;
+    }
+  }
+
+  #query(sql: string): Buffer {
+    const statements = splitStatements(sql);
+    if (statements.length === 0) return queryMessage(sql);
+    // Several statements in one Query run as one implicit transaction.
+    const implicitBlock = statements.length > 1;
+    const saved = { block: this.#block, kinds: { ...this.#kinds } };
+    let rewritten = false;
+    const texts: string[] = [];
+    for (const statement of statements) {
+      const c = classify(statement);
+      const refusal = c.refusal ?? this.#run(c, implicitBlock);
+      if (refusal) {
+        // Nothing of this Query runs; the server's answer to the marker sets the state.
+        this.#block = saved.block;
+        this.#kinds = saved.kinds;
+        return queryMessage(this.#refuse(refusal));
+      }
+      if (c.rewritten !== undefined) rewritten = true;
+      texts.push(c.rewritten ?? statement.text);
+    }
+    if (!this.#block) this.#resetTransaction();
+    return rewritten ? queryMessage(texts.join(';\n')) : queryMessage(sql);
+  }
+
+  #parse(message: Buffer): Buffer {
+    const body = new BodyReader(message);
+    const name = body.cstring();
+    const sql = body.cstring();
+    const types = body.rest();
+    const statements = splitStatements(sql);
+    // The extended protocol carries one statement (PostgreSQL refuses more itself).
+    const c: Classified = statements.length === 1 ? classify(statements[0]) : { kind: 'other' };
+    this.#statements.set(name, c);
+    if (c.refusal) return parseMessage(name, this.#refuse(c.refusal));
+    if (c.rewritten === undefined) return message;
+    return typedMessage('P', Buffer.concat([cstring(name), cstring(c.rewritten), types]));
+  }
+
+  /** A server message, as it goes to the client. */
+  fromServer(message: Buffer): Buffer {
+    if (message[0] === 0x5a /* Z */) {
+      this.#outstanding = Math.max(0, this.#outstanding - 1);
+      // Only the answer to the last thing sent tells where the client's session stands now.
+      if (this.#outstanding === 0) {
+        const status = String.fromCharCode(message[5]);
+        this.#block = status !== 'I';
+        if (status === 'I') this.#resetTransaction();
+      }
+      return message;
+    }
+    if (message[0] !== 0x45 /* E */) return message;
+    const fields = errorFields(message);
+    const code = fields.get('C') ?? '';
+    const marker = REFUSAL_IN_ERROR.exec(fields.get('M') ?? '');
+    const refusal = marker && this.#refusals.get(Number(marker[1]));
+    if (marker && refusal) {
+      this.#refusals.delete(Number(marker[1]));
+      return errorResponse(refusal);
+    }
+    if (CONFLICT_CODES.has(code) && fields.get('S') === 'ERROR') {
+      this.counts.conflicts += 1;
+      return errorResponse({ code: '40001', message: this.#lastKind === 'ddl' ? OC001 : OC000 });
+    }
+    return message;
+  }
+}
+
+/** Relays typed messages from `from` to `to`, each through `map`, with backpressure. */
+function relay(from: net.Socket, to: net.Socket, map: (message: Buffer) => Buffer, first?: Buffer): void {
   const reader = new MessageReader();
   const forward = (chunk: Buffer): void => {
     reader.push(chunk);
+    const out: Buffer[] = [];
     for (;;) {
       let message: Buffer | undefined;
       try {
         message = reader.typed();
       } catch {
-        client.destroy();
+        from.destroy();
+        to.destroy();
         return;
       }
-      if (message === undefined) return;
-      if (message[0] === 0x51 /* Q */) {
-        const sql = message.subarray(5, message.length - 1).toString('utf8');
-        const rewritten = dsqlDialect(sql);
-        if (rewritten !== sql) message = queryMessage(rewritten);
-      }
-      if (!server.write(message)) client.pause();
+      if (message === undefined) break;
+      out.push(map(message));
     }
+    if (out.length > 0 && !to.write(out.length === 1 ? out[0] : Buffer.concat(out))) from.pause();
   };
-  server.on('drain', () => client.resume());
-  client.on('data', forward);
-  if (first.length > 0) forward(first);
+  to.on('drain', () => from.resume());
+  from.on('data', forward);
+  if (first && first.length > 0) forward(first);
 }
-
 export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront> {
   const sockets = new Set<net.Socket>();
   let accepted = 0;
   let refused = 0;
+  const counts = { statementsRefused: 0, conflicts: 0 };
   const track = (socket: net.Socket): void => {
     sockets.add(socket);
     socket.on('error', () => {});
@@ -195,9 +419,14 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
         fail('28000', `access denied for role "${user}": ${verdict.reason}`);
         return;
       }
-      const server = net.connect({ host: '127.0.0.1', port: opts.backendPort });
+      // DSQL has one database; PostgreSQL's default is the user's name, which is not it.
+      const database = params.get('database') || user;
+      if (database !== DSQL_DATABASE) {
+        fail('3D000', `database "${database}" does not exist`);
+        return;
+      }
+      const server = net.connect({ path: opts.backendSocket });
       track(server);
-      server.setNoDelay(true);
       let connected = false;
       server.once('error', (error) => {
         // The server is down (a restart, a kill): what DSQL answers while it cannot serve.
@@ -206,8 +435,9 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
       server.once('connect', () => {
         connected = true;
         server.write(startupMessage(params));
-        server.pipe(client);
-        relayRewriting(client, server, reader.rest());
+        const session = new Session(counts);
+        relay(server, client, (m) => session.fromServer(m));
+        relay(client, server, (m) => session.fromClient(m), reader.rest());
         client.once('close', () => endThenDestroy(server));
         server.once('close', (hadError) => (hadError ? client.destroy() : endThenDestroy(client)));
         client.resume();
@@ -227,9 +457,7 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
             continue;
           }
           if (code === CANCEL_REQUEST_CODE) {
-            const server = net.connect({ host: '127.0.0.1', port: opts.backendPort }, () =>
-              server.end(message),
-            );
+            const server = net.connect({ path: opts.backendSocket }, () => server.end(message));
             track(server);
             client.end();
             return;
@@ -278,7 +506,7 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
   });
   return {
     port: (server.address() as net.AddressInfo).port,
-    stats: () => ({ accepted, refused }),
+    stats: () => ({ accepted, refused, ...counts }),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

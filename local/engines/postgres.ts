@@ -1,28 +1,34 @@
 /**
  * A real PostgreSQL server (Debian's postgresql package; scripts/ensure-postgres.sh installs
- * it) for the dsql target, run as our own child on 127.0.0.1 with its own cluster directory,
- * configured on the command line so nothing of the machine's service applies.
+ * it) for the dsql target, run as our own child with its own cluster directory, configured on
+ * the command line so nothing of the machine's service applies.
  *
  * - As DSQL: every transaction at repeatable read (default_transaction_isolation), so a write
- *   that conflicts with one committed after its snapshot fails with SQLSTATE 40001; one
- *   database `postgres`; a superuser named `admin`.
+ *   that conflicts with one committed after its snapshot fails with SQLSTATE 40001; no lock
+ *   wait longer than LOCK_TIMEOUT (DSQL takes no locks: a second writer does not wait, it
+ *   conflicts, and the front reports it as DSQL's OC000/OC001); one database `postgres`.
+ * - `admin` (the role a DbConnectAdmin token logs in as) is NOT a superuser, as in DSQL: it
+ *   owns the database (so the public schema), may create roles, and cannot run programs on the
+ *   host (COPY ... TO PROGRAM needs pg_execute_server_program). The cluster's superuser is
+ *   SUPERUSER, used here to set the cluster up and by tests behind the front.
+ * - No TCP at all: the server listens only on a Unix socket in a private directory (mode 0700,
+ *   owned by the server's user), so nothing on the machine reaches it except this process, the
+ *   DSQL front (dsql-front.ts), which checks the IAM token first. Auth on that socket is trust:
+ *   the directory's permissions are the credential.
  * - PostgreSQL refuses to run as root: when this process is root, initdb and postgres run as
  *   the `postgres` system user (the package creates it), through setpriv, which execs, so the
  *   PID we hold is the server's own.
- * - Auth is trust for 127.0.0.1: the server is only reached through the DSQL front
- *   (dsql-front.ts), which checks the IAM token first.
  * - In a temporary directory by default (fsync off: nothing is kept anyway); with dataDir,
  *   durable: fsync and synchronous commit on, so an acknowledged write survives SIGKILL.
  * - Idle sessions end after idleTimeoutS, like the lab's other engines.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { assertPortFree, freePort } from './free-port';
 import { describeExit, type ManagedChild, outputSection, spawnChild } from './managed-child';
 
 export const ENSURE_SCRIPT = 'scripts/ensure-postgres.sh';
@@ -31,11 +37,23 @@ const DEFAULT_START_TIMEOUT_MS = 30_000;
 const START_ATTEMPTS = 5;
 /** Each function environment holds one connection; the lab runs up to 10 per function. */
 const MAX_CONNECTIONS = 300;
+/** The role DSQL's DbConnectAdmin token logs in as: not a superuser. */
 export const ADMIN_USER = 'admin';
+/** The cluster's superuser: set-up and tests only, never reachable through the front. */
+export const SUPERUSER = 'postgres';
+/** The socket's number (its file is .s.PGSQL.<port>); the directory is private, so any will do. */
+export const SOCKET_PORT = 5432;
+/** A write that meets another transaction's row lock gives up this soon (see the note above). */
+export const LOCK_TIMEOUT = '100ms';
+const HBA_FILE = 'lab_hba.conf';
 
 export interface StartPostgresOptions {
-  /** Port on 127.0.0.1; 0 or absent picks a free one. */
-  readonly port?: number;
+  /**
+   * The private directory the server's socket lives in (created mode 0700 and given to the
+   * server's user; the caller owns it, so a restart can keep the same path); absent: a
+   * temporary directory, removed at stop.
+   */
+  readonly socketDir?: string;
   /** Keep the cluster here (created if missing; the caller owns it); absent: a temporary directory, removed at stop. */
   readonly dataDir?: string;
   /** fsync and synchronous commit on. @default true when dataDir is given */
@@ -51,9 +69,13 @@ export interface StartPostgresOptions {
 
 export interface PostgresEngine {
   readonly kind: 'postgres';
-  /** postgresql://admin@127.0.0.1:PORT/postgres (trust: no password) */
+  /** postgresql://postgres@/postgres?host=<socketDir> (the socket only; trust behind its directory) */
   readonly endpoint: string;
+  /** The socket's number (SOCKET_PORT); there is no TCP listener. */
   readonly port: number;
+  readonly socketDir: string;
+  /** <socketDir>/.s.PGSQL.<port> */
+  readonly socketPath: string;
   readonly pid: number;
   /** e.g. `PostgreSQL 15.14` */
   readonly version: string;
@@ -98,16 +120,19 @@ function command(bin: string, args: readonly string[], as: RunAs | undefined): [
 
 export function postgresArgs(
   dataDir: string,
-  port: number,
+  socketDir: string,
   durable: boolean,
   idleTimeoutS: number,
 ): string[] {
   const settings: Record<string, string> = {
-    listen_addresses: '127.0.0.1',
-    port: String(port),
-    // No Unix socket: nothing to write under /var/run, and every client comes over TCP.
-    unix_socket_directories: '',
+    // No TCP: the private socket is the only way in (see the note at the top).
+    listen_addresses: '',
+    port: String(SOCKET_PORT),
+    unix_socket_directories: socketDir,
+    unix_socket_permissions: '0700',
+    hba_file: join(dataDir, HBA_FILE),
     default_transaction_isolation: 'repeatable read',
+    lock_timeout: LOCK_TIMEOUT,
     idle_session_timeout: `${idleTimeoutS}s`,
     max_connections: String(MAX_CONNECTIONS),
     logging_collector: 'off',
@@ -124,16 +149,31 @@ async function ensureCluster(
   as: RunAs | undefined,
 ): Promise<void> {
   if (as) await chownTree(dataDir, as);
-  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
-  const args = ['-D', dataDir, '-U', ADMIN_USER, '--auth=trust', '--encoding=UTF8', '--locale=C'];
-  if (!durable) args.push('--no-sync');
-  const [cmd, argv] = command(join(bin, 'initdb'), args, as);
-  try {
-    await run(cmd, argv, { timeout: 60_000 });
-  } catch (error) {
-    const e = error as { stderr?: string; message: string };
-    throw new Error(`initdb failed in ${dataDir}: ${e.stderr?.trim() || e.message}`);
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    const args = ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C'];
+    if (!durable) args.push('--no-sync');
+    const [cmd, argv] = command(join(bin, 'initdb'), args, as);
+    try {
+      await run(cmd, argv, { timeout: 60_000 });
+    } catch (error) {
+      const e = error as { stderr?: string; message: string };
+      throw new Error(`initdb failed in ${dataDir}: ${e.stderr?.trim() || e.message}`);
+    }
   }
+  // Our own rules, whatever initdb wrote: the socket only (there is no TCP listener anyway).
+  const hba = join(dataDir, HBA_FILE);
+  await writeFile(
+    hba,
+    '# Written by the lab: the private socket directory is the credential.\nlocal all all trust\n',
+  );
+  if (as) await chown(hba, as.uid, as.gid);
+}
+
+/** Creates (or tightens) the private socket directory: mode 0700, owned by the server's user. */
+async function ensureSocketDir(dir: string, as: RunAs | undefined): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  if (as) await chown(dir, as.uid, as.gid);
 }
 
 async function chownTree(dir: string, as: RunAs): Promise<void> {
@@ -141,17 +181,46 @@ async function chownTree(dir: string, as: RunAs): Promise<void> {
   await run('chown', ['-R', `${as.uid}:${as.gid}`, dir]);
 }
 
-/** Makes what DSQL has and PostgreSQL lacks: the IAM role mapping table (see dsql-front.ts). */
-async function bootstrap(port: number): Promise<string> {
-  const client = new pg.Client({ host: '127.0.0.1', port, user: ADMIN_USER, database: 'postgres' });
-  await client.connect();
+/** Connects to the server's socket as `user` (trust behind the private directory). */
+export function socketClient(socketDir: string, user = SUPERUSER): pg.Client {
+  return new pg.Client({ host: socketDir, port: SOCKET_PORT, user, database: 'postgres' });
+}
+
+/**
+ * Sets the cluster up as DSQL's: `admin` a role that is not a superuser but owns the database
+ * (and so the public schema) and may create roles; what DSQL has and PostgreSQL lacks, the IAM
+ * role mapping table (see dsql-front.ts), which admin edits. Idempotent. A cluster an older lab
+ * made, where `admin` was the superuser, is converted: SUPERUSER is created and admin demoted.
+ */
+async function bootstrap(socketDir: string): Promise<string> {
+  let client = socketClient(socketDir);
   try {
+    await client.connect();
+  } catch (error) {
+    if ((error as { code?: string }).code !== '28000') throw error;
+    // No such role: an older cluster whose superuser is admin.
+    const legacy = socketClient(socketDir, ADMIN_USER);
+    await legacy.connect();
+    try {
+      await legacy.query(`CREATE ROLE ${SUPERUSER} WITH SUPERUSER LOGIN`);
+    } finally {
+      await legacy.end();
+    }
+    client = socketClient(socketDir);
+    await client.connect();
+  }
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [ADMIN_USER]);
+    if (exists.rowCount === 0) await client.query(`CREATE ROLE ${ADMIN_USER} WITH LOGIN`);
+    await client.query(`ALTER ROLE ${ADMIN_USER} WITH NOSUPERUSER CREATEROLE LOGIN`);
+    await client.query(`ALTER DATABASE postgres OWNER TO ${ADMIN_USER}`);
     await client.query('CREATE SCHEMA IF NOT EXISTS sys');
     await client.query(
       'CREATE TABLE IF NOT EXISTS sys.iam_pg_role_mappings (arn text NOT NULL, pg_role_name text NOT NULL, PRIMARY KEY (arn, pg_role_name))',
     );
     await client.query('GRANT USAGE ON SCHEMA sys TO PUBLIC');
     await client.query('GRANT SELECT ON sys.iam_pg_role_mappings TO PUBLIC');
+    await client.query(`GRANT INSERT, DELETE ON sys.iam_pg_role_mappings TO ${ADMIN_USER}`);
     const out = await client.query<{ v: string }>("SELECT current_setting('server_version') AS v");
     return `PostgreSQL ${out.rows[0]?.v ?? '?'}`;
   } finally {
@@ -164,30 +233,35 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
   const bin = opts.binDir ?? findPostgresBin();
   if (!bin) throw new Error(`PostgreSQL is needed for the dsql target; run bash ${ENSURE_SCRIPT}`);
   const durable = opts.durable ?? opts.dataDir !== undefined;
-  const owned = opts.dataDir === undefined;
+  const owned = { data: opts.dataDir === undefined, socket: opts.socketDir === undefined };
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'lab-postgres-')));
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const as = await runAsFor();
-  await ensureCluster(bin, dataDir, durable, as);
-  const requested = opts.port ?? 0;
-  for (let attempt = 1; ; attempt++) {
-    const port = requested === 0 ? await freePort() : requested;
-    if (requested !== 0) await assertPortFree(port);
-    try {
-      const engine = await launch(bin, dataDir, port, { durable, owned }, as, opts);
-      opts.log?.(
-        `[postgres] ${engine.version} ready at ${engine.endpoint} in ${Date.now() - started} ms (pid ${engine.pid})`,
-      );
-      return engine;
-    } catch (error) {
-      // A port taken meanwhile, or the shared memory of a killed server still held by its backends.
-      if (!(error instanceof RetryableStart) || attempt >= START_ATTEMPTS) {
-        if (owned) await rm(dataDir, { recursive: true, force: true });
-        throw error;
+  const socketDir = opts.socketDir ?? (await mkdtemp(join(tmpdir(), 'lab-pgsock-')));
+  const cleanUp = async (): Promise<void> => {
+    if (owned.data) await rm(dataDir, { recursive: true, force: true });
+    if (owned.socket) await rm(socketDir, { recursive: true, force: true });
+  };
+  try {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    const as = await runAsFor();
+    await ensureSocketDir(socketDir, as);
+    await ensureCluster(bin, dataDir, durable, as);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const engine = await launch(bin, { dataDir, socketDir }, { durable, cleanUp }, as, opts);
+        opts.log?.(
+          `[postgres] ${engine.version} ready at ${engine.socketPath} in ${Date.now() - started} ms (pid ${engine.pid})`,
+        );
+        return engine;
+      } catch (error) {
+        // The shared memory of a killed server still held by its backends.
+        if (!(error instanceof RetryableStart) || attempt >= START_ATTEMPTS) throw error;
+        opts.log?.(`[postgres] ${error.message}: trying again`);
+        await new Promise((r) => setTimeout(r, 200 * attempt));
       }
-      opts.log?.(`[postgres] ${error.message}: trying again`);
-      await new Promise((r) => setTimeout(r, 200 * attempt));
     }
+  } catch (error) {
+    await cleanUp();
+    throw error;
   }
 }
 
@@ -195,15 +269,14 @@ class RetryableStart extends Error {}
 
 async function launch(
   bin: string,
-  dataDir: string,
-  port: number,
-  { durable, owned }: { durable: boolean; owned: boolean },
+  { dataDir, socketDir }: { dataDir: string; socketDir: string },
+  { durable, cleanUp }: { durable: boolean; cleanUp: () => Promise<void> },
   as: RunAs | undefined,
   opts: StartPostgresOptions,
 ): Promise<PostgresEngine> {
   const [cmd, argv] = command(
     join(bin, 'postgres'),
-    postgresArgs(dataDir, port, durable, opts.idleTimeoutS ?? 60),
+    postgresArgs(dataDir, socketDir, durable, opts.idleTimeoutS ?? 60),
     as,
   );
   let child: ManagedChild;
@@ -214,7 +287,7 @@ async function launch(
   }
   let version: string;
   try {
-    version = await waitUntilReady(child, port, opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+    version = await waitUntilReady(child, socketDir, opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
   } catch (error) {
     await child.stop();
     throw error;
@@ -222,8 +295,10 @@ async function launch(
   let stopping: Promise<void> | undefined;
   return {
     kind: 'postgres',
-    endpoint: `postgresql://${ADMIN_USER}@127.0.0.1:${port}/postgres`,
-    port,
+    endpoint: `postgresql://${SUPERUSER}@/postgres?host=${socketDir}`,
+    port: SOCKET_PORT,
+    socketDir,
+    socketPath: join(socketDir, `.s.PGSQL.${SOCKET_PORT}`),
     pid: child.pid,
     version,
     dataDir,
@@ -232,30 +307,30 @@ async function launch(
         // SIGTERM is PostgreSQL's smart shutdown, which waits for every client to leave.
         if (!child.hasExited()) process.kill(child.pid, 'SIGINT');
         await child.stop(5_000);
-        if (owned) await rm(dataDir, { recursive: true, force: true });
+        await cleanUp();
       })();
       return stopping;
     },
   };
 }
 
-async function waitUntilReady(child: ManagedChild, port: number, timeoutMs: number): Promise<string> {
+async function waitUntilReady(child: ManagedChild, socketDir: string, timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.hasExited()) {
       const exit = await child.exited;
       const output = child.recentOutput();
-      const message = `postgres ${describeExit(exit)} before getting ready on port ${port}${outputSection(child)}`;
-      throw /already in use|shared memory block|could not bind/i.test(output)
+      const message = `postgres ${describeExit(exit)} before getting ready in ${socketDir}${outputSection(child)}`;
+      throw /already in use|shared memory block|could not bind|lock file/i.test(output)
         ? new RetryableStart(message)
         : new Error(message);
     }
     try {
-      return await bootstrap(port);
+      return await bootstrap(socketDir);
     } catch {
       if (Date.now() > deadline) {
         throw new Error(
-          `postgres did not get ready on port ${port} within ${timeoutMs} ms${outputSection(child)}`,
+          `postgres did not get ready in ${socketDir} within ${timeoutMs} ms${outputSection(child)}`,
         );
       }
       await new Promise((r) => setTimeout(r, 100));

@@ -1,5 +1,6 @@
 /**
- * Aurora DSQL locally: a real PostgreSQL (local/engines/postgres.ts) at repeatable read, behind
+ * Aurora DSQL locally: a real PostgreSQL (local/engines/postgres.ts) at repeatable read, on a
+ * private Unix socket behind
  * the DSQL front (local/engines/dsql-front.ts: IAM token check, DSQL's dialect) and the network
  * model speaking PostgreSQL's SSLRequest. Functions reach it as `localhost:<model port>` (the
  * name the lab certificate and their tokens carry) instead of `<id>.dsql.<region>.on.aws:5432`.
@@ -30,20 +31,23 @@ export const dsqlTarget: LocalTarget = {
     // Without --data: a temporary cluster directory that survives restarts, removed at stop.
     const durable = opts.dataDir !== undefined;
     const dataDir = opts.dataDir ? join(opts.dataDir, 'dsql') : await mkdtemp(join(tmpdir(), 'lab-dsql-'));
-    const start = (port?: number) =>
-      startPostgres({ dataDir, durable, port, idleTimeoutS: opts.idleTimeoutS, log: opts.log });
+    // The server's private socket directory: ours, so a restart keeps the path the front uses.
+    const socketDir = await mkdtemp(join(tmpdir(), 'lab-pgsock-'));
+    const start = () =>
+      startPostgres({ dataDir, socketDir, durable, idleTimeoutS: opts.idleTimeoutS, log: opts.log });
     let engine: PostgresEngine;
     let front: DsqlFront;
     try {
       engine = await start();
       front = await startDsqlFront({
-        backendPort: engine.port,
+        backendSocket: engine.socketPath,
         expectedHost: LOCAL_DSQL_HOST,
         credentials: LOCAL_CREDENTIALS,
         log: opts.log,
       });
     } catch (error) {
       if (!durable) await rm(dataDir, { recursive: true, force: true });
+      await rm(socketDir, { recursive: true, force: true });
       throw error;
     }
     const env = (port: number) => ({ DSQL_ENDPOINT: LOCAL_DSQL_HOST, DSQL_PORT: String(port) });
@@ -60,12 +64,13 @@ export const dsqlTarget: LocalTarget = {
       },
       async restart() {
         await engine.stop();
-        engine = await start(engine.port);
+        engine = await start();
       },
       async stop() {
         await front.close();
         await engine.stop();
         if (!durable) await rm(dataDir, { recursive: true, force: true });
+        await rm(socketDir, { recursive: true, force: true });
       },
     });
   },

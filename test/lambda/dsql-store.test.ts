@@ -11,12 +11,18 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminConnect, onEvent } from '../../lambda/custom-resources/dsql-schema';
 import { DSQL_DATABASE } from '../../lambda/shared/dsql-client';
-import { createDsqlStore, type DsqlPersonStore, readDsqlEnv } from '../../lambda/shared/dsql-store';
+import {
+  createDsqlStore,
+  type DsqlPersonStore,
+  MAX_CONFLICT_ATTEMPTS,
+  readDsqlEnv,
+} from '../../lambda/shared/dsql-store';
 import { EnvError } from '../../lambda/shared/env';
 import { makeCreateHandler, makeGetHandler } from '../../lambda/shared/handlers';
 import { DB_DEADLINE_MS } from '../../lambda/shared/http-client';
 import { measureDb } from '../../lambda/shared/timing';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
+import { OC000 } from '../../local/engines/dsql-front';
 import { type DsqlLocal, LOCAL_DSQL_HOST, startDsqlLocal } from '../support/dsql-local';
 import { bodyOf, createEvent, getEvent, samplePerson } from '../support/events';
 
@@ -197,14 +203,15 @@ describe('dsql handlers against PostgreSQL behind the DSQL front', () => {
       await writer.query(
         "INSERT INTO person (govid, first_name, last_name, dob, govid_type) VALUES ('DSQL-OCC', 'Other', 'Writer', '2000-01-01', 'Passport')",
       );
-      // The store's insert waits on the uncommitted row; the commit makes it a conflict (40001).
-      const pending = measureDb(s, () => s.create(samplePerson('DSQL-OCC'), deadline()));
-      await sleep(200);
+      // The open transaction's row conflicts with every attempt (DSQL: OC000, 40001); the store
+      // sends the statement MAX_CONFLICT_ATTEMPTS times, then gives up with the conflict.
+      const conflicted = await measureDb(s, () => s.create(samplePerson('DSQL-OCC'), deadline()));
+      expect(conflicted.outcome).toMatchObject({ ok: false, error: { code: '40001', message: OC000 } });
+      expect(s.conflictRetries()).toBe(MAX_CONFLICT_ATTEMPTS - 1);
+      // Parse, Bind, Describe, Execute, Sync per attempt.
+      expect(conflicted.dbRequests).toBe(5 * MAX_CONFLICT_ATTEMPTS);
       await writer.query('COMMIT');
-      const m = await pending;
-      expect(m.outcome).toEqual({ ok: true, value: 'exists' });
-      expect(s.conflictRetries()).toBe(1);
-      expect(m.dbRequests).toBe(10);
+      expect(await s.create(samplePerson('DSQL-OCC'), deadline())).toBe('exists');
     } finally {
       await writer.end();
     }

@@ -4,17 +4,18 @@
  * verified against the lab CA. Stores and the custom resource connect to `localhost:<model>`.
  */
 import { execFileSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { PROJECT_ROOT } from '../../core/paths';
 import { type DsqlTokenSource, dsqlTokenSource } from '../../lambda/shared/dsql-token';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
 import { type DsqlFront, startDsqlFront } from '../../local/engines/dsql-front';
 import {
-  ADMIN_USER,
   findPostgresBin,
   type PostgresEngine,
+  socketClient,
   startPostgres,
 } from '../../local/engines/postgres';
 import { type NetworkModel, startNetworkModel } from '../../local/network/network-model';
@@ -27,9 +28,14 @@ export interface DsqlLocal {
   front: DsqlFront;
   model: NetworkModel;
   ca: Buffer;
+  /** The lab CA's file (PGSSLROOTCERT for psql and psycopg). */
+  caPath: string;
   /** Tokens the functions would sign (DbConnect) or the custom resource (DbConnectAdmin). */
   tokens(action: 'DbConnect' | 'DbConnectAdmin'): DsqlTokenSource;
-  /** A plain connection to PostgreSQL itself as admin (no model, no front). */
+  /**
+   * A connection to PostgreSQL itself as its superuser, over the private socket (no model, no
+   * front, none of DSQL's rules): for a test to look at or set up what it checks.
+   */
   admin(): Promise<pg.Client>;
   /** Kills the server (SIGKILL) or stops it, and starts it again on the same port and data. */
   restart(how?: 'kill' | 'stop'): Promise<void>;
@@ -43,9 +49,10 @@ export async function startDsqlLocal(
     execFileSync('bash', [join(PROJECT_ROOT, 'scripts/ensure-postgres.sh')], { stdio: 'inherit' });
   const certs = await ensureCertificates(join(PROJECT_ROOT, '.cache', 'tls'));
   const ca = await readFile(certs.caCertPath);
-  let engine = await startPostgres({ dataDir: opts.dataDir, idleTimeoutS: opts.idleTimeoutS });
+  const socketDir = await mkdtemp(join(tmpdir(), 'lab-pgsock-'));
+  let engine = await startPostgres({ dataDir: opts.dataDir, socketDir, idleTimeoutS: opts.idleTimeoutS });
   const front = await startDsqlFront({
-    backendPort: engine.port,
+    backendSocket: engine.socketPath,
     expectedHost: LOCAL_DSQL_HOST,
     credentials: LOCAL_CREDENTIALS,
   });
@@ -61,6 +68,7 @@ export async function startDsqlLocal(
     front,
     model,
     ca,
+    caPath: certs.caCertPath,
     tokens: (action) =>
       dsqlTokenSource({
         hostname: LOCAL_DSQL_HOST,
@@ -69,12 +77,7 @@ export async function startDsqlLocal(
         credentials: LOCAL_CREDENTIALS,
       }),
     async admin() {
-      const client = new pg.Client({
-        host: '127.0.0.1',
-        port: engine.port,
-        user: ADMIN_USER,
-        database: 'postgres',
-      });
+      const client = socketClient(socketDir);
       client.on('error', () => {});
       await client.connect();
       return client;
@@ -84,8 +87,8 @@ export async function startDsqlLocal(
       await engine.stop();
       engine = await startPostgres({
         dataDir: opts.dataDir,
+        socketDir,
         idleTimeoutS: opts.idleTimeoutS,
-        port: engine.port,
       });
       local.engine = engine;
     },
@@ -93,6 +96,7 @@ export async function startDsqlLocal(
       await model.close();
       await front.close();
       await engine.stop();
+      await rm(socketDir, { recursive: true, force: true });
     },
   };
   return local;
