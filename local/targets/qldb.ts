@@ -13,9 +13,12 @@ export const qldbTarget: LocalTarget = {
     const { startQldbEngine } = await import('../engines/qldb');
     const dataDir = opts.dataDir && join(opts.dataDir, 'qldb');
     const idleTimeoutS = opts.idleTimeoutS;
-    let engine = await startQldbEngine({ dataDir, idleTimeoutS, log: opts.log });
+    // The ledgers that exist are the template's: StartSession on any other name is refused with
+    // BadRequestException, as QLDB refuses a ledger that does not exist.
+    const ledgers = localNamesOf(opts.assembly, LEDGER);
+    let engine = await startQldbEngine({ dataDir, idleTimeoutS, ledgers, log: opts.log });
     return withEngine(() => engine, {
-      tables: localNamesOf(opts.assembly, LEDGER),
+      tables: ledgers,
       description: 'QLDB Session emulation',
       nameOf: (stack, id, type) => (type === LEDGER ? localName(stack, id) : undefined),
       // The driver (QLDB Session) and the control plane answer on the same port.
@@ -32,7 +35,7 @@ export const qldbTarget: LocalTarget = {
       },
       async restart() {
         await engine.stop();
-        engine = await startQldbEngine({ port: engine.port, dataDir, idleTimeoutS, log: opts.log });
+        engine = await startQldbEngine({ port: engine.port, dataDir, idleTimeoutS, ledgers, log: opts.log });
       },
       stop: () => engine.stop(),
     });

@@ -10,15 +10,24 @@
  * the table, as QLDB warns it does.
  */
 import { randomBytes } from 'node:crypto';
-import { dom, dumpBinary, dumpText, IonTypes } from 'ion-js';
+import { dom, dumpBinary, IonTypes } from 'ion-js';
 import { QldbError } from './errors';
+import { indexKey as indexKeyOf, partiqlEquals } from './ion-compare';
 import {
   type Condition,
   INFORMATION_SCHEMA_TABLES,
   type Literal,
   type Operand,
   type ParsedStatement,
+  type Projection,
 } from './partiql';
+
+/**
+ * QLDB's fixed quota "Number of documents in a transaction: 40"
+ * (https://docs.aws.amazon.com/qldb/latest/developerguide/limits.html#limits.fixed), counted
+ * here as the documents a transaction inserts, updates or deletes.
+ */
+export const MAX_DOCUMENTS_PER_TRANSACTION = 40;
 
 /** A committed revision of a document. */
 interface Revision {
@@ -30,7 +39,7 @@ interface Revision {
 interface Index {
   readonly field: string;
   readonly indexId: string;
-  /** Ion text of the value -> ids of the documents holding it. */
+  /** indexKey() of the value (equal numbers share one) -> ids of the documents holding it. */
   readonly entries: Map<string, Set<string>>;
 }
 
@@ -76,7 +85,12 @@ export class Transaction {
   }
 
   get writeCount(): number {
-    let n = this.newTables.size + this.newIndexes.length;
+    return this.newTables.size + this.newIndexes.length + this.documentCount;
+  }
+
+  /** Documents this transaction inserts, updates or deletes. */
+  get documentCount(): number {
+    let n = 0;
     for (const docs of this.writes.values()) n += docs.size;
     return n;
   }
@@ -97,6 +111,11 @@ export function toIon(value: unknown): dom.Value {
 }
 
 function literalValue(value: Literal): dom.Value {
+  if (value !== null && typeof value === 'object') {
+    const loaded = dom.load(value.number);
+    if (loaded === null) throw QldbError.badRequest(`Syntax error: invalid number ${value.number}`);
+    return loaded;
+  }
   return toIon(value);
 }
 
@@ -114,11 +133,13 @@ interface ResolvedCondition {
 }
 
 function matches(doc: dom.Value, where: readonly ResolvedCondition[]): boolean {
-  return where.every((c) => doc.get(c.field)?.ionEquals(c.value) === true);
+  return where.every((c) => partiqlEquals(doc.get(c.field), c.value));
 }
 
-function project(doc: dom.Value, projection: '*' | readonly string[]): dom.Value {
+function project(doc: dom.Value, projection: Projection): dom.Value {
   if (projection === '*') return doc;
+  // SELECT VALUE of a missing field: PartiQL yields MISSING, which a result bag turns into null.
+  if ('value' in projection) return doc.get(projection.value) ?? toIon(null);
   const out: Record<string, dom.Value> = {};
   for (const f of projection) {
     const v = doc.get(f);
@@ -168,30 +189,39 @@ export class Ledger {
       }
       case 'insert': {
         this.#requireTable(txn, s.table);
-        return s.documents.map((operand) => {
-          const doc = value(operand);
+        const docs = s.documents.map(value);
+        const ids = docs.map((doc) => {
           if (doc.getType() !== IonTypes.STRUCT || doc.isNull()) {
             throw QldbError.badRequest(`INSERT INTO ${s.table} expects a struct, got ${doc.getType().name}`);
           }
-          const id = randomId();
-          this.#pending(txn, s.table).set(id, doc);
-          return toIon({ documentId: id });
+          return randomId();
         });
+        this.#write(txn, s.table, ids.map((id, i) => [id, docs[i]]));
+        return ids.map((id) => toIon({ documentId: id }));
       }
       case 'update': {
         const set = s.set.map((a) => ({ field: a.field, value: value(a.operand) }));
-        return this.#matching(txn, s.table, resolve(s.where)).map((row) => {
-          const fields: Record<string, dom.Value> = Object.fromEntries(row.data.fields());
-          for (const a of set) fields[a.field] = a.value;
-          this.#pending(txn, s.table).set(row.id, toIon(fields));
-          return toIon({ documentId: row.id });
-        });
+        const rows = this.#matching(txn, s.table, resolve(s.where));
+        this.#write(
+          txn,
+          s.table,
+          rows.map((row) => {
+            const fields: Record<string, dom.Value> = Object.fromEntries(row.data.fields());
+            for (const a of set) fields[a.field] = a.value;
+            return [row.id, toIon(fields)];
+          }),
+        );
+        return rows.map((row) => toIon({ documentId: row.id }));
       }
-      case 'delete':
-        return this.#matching(txn, s.table, resolve(s.where)).map((row) => {
-          this.#pending(txn, s.table).set(row.id, null);
-          return toIon({ documentId: row.id });
-        });
+      case 'delete': {
+        const rows = this.#matching(txn, s.table, resolve(s.where));
+        this.#write(
+          txn,
+          s.table,
+          rows.map((row) => [row.id, null]),
+        );
+        return rows.map((row) => toIon({ documentId: row.id }));
+      }
     }
   }
 
@@ -317,8 +347,25 @@ export class Ledger {
   }
 
   #indexText(index: Index, data: dom.Value | null | undefined): string | undefined {
-    const v = data?.get(index.field);
-    return v === null || v === undefined ? undefined : dumpText(v);
+    return indexKeyOf(data?.get(index.field));
+  }
+
+  /**
+   * Stages one statement's writes, all or none: a statement that would take the transaction past
+   * QLDB's documents-per-transaction quota is refused before it changes anything. QLDB documents
+   * the quota but not the error's text; BadRequestException with this message is our reading.
+   */
+  #write(txn: Transaction, table: string, writes: readonly (readonly [string, dom.Value | null])[]): void {
+    const pending = txn.writes.get(table);
+    const added = new Set(writes.map(([id]) => id).filter((id) => !pending?.has(id))).size;
+    const total = txn.documentCount + added;
+    if (total > MAX_DOCUMENTS_PER_TRANSACTION) {
+      throw QldbError.badRequest(
+        `Transaction ${txn.id} exceeds the limit of ${MAX_DOCUMENTS_PER_TRANSACTION} documents modified in a transaction (this statement would make it ${total})`,
+      );
+    }
+    const docs = this.#pending(txn, table);
+    for (const [id, data] of writes) docs.set(id, data);
   }
 
   #indexAdd(index: Index, id: string, data: dom.Value): void {
@@ -354,9 +401,12 @@ export class Ledger {
       // An equality on an indexed field is an index lookup; anything else scans the table.
       const served = where.find((c) => committed.indexes.has(c.field));
       if (served) {
-        const text = dumpText(served.value);
-        this.#read(txn, indexKey(name, served.field, text));
-        candidates = [...(committed.indexes.get(served.field)?.entries.get(text) ?? [])];
+        // A null finds nothing (PartiQL's NULL = x is never true), so it reads no key either.
+        const text = indexKeyOf(served.value);
+        if (text !== undefined) {
+          this.#read(txn, indexKey(name, served.field, text));
+          candidates = [...(committed.indexes.get(served.field)?.entries.get(text) ?? [])];
+        }
       } else {
         this.#read(txn, tableKey(name));
         candidates = committed.documents.keys();

@@ -4,13 +4,18 @@
  *
  *   CREATE TABLE t
  *   CREATE INDEX ON t (f)
- *   SELECT * | f [, f ...] FROM t [AS a] [WHERE cond]
- *   SELECT * | f [, f ...] FROM information_schema.user_tables [WHERE cond]
+ *   SELECT * | f [, f ...] | VALUE f FROM t [AS a] [WHERE cond]
+ *   SELECT * | f [, f ...] | VALUE f FROM information_schema.user_tables [WHERE cond]
  *   INSERT INTO t ?          (also `INSERT INTO t VALUE ?` and `INSERT INTO t << ?, ? >>`)
  *   UPDATE t [AS a] SET f = v [, f = v ...] [WHERE cond]
  *   DELETE FROM t [AS a] [WHERE cond]
  *
  *   cond := f = v [AND f = v ...]      f := name | a.name      v := ? | 'text' | number | true | false | null
+ *   number := [-|+] digits [. digits] [e [-|+] digits]: an Ion int, decimal (with a point) or float
+ *             (with an exponent), so `7`, `-7`, `7.0` and `7e0` keep the type PartiQL gives them
+ *
+ * `SELECT VALUE name FROM information_schema.user_tables WHERE status = 'ACTIVE'` is what pyqldb's
+ * list_tables() sends (the Node driver's getTableNames() sends `SELECT name ...`).
  *
  * An overwrite (replace a whole document) is DELETE + INSERT in one transaction, which real QLDB
  * runs as written; `UPDATE t AS p SET p = ?` is not QLDB syntax (SET takes document elements).
@@ -20,7 +25,11 @@
  */
 import { QldbError } from './errors';
 
-export type Literal = string | number | boolean | null;
+/** A numeric literal as Ion text: `-7` (int), `7.0` (decimal), `7e0` (float). */
+export interface NumberLiteral {
+  readonly number: string;
+}
+export type Literal = string | NumberLiteral | boolean | null;
 export type Operand =
   | { readonly kind: 'param'; readonly index: number }
   | { readonly kind: 'literal'; readonly value: Literal };
@@ -40,8 +49,8 @@ export type Statement =
   | {
       readonly kind: 'select';
       readonly table: string;
-      /** '*' or the top-level fields to project. */
-      readonly projection: '*' | readonly string[];
+      /** '*', the top-level fields to project, or SELECT VALUE's one field. */
+      readonly projection: Projection;
       readonly where: readonly Condition[];
     }
   | { readonly kind: 'insert'; readonly table: string; readonly documents: readonly Operand[] }
@@ -53,6 +62,8 @@ export type Statement =
     }
   | { readonly kind: 'delete'; readonly table: string; readonly where: readonly Condition[] };
 
+export type Projection = '*' | readonly string[] | { readonly value: string };
+
 export interface ParsedStatement {
   readonly statement: Statement;
   /** Number of `?` placeholders, in order of appearance. */
@@ -62,8 +73,8 @@ export interface ParsedStatement {
 export const SUPPORTED_FORMS = [
   'CREATE TABLE t',
   'CREATE INDEX ON t (f)',
-  'SELECT *|f,... FROM t [AS a] [WHERE f = v [AND ...]]',
-  'SELECT *|f,... FROM information_schema.user_tables [WHERE ...]',
+  'SELECT *|f,...|VALUE f FROM t [AS a] [WHERE f = v [AND ...]]',
+  'SELECT *|f,...|VALUE f FROM information_schema.user_tables [WHERE ...]',
   'INSERT INTO t ? | INSERT INTO t VALUE ? | INSERT INTO t << ?, ... >>',
   'UPDATE t [AS a] SET f = v [, ...] [WHERE ...]',
   'DELETE FROM t [AS a] [WHERE ...]',
@@ -141,10 +152,9 @@ function tokenize(text: string): Token[] {
       tokens.push({ kind: 'ident', text: text.slice(i, j), column });
       i = j;
     } else if (/[0-9]/.test(c)) {
-      let j = i + 1;
-      while (j < text.length && /[0-9.]/.test(text[j])) j++;
-      tokens.push({ kind: 'number', text: text.slice(i, j), column });
-      i = j;
+      const number = /^[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?/.exec(text.slice(i))?.[0] ?? c;
+      tokens.push({ kind: 'number', text: number, column });
+      i += number.length;
     } else if (c === "'") {
       // PartiQL escapes a quote inside a string by doubling it.
       let value = '';
@@ -335,10 +345,10 @@ class Parser {
     const t = this.#next();
     if (t.kind === 'punct' && t.text === '?') return { kind: 'param', index: this.#params++ };
     if (t.kind === 'string') return { kind: 'literal', value: t.text };
-    if (t.kind === 'number') {
-      const value = Number(t.text);
-      if (!Number.isFinite(value)) throw unsupported(this.source, `the number ${t.text}`);
-      return { kind: 'literal', value };
+    if (t.kind === 'number') return { kind: 'literal', value: { number: ionNumber(t.text, false) } };
+    // A sign before a number is part of the literal (PartiQL's unary minus on a constant).
+    if (t.kind === 'punct' && (t.text === '-' || t.text === '+') && this.#peek().kind === 'number') {
+      return { kind: 'literal', value: { number: ionNumber(this.#next().text, t.text === '-') } };
     }
     if (t.kind === 'ident') {
       const upper = t.text.toUpperCase();
@@ -367,11 +377,24 @@ class Parser {
 
   #select(): Statement {
     this.#expectWord('SELECT');
-    let projection: '*' | string[];
+    let projection: '*' | string[] | { value: string };
     const fieldTokens: number[] = [];
+    let valueToken: number | undefined;
     if (this.#peek().text === '*') {
       this.#next();
       projection = '*';
+    } else if (this.#isWord('VALUE')) {
+      // SELECT VALUE f: each result is the field's value itself, not a struct holding it.
+      this.#next();
+      valueToken = this.#pos;
+      this.#name('a field name');
+      if (this.#peek().text === '(')
+        throw unsupported(this.source, `the function ${this.tokens[this.#pos - 1].text.toUpperCase()}()`);
+      while (this.#peek().text === '.') {
+        this.#next();
+        this.#name('a field name');
+      }
+      projection = { value: '' };
     } else {
       // Fields may name the alias, which is declared after them: remember where they are.
       projection = [];
@@ -391,12 +414,17 @@ class Parser {
     this.#expectWord('FROM');
     const table = this.#source();
     const where = this.#where();
-    if (projection !== '*') {
+    if (Array.isArray(projection)) {
       const end = this.#pos;
       for (const start of fieldTokens) {
         this.#pos = start;
         projection.push(this.#field());
       }
+      this.#pos = end;
+    } else if (valueToken !== undefined) {
+      const end = this.#pos;
+      this.#pos = valueToken;
+      projection = { value: this.#field() };
       this.#pos = end;
     }
     return { kind: 'select', table, projection, where };
@@ -463,6 +491,18 @@ class Parser {
     if (table === INFORMATION_SCHEMA_TABLES) throw unsupported(this.source, 'DELETE from a system table');
     return { kind: 'delete', table, where: this.#where() };
   }
+}
+
+/**
+ * A PartiQL numeric literal as Ion text of the same type: digits alone are an int, a point makes a
+ * decimal, an exponent a float. Ion wants no leading zeros and a digit after the point.
+ */
+function ionNumber(text: string, negative: boolean): string {
+  const m = /^([0-9]+)(\.[0-9]*)?([eE][+-]?[0-9]+)?$/.exec(text);
+  if (!m) throw QldbError.badRequest(`Syntax error: invalid number ${text}`);
+  const whole = m[1].replace(/^0+(?=[0-9])/, '');
+  const fraction = m[2] === undefined ? '' : m[2] === '.' ? '.0' : m[2];
+  return `${negative ? '-' : ''}${whole}${fraction}${m[3] ?? ''}`;
 }
 
 /** Parses one statement of the subset, or throws QLDB's BadRequestException. */

@@ -7,6 +7,11 @@
  * Lifetimes as QLDB documents them: a session expires 13-17 minutes after it started (15 here)
  * and after 60 s idle outside a transaction; a transaction must commit within 30 s, after which
  * the session is discarded ("Transaction <id> has expired", which the driver does not retry).
+ * https://docs.aws.amazon.com/qldb/latest/developerguide/driver-errors.html
+ * An expired session keeps answering InvalidSessionException with the reason it expired (the
+ * sweep that drops abandoned sessions marks them; it must not turn "Transaction <id> has expired"
+ * into "No such session"), and is forgotten later; a token never issued or forgotten answers
+ * "No such session", as QLDB does for a session it no longer knows.
  */
 import { randomBytes } from 'node:crypto';
 import type { Page, SendCommandRequest, SendCommandResult, ValueHolder } from '@aws-sdk/client-qldb-session';
@@ -69,6 +74,8 @@ export interface QldbServiceOptions {
 
 interface Session {
   readonly token: string;
+  /** Why the session expired, once it has: every later command is answered with it. */
+  expired?: { readonly reason: string; readonly at: number };
   readonly ledger: Ledger;
   readonly createdAt: number;
   lastUsed: number;
@@ -79,6 +86,8 @@ interface Session {
 
 const PARSE_CACHE_SIZE = 256;
 const SWEEP_EVERY_MS = 1_000;
+/** How long an expired session still answers with its reason before it is forgotten. */
+const FORGET_EXPIRED_AFTER_MS = 15 * 60_000;
 
 export function commandKind(input: SendCommandRequest): CommandKind {
   const kinds = COMMAND_KINDS.filter((k) => input[k] !== undefined && input[k] !== null);
@@ -131,8 +140,12 @@ export class QldbSessionService {
       throw new Error(`pageSize must be a positive integer, got ${this.#pageSize}`);
     }
     for (const record of records) {
-      const ledger = this.ledger(record.ledger, true);
-      if (!ledger) throw new Error(`the journal names ledger ${record.ledger}, which is not configured`);
+      // A ledger the journal holds exists, configured or not (a stack renamed since it was made).
+      let ledger = this.#ledgers.get(record.ledger);
+      if (!ledger) {
+        ledger = new Ledger(record.ledger);
+        this.#ledgers.set(record.ledger, ledger);
+      }
       ledger.apply(record);
     }
   }
@@ -156,8 +169,11 @@ export class QldbSessionService {
     return [...this.#ledgers.keys()];
   }
 
+  /** Sessions started and not ended or expired. */
   get openSessions(): number {
-    return this.#sessions.size;
+    let n = 0;
+    for (const session of this.#sessions.values()) if (!session.expired) n += 1;
+    return n;
   }
 
   async send(input: SendCommandRequest): Promise<SendCommandResult> {
@@ -172,6 +188,9 @@ export class QldbSessionService {
     if (kind === 'StartSession') {
       const name = input.StartSession?.LedgerName ?? '';
       const ledger = this.ledger(name, true);
+      // QLDB answers StartSession on a ledger that does not exist with BadRequestException (the
+      // Node driver's integration test "Throws exception when connecting to a non-existent
+      // ledger" asserts the code); the message's text is not documented, this one is ours.
       if (!ledger) throw QldbError.badRequest(`Ledger ${name} does not exist`);
       const token = randomBytes(32).toString('base64url');
       this.#sessions.set(token, { token, ledger, createdAt: now, lastUsed: now, pages: new Map() });
@@ -280,14 +299,21 @@ export class QldbSessionService {
 
   #session(token: string, now: number): Session {
     const session = this.#sessions.get(token);
-    if (!session) throw QldbError.invalidSession(`Session ${token} is not valid`);
-    const problem = this.#expiry(session, now);
-    if (problem) {
-      this.#sessions.delete(token);
-      throw QldbError.invalidSession(problem);
+    if (!session) throw QldbError.invalidSession('No such session');
+    if (!session.expired) {
+      const reason = this.#expiry(session, now);
+      if (reason) this.#expire(session, reason, now);
     }
+    if (session.expired) throw QldbError.invalidSession(session.expired.reason);
     session.lastUsed = now;
     return session;
+  }
+
+  /** Discards what the session held (its transaction is never committed) and keeps the reason. */
+  #expire(session: Session, reason: string, now: number): void {
+    session.expired = { reason, at: now };
+    session.transaction = undefined;
+    session.pages.clear();
   }
 
   /** Why the session is no longer valid, or undefined. */
@@ -301,12 +327,20 @@ export class QldbSessionService {
     return undefined;
   }
 
-  /** Drops expired sessions now and then, so abandoned ones do not accumulate. */
+  /**
+   * Now and then marks abandoned sessions expired (freeing what they held) and forgets sessions
+   * expired long ago, so neither accumulates.
+   */
   #sweep(now: number): void {
     if (now - this.#lastSweep < SWEEP_EVERY_MS) return;
     this.#lastSweep = now;
     for (const [token, session] of this.#sessions) {
-      if (this.#expiry(session, now)) this.#sessions.delete(token);
+      if (session.expired) {
+        if (now - session.expired.at > FORGET_EXPIRED_AFTER_MS) this.#sessions.delete(token);
+        continue;
+      }
+      const reason = this.#expiry(session, now);
+      if (reason) this.#expire(session, reason, now);
     }
   }
 
