@@ -74,6 +74,35 @@ describe('the PartiQL subset', () => {
       { kind: 'delete', table: 'Person', where: [{ field: 'GovId', operand: { kind: 'param', index: 0 } }] },
       1,
     ],
+    [
+      // pyqldb's list_tables()
+      "SELECT VALUE name FROM information_schema.user_tables WHERE status = 'ACTIVE'",
+      {
+        kind: 'select',
+        table: 'information_schema.user_tables',
+        projection: { value: 'name' },
+        where: [{ field: 'status', operand: { kind: 'literal', value: 'ACTIVE' } }],
+      },
+      0,
+    ],
+    [
+      // Numbers keep PartiQL's type as Ion text: int, decimal, float; a sign belongs to the literal.
+      'SELECT VALUE p.id FROM T AS p WHERE a = -7 AND b = 7.0 AND c = 007.50 AND d = 7e0 AND e = +2. AND f = -1.5E-3',
+      {
+        kind: 'select',
+        table: 'T',
+        projection: { value: 'id' },
+        where: [
+          { field: 'a', operand: { kind: 'literal', value: { number: '-7' } } },
+          { field: 'b', operand: { kind: 'literal', value: { number: '7.0' } } },
+          { field: 'c', operand: { kind: 'literal', value: { number: '7.50' } } },
+          { field: 'd', operand: { kind: 'literal', value: { number: '7e0' } } },
+          { field: 'e', operand: { kind: 'literal', value: { number: '2.0' } } },
+          { field: 'f', operand: { kind: 'literal', value: { number: '-1.5E-3' } } },
+        ],
+      },
+      0,
+    ],
   ])('parses %s', (text, statement, parameterCount) => {
     expect(parseStatement(text)).toEqual({ statement, parameterCount });
   });

@@ -196,7 +196,11 @@ export class Ledger {
           }
           return randomId();
         });
-        this.#write(txn, s.table, ids.map((id, i) => [id, docs[i]]));
+        this.#write(
+          txn,
+          s.table,
+          ids.map((id, i) => [id, docs[i]]),
+        );
         return ids.map((id) => toIon({ documentId: id }));
       }
       case 'update': {
