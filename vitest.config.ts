@@ -1,10 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { SLOW_TESTS, SOAK_TESTS } from './test/tiers';
 
+/** `npm test`: the fast tier (unit, handler, template and conformance tests). test/tiers.ts names the rest. */
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The soak runs alone (npm run test:soak, vitest.soak.config.ts): it needs both cores.
-    exclude: ['test/soak/**', 'node_modules/**'],
+    exclude: [...SLOW_TESTS, ...SOAK_TESTS, 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 300_000,

@@ -16,31 +16,71 @@
  */
 
 import { parseArgs } from 'node:util';
+import { describeCliError, runCli } from '../core/errors';
+import { EXPERIMENTS } from '../experiments/registry';
 import { LOCAL_CALLER, type RunningLab, startLab } from '../local/lab';
 import { resolveLambdaNode } from '../local/runtime/lambda-node';
 import { parseLambdaLog } from '../runs/lambda-log-parser';
 import { ladderOf } from '../runs/latency-histogram';
 import { cliStartup } from './cli-startup';
+import { experimentBudgets, QUICK_BUDGET_S } from './experiment-budgets';
 import { hostOverhead } from './host-overhead';
 import { buildEmptyHandler, initOverEmpty } from './init-over-empty';
 import { instrumentationCost } from './instrumentation-cost';
 import { LabClient } from './lab-client';
 import { findMaxRate } from './max-rate';
 
-const { values } = parseArgs({
-  options: {
-    calls: { type: 'string' },
-    'max-rate': { type: 'boolean' },
-    'only-max-rate': { type: 'boolean' },
-    'only-startup': { type: 'boolean' },
-    targets: { type: 'string' },
-    'startup-runs': { type: 'string' },
-    inits: { type: 'string' },
-    'only-init': { type: 'boolean' },
-    node: { type: 'string' },
-    rates: { type: 'string' },
-  },
-});
+const USAGE = `Usage: npm run bench -- [options]
+
+Prints the lab's own figures (never asserted). Sections: 1 keep-alive off/on, 2 host overhead,
+3 init per bundle over an empty handler, 5 EMF metrics cost, 6 CLI start-up; 4 with --max-rate.
+
+  --calls N              sequential GETs per variant in sections 1-2 (default 300)
+  --inits N              fresh environments per bundle in section 3 (default 5)
+  --targets LIST         add these targets' bundles to section 3 (e.g. dynamodb,dsql)
+  --node PATH            run the environments on this Node (default: Lambda's, pinned)
+  --only-init            section 3 only
+  --only-startup         section 6 only, without the lab
+  --startup-runs N       runs per CLI in section 6
+  --max-rate             add section 4: the highest rate sustained for 60 s (several minutes)
+  --only-max-rate        section 4 only
+  --rates LIST           arrival rates section 4 tries
+  --only-experiments     each experiment's --quick wall time against its 3-minute budget
+  -h, --help             this text`;
+
+const BENCH_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  'only-experiments': { type: 'boolean' },
+  calls: { type: 'string' },
+  'max-rate': { type: 'boolean' },
+  'only-max-rate': { type: 'boolean' },
+  'only-startup': { type: 'boolean' },
+  targets: { type: 'string' },
+  'startup-runs': { type: 'string' },
+  inits: { type: 'string' },
+  'only-init': { type: 'boolean' },
+  node: { type: 'string' },
+  rates: { type: 'string' },
+} as const;
+
+const { values } = parseArgsOrExit();
+
+/** Bad options answer with one line and exit 2, as every CLI of the lab does; --help prints usage. */
+function parseArgsOrExit() {
+  try {
+    const parsed = parseArgs({ options: BENCH_OPTIONS, allowPositionals: false });
+    if (parsed.values.help) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    return parsed;
+  } catch (e) {
+    const { code, line } = describeCliError(e, { program: 'bench' });
+    console.error(line);
+    return process.exit(code);
+  }
+}
+
 const CALLS = Number(values.calls ?? 300);
 const INITS = Number(values.inits ?? 5);
 const fmt = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(2));
@@ -103,6 +143,10 @@ function startup(): void {
 }
 
 async function main() {
+  if (values['only-experiments']) {
+    experiments();
+    return;
+  }
   if (values['only-startup']) {
     startup();
     return;
@@ -182,7 +226,21 @@ async function maxRate(lab: RunningLab) {
   );
 }
 
-main().catch((e) => {
-  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
-  process.exitCode = 1;
-});
+function experiments() {
+  console.log(`\n7. each experiment's --quick wall time (budget ${QUICK_BUDGET_S} s)`);
+  experimentBudgets(
+    EXPERIMENTS.map((e) => e.name),
+    (r) =>
+      console.log(
+        `   ${r.name.padEnd(20)}${r.wallS.toFixed(1).padStart(7)} s   ${r.exitCode === 0 ? (r.wallS <= QUICK_BUDGET_S ? 'within budget' : 'OVER BUDGET') : `failed (exit ${r.exitCode})`}`,
+      ),
+  );
+}
+
+runCli(
+  async () => {
+    await main();
+    return undefined;
+  },
+  { program: 'bench' },
+);

@@ -81,7 +81,8 @@ describe('dsql handlers when PostgreSQL is killed', () => {
     expect(statuses).toContain(503);
     // Answered after the restart: the kept connection was replaced, nothing fails any more.
     expect(statuses.slice(-20).every((s) => s === 201)).toBe(true);
-    expect(slowest).toBeLessThan(DB_DEADLINE_MS + 500);
+    // Every call ended by the handler's own deadline at worst (3x slack: a hang would never end).
+    expect(slowest).toBeLessThan(3 * DB_DEADLINE_MS);
     const admin = await local.admin();
     try {
       const rows = await admin.query<{ govid: string }>(

@@ -22,7 +22,6 @@ describe('npm run load, end to end on the local lab', () => {
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it('runs every target x variant x phase with requests and no errors, and says what keep-alive is worth', () => {
-    const started = Date.now();
     const r = spawnSync(
       process.execPath,
       [
@@ -109,8 +108,6 @@ describe('npm run load, end to end on the local lab', () => {
     expect(environments.length).toBeGreaterThanOrEqual(16);
     for (const l of environments) expect(l).toMatch(/INIT_START Runtime Version: nodejs:24\./);
     expect(r.stdout).toMatch(/Keep-alive: database time p50 [\d.]+ ms without, [\d.]+ ms with/);
-    // Sixteen 3 s phases: Artillery's telemetry wait would add ~12 s to each.
-    expect(Date.now() - started).toBeLessThan(300_000);
   }, 360_000);
 
   it('rejects bad options with one line and exit code 2, before starting anything', () => {

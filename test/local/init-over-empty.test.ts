@@ -61,7 +61,8 @@ describe('init over an empty handler', () => {
     expect(row.overEmptyMs).toEqual(row.initMs.map((ms, i) => ms - row.emptyMs[i]));
     // The timer cannot fire early; process start-up noise on a shared machine can only add.
     expect(row.p50.overEmpty).toBeGreaterThanOrEqual(INIT_WAIT_MS - 5);
-    expect(row.p50.overEmpty).toBeLessThan(INIT_WAIT_MS + 400);
+    // An upper bound only against a broken subtraction (the empty init counted twice, say), with slack.
+    expect(row.p50.overEmpty).toBeLessThan(3 * INIT_WAIT_MS + 1_000);
     expect(row.p50.empty).toBeGreaterThan(0);
   });
 

@@ -1,0 +1,20 @@
+/**
+ * Which test files belong to the slow tier. `npm test` (the fast tier, vitest.config.ts) runs
+ * everything else; `npm run test:full` adds these (vitest.slow.config.ts) and the soak.
+ * A file is slow when it runs whole loads, experiments or fault scenarios end to end: each takes
+ * tens of seconds to minutes on a 2-core machine, and none of them is needed to check a change
+ * to one module. Keep this list the one place that decides it.
+ */
+export const SLOW_TESTS: readonly string[] = [
+  'test/experiments/experiments-e2e.test.ts',
+  'test/lab/load-e2e.test.ts',
+  'test/lab/workloads-e2e.test.ts',
+  'test/lab/engine-fault.test.ts',
+  'test/lab/dsql-fault.test.ts',
+  'test/lab/idle-connections.test.ts',
+  'test/local/qldb-durability.test.ts',
+  'test/local/ensure-synth.test.ts',
+];
+
+/** The soak holds the machine for a minute and runs alone (vitest.soak.config.ts). */
+export const SOAK_TESTS: readonly string[] = ['test/soak/**/*.test.ts'];

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+import { SLOW_TESTS } from './test/tiers';
+
+/** The slow tier of `npm run test:full`: whole loads, experiments, faults, restarts and durability. */
+export default defineConfig({
+  test: {
+    include: [...SLOW_TESTS],
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 300_000,
+    maxWorkers: 2,
+  },
+});
