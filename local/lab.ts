@@ -261,7 +261,12 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       stage: assembly.stage,
       host: '127.0.0.1',
       port: opts.port ?? DEFAULT_PORT,
-      iam: { credentials: LOCAL_CALLER },
+      // The caller the lab prints, and its functions' own temporary credentials with the session
+      // token it gave them (as Lambda's role credentials can invoke an API): nothing else.
+      iam: {
+        region: LOCAL_CALLER.region,
+        principals: [LOCAL_CALLER, { ...LOCAL_CREDENTIALS, sessionToken: LOCAL_SESSION_TOKEN }],
+      },
       onRequest: opts.onRequest,
     });
     cleanup.push(() => server.close());

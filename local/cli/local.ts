@@ -11,8 +11,8 @@ import {
   DEFAULT_MAX_ENVIRONMENTS,
   DEFAULT_PORT,
   DEFAULT_RTT_MS,
-  LOCAL_CALLER,
 } from '../lab-defaults';
+import { curlSigV4Example } from './curl-example';
 import { engineOption, intOption, listOption, numberOption, UsageError } from './options';
 
 const HELP = `Usage: npm run local -- [options]
@@ -93,11 +93,9 @@ runCli(
       const notice = (TARGET_INFO[t] as { notice?: string }).notice;
       if (notice) console.log(`\n${notice}`);
     }
-    const { accessKeyId, secretAccessKey, region } = LOCAL_CALLER;
     console.log('\nEvery route requires SigV4 (IAM authorization, as deployed). For example:');
-    console.log(
-      `  curl --aws-sigv4 "aws:amz:${region}:execute-api" --user ${accessKeyId}:${secretAccessKey} ${lab.url}${lab.assembly.routes.find((r) => r.method === 'GET')?.path.replace('{govId}', 'AB-1') ?? ''}`,
-    );
+    const example = curlSigV4Example(lab.url, lab.assembly.routes);
+    if (example) console.log(`  ${example}`);
     console.log('\nCtrl-C to stop.');
     await new Promise<void>((resolve) => {
       for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve());

@@ -7,11 +7,10 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { AwsCredentialIdentity } from '@smithy/types';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { isRecord } from '../../core/timing.mjs';
 import type { Route } from '../assembly/cloud-assembly';
-import { verifyRequest } from '../auth/sigv4';
+import { type IamAuthority, verifyRequest } from '../auth/sigv4';
 import type { FunctionPool, Invocation } from '../host/function-pool';
 
 /** API Gateway's payload limit. */
@@ -79,8 +78,8 @@ export interface ApiServerOptions {
   readonly stage: string;
   readonly host: string;
   readonly port: number;
-  /** IAM authorization: only requests SigV4-signed with these credentials get through. */
-  readonly iam?: { readonly credentials: AwsCredentialIdentity };
+  /** IAM authorization: only requests SigV4-signed by one of these principals, in this region, get through. */
+  readonly iam?: IamAuthority;
   /** Called once per request with what happened, for progress and logs. */
   readonly onRequest?: (r: { method: string; path: string; status: number; invocation?: Invocation }) => void;
   /** Where the server reports what it answered 5xx for and why. @default console.error */
@@ -262,6 +261,17 @@ export function parseTarget(target: string | undefined): URL | undefined {
   }
 }
 
+/**
+ * The request target's path and query exactly as the client sent them (absolute-form reduced
+ * to its path): the signature covers the path as sent, not as a URL parser normalizes it.
+ */
+export function rawOriginForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(.*)$/i.exec(target);
+  const rest = m ? m[1] : target;
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 const STATUS_FOR_PARSE_ERROR: Record<string, number> = {
   HPE_HEADER_OVERFLOW: 431,
   ERR_HTTP_REQUEST_TIMEOUT: 408,
@@ -361,11 +371,15 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       return done(413);
     }
     if (opts.iam) {
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-      const verdict = await verifyRequest(
-        { method, target: `${url.pathname}${url.search}`, headers, body: body.toString('utf8') },
-        opts.iam.credentials,
+      // Every value of every header as sent: a repeated signed header is signed with all of them.
+      const headers: Record<string, string[]> = {};
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        const name = req.rawHeaders[i].toLowerCase();
+        headers[name] = [...(headers[name] ?? []), req.rawHeaders[i + 1]];
+      }
+      const verdict = verifyRequest(
+        { method, target: rawOriginForm(req.url ?? '/'), headers, body },
+        opts.iam,
       );
       if (!verdict.ok) {
         json(res, verdict.status, { message: verdict.message }, { 'x-amzn-errortype': verdict.errorType });

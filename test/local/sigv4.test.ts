@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  canonicalUri,
   type ReceivedRequest,
   type SignableRequest,
   signRequest,
   verifyRequest,
 } from '../../local/auth/sigv4';
+import { signerFor, toHttpRequest } from '../../local/auth/sigv4-signer.mjs';
 
 const creds = { accessKeyId: 'local', secretAccessKey: 'local-secret' };
 const base: SignableRequest = {
@@ -118,4 +120,65 @@ describe('SigV4 on the lab API', () => {
       });
     }
   });
+
+  it("signs over the client's own canonical request: folded header values, its SignedHeaders, escapes signed twice", async () => {
+    // Header values are trimmed and runs of spaces folded before signing (SigV4 reference,
+    // canonical headers); the request goes out with the raw value.
+    const spaced: SignableRequest = { ...base, headers: { ...base.headers, 'x-lab-note': '  a   b  ' } };
+    expect(verifyRequest(await signed(spaced), creds)).toEqual({ ok: true });
+    // An unsigned header added later is not part of the signature.
+    const s = await signed();
+    expect(verifyRequest({ ...s, headers: { ...s.headers, 'user-agent': 'x' } }, creds)).toEqual({
+      ok: true,
+    });
+    // Every service but S3 encodes each path segment once more: the wire's %40 is signed as %2540.
+    expect(canonicalUri('/lab/a%40b/./c/../d//e/')).toBe('/lab/a%2540b/d/e/');
+    expect(canonicalUri('')).toBe('/');
+  });
+
+  it('accepts a presigned URL until X-Amz-Expires runs out, then refuses it as expired', async () => {
+    const at = new Date();
+    const request = toHttpRequest({
+      method: 'GET',
+      url: 'http://127.0.0.1:3100/lab/dynamodb/person/A1',
+      headers: {},
+    });
+    const presigned = await signerFor(creds, 'us-east-1').presign(request, {
+      expiresIn: 60,
+      signingDate: at,
+    });
+    const query = new URLSearchParams(presigned.query as Record<string, string>).toString();
+    const r: ReceivedRequest = {
+      method: 'GET',
+      target: `${presigned.path}?${query}`,
+      headers: { host: '127.0.0.1:3100' },
+    };
+    expect(verifyRequest(r, creds, new Date(at.getTime() + 30_000))).toEqual({ ok: true });
+    expect(verifyRequest(r, creds, new Date(at.getTime() + 61_000))).toMatchObject({
+      ok: false,
+      errorType: 'InvalidSignatureException',
+      message: expect.stringMatching(/^Signature expired: /),
+    });
+  });
+
+  it('refuses a scope, region or token it did not issue, each with its own message', async () => {
+    const authority = { region: 'us-east-1', principals: [creds, { ...fnCreds }] };
+    const other = received(base, await signRequest(base, creds, 'eu-west-1'));
+    expect(verifyRequest(other, authority)).toMatchObject({
+      errorType: 'InvalidSignatureException',
+      message: "Credential should be scoped to a valid region, not 'eu-west-1'. ",
+    });
+    const issued = received(base, await signRequest(base, fnCreds, 'us-east-1'));
+    expect(verifyRequest(issued, authority)).toEqual({ ok: true });
+    const forged = received(
+      base,
+      await signRequest(base, { ...fnCreds, sessionToken: 'forged' }, 'us-east-1'),
+    );
+    expect(verifyRequest(forged, authority)).toMatchObject({
+      errorType: 'UnrecognizedClientException',
+      message: 'The security token included in the request is invalid.',
+    });
+  });
 });
+
+const fnCreds = { accessKeyId: 'fn', secretAccessKey: 'fn-secret', sessionToken: 'issued-token' };
