@@ -13,6 +13,9 @@
  *      60 s with 0 errors; takes several minutes
  *   6. every CLI's start-up: `--help` and a bad option against tsx on an empty file, in the
  *      same run (cli-startup.ts); `--only-startup` runs just this section, without the lab
+ *   7. (--only-engines) the two local DynamoDB engines: start-up to the first answered request
+ *      and PutItem/GetItem/Query p50/p99 on a kept-alive connection, taking turns
+ *      (dynamodb-engines.ts); `--engine-rounds N` start-ups, `--engine-requests N` per operation
  */
 
 import { parseArgs } from 'node:util';
@@ -23,6 +26,7 @@ import { resolveLambdaNode } from '../local/runtime/lambda-node';
 import { parseLambdaLog } from '../runs/lambda-log-parser';
 import { ladderOf } from '../runs/latency-histogram';
 import { cliStartup } from './cli-startup';
+import { dynamodbEngines, formatEngineFigures } from './dynamodb-engines';
 import { experimentBudgets, QUICK_BUDGET_S } from './experiment-budgets';
 import { hostOverhead } from './host-overhead';
 import { buildEmptyHandler, initOverEmpty } from './init-over-empty';
@@ -33,7 +37,8 @@ import { findMaxRate } from './max-rate';
 const USAGE = `Usage: npm run bench -- [options]
 
 Prints the lab's own figures (never asserted). Sections: 1 keep-alive off/on, 2 host overhead,
-3 init per bundle over an empty handler, 5 EMF metrics cost, 6 CLI start-up; 4 with --max-rate.
+3 init per bundle over an empty handler, 5 EMF metrics cost, 6 CLI start-up; 4 with --max-rate;
+7 the local DynamoDB engines with --only-engines.
 
   --calls N              sequential GETs per variant in sections 1-2 (default 300)
   --inits N              fresh environments per bundle in section 3 (default 5)
@@ -46,11 +51,17 @@ Prints the lab's own figures (never asserted). Sections: 1 keep-alive off/on, 2 
   --only-max-rate        section 4 only
   --rates LIST           arrival rates section 4 tries
   --only-experiments     each experiment's --quick wall time against its 3-minute budget
+  --only-engines         section 7 only: the two local DynamoDB engines' start-up and per-request time
+  --engine-rounds N      start-ups per engine in section 7 (default 5)
+  --engine-requests N    timed requests per engine and operation in section 7 (default 2000)
   -h, --help             this text`;
 
 const BENCH_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   'only-experiments': { type: 'boolean' },
+  'only-engines': { type: 'boolean' },
+  'engine-rounds': { type: 'string' },
+  'engine-requests': { type: 'string' },
   calls: { type: 'string' },
   'max-rate': { type: 'boolean' },
   'only-max-rate': { type: 'boolean' },
@@ -142,6 +153,16 @@ function startup(): void {
   }
 }
 
+async function engines(): Promise<void> {
+  const rounds = Number(values['engine-rounds'] ?? 5);
+  const requests = Number(values['engine-requests'] ?? 2000);
+  console.log(
+    `\n7. local DynamoDB engines: start-up to first answer (${rounds} each) and ${requests} requests per operation on one kept-alive connection, taking turns (ms)`,
+  );
+  const figures = await dynamodbEngines({ rounds, requests, log: (l) => console.log(`   ${l}`) });
+  for (const line of formatEngineFigures(figures)) console.log(line);
+}
+
 async function main() {
   if (values['only-experiments']) {
     experiments();
@@ -149,6 +170,10 @@ async function main() {
   }
   if (values['only-startup']) {
     startup();
+    return;
+  }
+  if (values['only-engines']) {
+    await engines();
     return;
   }
   console.log(`Starting the local lab (defaults) ...`);

@@ -84,9 +84,9 @@ export function createDynamoDbStore(
         return 'created';
       } catch (e) {
         if (!(e instanceof ConditionalCheckFailedException)) throw e;
-        // dynalite ignores ALL_OLD; a strongly consistent read answers the same question.
-        const stored = e.Item ?? (await readItem(person.GovId, signal));
-        return stored && sameItem(stored, item) ? 'created' : 'exists';
+        // The item that failed the condition comes with the error (ALL_OLD): one request, as in
+        // AWS. Both local engines return it (dynalite through local/engines/dynalite-conformance.mjs).
+        return e.Item && sameItem(e.Item, item) ? 'created' : 'exists';
       }
     },
     async get(govId, signal) {

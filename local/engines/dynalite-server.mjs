@@ -3,13 +3,19 @@
 //
 // Usage: node dynalite-server.mjs '{"port":0,"path":"/optional/leveldb/dir","idleTimeoutS":60}'
 // Prints one JSON line once listening: {"event":"listening","port":N}. Errors go to stderr.
-import dynalite from 'dynalite';
+import { conformingDynalite } from './dynalite-conformance.mjs';
 
 const config = JSON.parse(process.argv[2] ?? '{}');
 
 // Tables are ACTIVE at once: the lab measures item latency, not table creation.
 // With `path`, dynalite keeps its data in LevelDB in that folder; without, in memory.
-const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, path: config.path });
+// conformingDynalite: dynalite where it answers as DynamoDB does (see dynalite-conformance.mjs).
+const server = conformingDynalite({
+  createTableMs: 0,
+  deleteTableMs: 0,
+  updateTableMs: 0,
+  path: config.path,
+});
 
 // DynamoDB keeps an idle connection about a minute (the provisioned-concurrency article saw
 // it closed after ~60 s); Node's 5 s default would drop kept-alive connections between runs.

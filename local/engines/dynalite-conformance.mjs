@@ -1,0 +1,378 @@
+// dynalite, made to answer as DynamoDB does where the lab (or a client of the local cloud) can
+// tell the difference: what the conformance suite (test/conformance/dynamodb.test.ts) found.
+//   - ReturnValuesOnConditionCheckFailure: ALL_OLD puts the item that failed the condition in the
+//     ConditionalCheckFailedException (dynalite drops the parameter). Without it the lab's create
+//     needs a second request to tell its own retried write from a conflict, which AWS never sends.
+//   - TransactWriteItems and TransactGetItems (dynalite has neither): all or nothing, with
+//     TransactionCanceledException and CancellationReasons, one operation per item.
+//   - An empty string or binary value for a secondary index key is refused with DynamoDB's
+//     ValidationException (dynalite accepts it and leaves the item out of the index).
+// How: dynalite 4.0.0's own modules are patched where every action calls them (db.checkConditional,
+// db.validateItem, db.updateIndexes; the actions look them up on the module at call time), and a
+// front request handler serves the two transaction operations with dynalite's own validations,
+// actions and store. Transactions run alone: each item request holds a shared gate, a transaction
+// the exclusive one, so no request sees half a transaction. dynalite's version is pinned in
+// package-lock.json; test/conformance/dynamodb.test.ts fails if an upgrade moves what this relies on.
+import { createHash, randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+const DIR = dirname(require.resolve('dynalite'));
+// The same module instances dynalite's index.js loads (require's cache is keyed by file).
+const dynalite = require(DIR);
+const db = require(join(DIR, 'db'));
+const validations = require(join(DIR, 'validations'));
+const crc32 = require(require.resolve('buffer-crc32', { paths: [DIR] }));
+const actions = {
+  putItem: require(join(DIR, 'actions', 'putItem')),
+  updateItem: require(join(DIR, 'actions', 'updateItem')),
+  deleteItem: require(join(DIR, 'actions', 'deleteItem')),
+  getItem: require(join(DIR, 'actions', 'getItem')),
+};
+const rules = {
+  putItem: require(join(DIR, 'validations', 'putItem')),
+  updateItem: require(join(DIR, 'validations', 'updateItem')),
+  deleteItem: require(join(DIR, 'validations', 'deleteItem')),
+  getItem: require(join(DIR, 'validations', 'getItem')),
+};
+
+const DDB = 'com.amazonaws.dynamodb.v20120810#';
+const MAX_TRANSACT_ITEMS = 100;
+// DynamoDB remembers a transaction's ClientRequestToken for 10 minutes.
+const TOKEN_TTL_MS = 10 * 60 * 1000;
+
+function serviceError(type, message, extra = {}) {
+  const err = new Error(message);
+  err.statusCode = 400;
+  err.body = { __type: `${DDB}${type}`, message, ...extra };
+  return err;
+}
+
+// ---- 1. ReturnValuesOnConditionCheckFailure --------------------------------------------------
+// checkTypes drops parameters it has no type for, so the three actions learn this one first.
+for (const action of ['putItem', 'updateItem', 'deleteItem']) {
+  rules[action].types.ReturnValuesOnConditionCheckFailure = { type: 'String', enum: ['ALL_OLD', 'NONE'] };
+}
+const checkConditional = db.checkConditional;
+db.checkConditional = (data, existingItem) => {
+  const err = checkConditional(data, existingItem);
+  // Read under the action's item lock: the item that failed the condition, never a later one.
+  if (err && existingItem && data.ReturnValuesOnConditionCheckFailure === 'ALL_OLD')
+    err.body.Item = existingItem;
+  return err;
+};
+
+// ---- 2. Empty values for secondary index keys ------------------------------------------------
+function emptyIndexKey(item, table) {
+  return db.traverseIndexes(table, (attr, type, index) => {
+    const value = item?.[attr]?.[type];
+    if ((type === 'S' || type === 'B') && value === '') return { attr, index: index.IndexName };
+  });
+}
+const validateItem = db.validateItem;
+db.validateItem = (item, table) => {
+  const invalid = validateItem(item, table);
+  if (invalid) return invalid;
+  const empty = emptyIndexKey(item, table);
+  if (!empty) return undefined;
+  return db.validationError(
+    'One or more parameter values are not valid. A value specified for a secondary index key is not supported. ' +
+      `The AttributeValue for a key attribute cannot contain an empty string value. IndexName: ${empty.index}, IndexKey: ${empty.attr}`,
+  );
+};
+// Every write passes here just before it is stored; a Put was checked above, so what reaches this
+// with an empty index key is an update's result.
+const updateIndexes = db.updateIndexes;
+db.updateIndexes = (store, table, existingItem, item, cb) => {
+  if (item && emptyIndexKey(item, table)) {
+    return cb(
+      db.validationError(
+        'One or more parameter values are not valid. The update expression attempted to update a secondary index key ' +
+          'to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty string value.',
+      ),
+    );
+  }
+  return updateIndexes(store, table, existingItem, item, cb);
+};
+
+// ---- 3. Transactions -------------------------------------------------------------------------
+let store;
+const create = db.create;
+db.create = (options) => {
+  store = create(options);
+  return store;
+};
+
+/** Shared for single requests, exclusive for a transaction; first come, first served. */
+class Gate {
+  queue = [];
+  shared = 0;
+  exclusive = false;
+  /** Takes the shared side at once when nothing waits; else undefined (use acquire). */
+  tryShared() {
+    if (this.exclusive || this.queue.length > 0) return false;
+    this.shared += 1;
+    return true;
+  }
+  acquire(exclusive) {
+    return new Promise((go) => {
+      this.queue.push({ exclusive, go });
+      this.pump();
+    });
+  }
+  release(exclusive) {
+    if (exclusive) this.exclusive = false;
+    else this.shared -= 1;
+    this.pump();
+  }
+  pump() {
+    while (this.queue.length > 0 && !this.exclusive) {
+      const next = this.queue[0];
+      if (next.exclusive && this.shared > 0) return;
+      this.queue.shift();
+      if (next.exclusive) this.exclusive = true;
+      else this.shared += 1;
+      next.go();
+    }
+  }
+}
+
+const promisify =
+  (fn) =>
+  (...args) =>
+    new Promise((resolve, reject) => fn(...args, (err, out) => (err ? reject(err) : resolve(out))));
+const getTable = (name) => promisify(store.getTable)(name);
+const readItem = (table, key) =>
+  new Promise((resolve, reject) =>
+    store.getItemDb(table).get(key, (err, item) => {
+      if (err && err.name !== 'NotFoundError') reject(err);
+      else resolve(err ? undefined : item);
+    }),
+  );
+const run = (action, data) => promisify(actions[action])(store, data);
+
+/** dynalite's own type and parameter checks for one operation inside a transaction. */
+function checked(action, data) {
+  const out = validations.checkTypes(data, rules[action].types);
+  validations.checkValidations(out, rules[action].types, rules[action].custom, store);
+  return out;
+}
+
+function transactItemsOf(body, allowed) {
+  const items = body.TransactItems;
+  if (!Array.isArray(items) || items.length === 0) {
+    throw db.validationError(
+      "1 validation error detected: Value null at 'transactItems' failed to satisfy constraint: Member must not be null",
+    );
+  }
+  if (items.length > MAX_TRANSACT_ITEMS) {
+    throw db.validationError(
+      `1 validation error detected: Value '[${items.length} items]' at 'transactItems' failed to satisfy constraint: ` +
+        `Member must have length less than or equal to ${MAX_TRANSACT_ITEMS}`,
+    );
+  }
+  return items.map((entry) => {
+    const kinds = Object.keys(entry ?? {}).filter((k) => allowed.includes(k) && entry[k] != null);
+    if (kinds.length !== 1) {
+      throw db.validationError(
+        `TransactItems can only contain one of ${allowed.join(', ')}; got ${kinds.length === 0 ? 'none' : kinds.join(', ')}`,
+      );
+    }
+    return { kind: kinds[0], op: entry[kinds[0]] };
+  });
+}
+
+const WRITE_ACTION = {
+  Put: 'putItem',
+  Update: 'updateItem',
+  Delete: 'deleteItem',
+  ConditionCheck: 'deleteItem',
+};
+const tokens = new Map();
+
+async function transactWriteItems(body) {
+  const entries = transactItemsOf(body, Object.keys(WRITE_ACTION));
+  const prepared = [];
+  const seen = new Set();
+  for (const { kind, op } of entries) {
+    if (kind === 'ConditionCheck' && !op.ConditionExpression) {
+      throw db.validationError(
+        "The parameter 'ConditionExpression' is required but was not present in the request",
+      );
+    }
+    const data = checked(WRITE_ACTION[kind], { ...op });
+    const table = await getTable(data.TableName);
+    const keyItem = kind === 'Put' ? data.Item : data.Key;
+    const invalid =
+      kind === 'Put'
+        ? db.validateItem(data.Item, table)
+        : db.validateKey(data.Key, table) ||
+          (kind === 'Update' ? db.validateUpdates(data.AttributeUpdates, data._updates, table) : undefined);
+    if (invalid) throw invalid;
+    const key = db.createKey(keyItem, table);
+    const id = `${data.TableName}\u0000${key}`;
+    if (seen.has(id))
+      throw db.validationError('Transaction request cannot include multiple operations on one item');
+    seen.add(id);
+    prepared.push({ kind, data, table, key });
+  }
+
+  // An SDK retry of a transaction that was applied (same token, same request) changes nothing.
+  const token = body.ClientRequestToken;
+  const digest = createHash('sha256').update(JSON.stringify(body.TransactItems)).digest('hex');
+  const now = Date.now();
+  for (const [t, v] of tokens) if (v.expires < now) tokens.delete(t);
+  if (token !== undefined && tokens.has(token)) {
+    if (tokens.get(token).digest === digest) return {};
+    throw serviceError(
+      'IdempotentParameterMismatchException',
+      'DynamoDB rejected the request because you retried a request with a different payload but with an idempotent token that was already used.',
+    );
+  }
+
+  const before = await Promise.all(prepared.map((p) => readItem(p.data.TableName, p.key)));
+  const reasons = prepared.map((p, i) => {
+    const failed = db.checkConditional(p.data, before[i]);
+    if (!failed) return { Code: 'None' };
+    return {
+      Code: 'ConditionalCheckFailed',
+      Message: failed.body.message,
+      ...(failed.body.Item ? { Item: failed.body.Item } : {}),
+    };
+  });
+  if (reasons.some((r) => r.Code !== 'None')) throw cancelled(reasons);
+
+  // The conditions hold and nothing else runs: apply each write without its condition.
+  const applied = [];
+  for (const [i, p] of prepared.entries()) {
+    if (p.kind === 'ConditionCheck') continue;
+    const write = { ...p.data, _condition: undefined, Expected: undefined };
+    try {
+      await run(WRITE_ACTION[p.kind], write);
+      applied.push(i);
+    } catch (err) {
+      // An update whose result is invalid (its size, an index key): undo what was written.
+      for (const j of applied.reverse()) {
+        const q = prepared[j];
+        if (before[j]) await run('putItem', { TableName: q.data.TableName, Item: before[j] });
+        else await run('deleteItem', { TableName: q.data.TableName, Key: keyOf(q) });
+      }
+      if (!err.statusCode) throw err;
+      throw cancelled(
+        prepared.map((_, k) =>
+          k === i ? { Code: 'ValidationError', Message: err.body.message } : { Code: 'None' },
+        ),
+      );
+    }
+  }
+  if (token !== undefined) tokens.set(token, { digest, expires: now + TOKEN_TTL_MS });
+  return {};
+}
+
+function keyOf({ kind, data, table }) {
+  if (kind !== 'Put') return data.Key;
+  return Object.fromEntries(table.KeySchema.map((k) => [k.AttributeName, data.Item[k.AttributeName]]));
+}
+
+function cancelled(reasons) {
+  return serviceError(
+    'TransactionCanceledException',
+    `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`,
+    { CancellationReasons: reasons },
+  );
+}
+
+async function transactGetItems(body) {
+  const entries = transactItemsOf(body, ['Get']);
+  const gets = entries.map(({ op }) => checked('getItem', { ...op }));
+  const responses = [];
+  for (const data of gets) {
+    const out = await run('getItem', data);
+    responses.push(out.Item ? { Item: out.Item } : {});
+  }
+  return { Responses: responses };
+}
+
+const TRANSACTIONS = {
+  'DynamoDB_20120810.TransactWriteItems': transactWriteItems,
+  'DynamoDB_20120810.TransactGetItems': transactGetItems,
+};
+
+function requestId() {
+  // DynamoDB's request ids: 52 characters, upper-case letters and digits (as dynalite makes them).
+  return randomBytes(39).toString('base64').toUpperCase().replace(/[+/=]/g, '0');
+}
+
+function send(req, res, status, data) {
+  const body = JSON.stringify(data);
+  res.statusCode = status;
+  res.setHeader('x-amzn-RequestId', requestId());
+  res.setHeader('x-amz-crc32', crc32.unsigned(body));
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
+  res.setHeader('Content-Type', type === 'application/x-amz-json-1.0' ? type : 'application/json');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+async function serveTransaction(operation, gate, req, res) {
+  const text = await readBody(req);
+  const auth = req.headers.authorization ?? '';
+  if (!auth.trim().startsWith('AWS4-')) {
+    return send(req, res, 400, {
+      __type: 'com.amazon.coral.service#MissingAuthenticationTokenException',
+      message: 'Request is missing Authentication Token',
+    });
+  }
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return send(req, res, 400, { __type: 'com.amazon.coral.service#SerializationException' });
+  }
+  await gate.acquire(true);
+  try {
+    send(req, res, 200, await operation(body ?? {}));
+  } catch (err) {
+    if (err.statusCode) send(req, res, err.statusCode, err.body);
+    else send(req, res, 500, { __type: `${DDB}InternalServerError`, message: String(err.message) });
+  } finally {
+    gate.release(true);
+  }
+}
+
+/** A dynalite server (same options) that answers as described above. */
+export function conformingDynalite(options) {
+  const server = dynalite(options);
+  const [inner] = server.listeners('request');
+  server.removeAllListeners('request');
+  const gate = new Gate();
+  server.on('request', (req, res) => {
+    const operation = TRANSACTIONS[req.headers['x-amz-target']];
+    if (operation) {
+      serveTransaction(operation, gate, req, res).catch((err) => {
+        if (!res.headersSent)
+          send(req, res, 500, { __type: `${DDB}InternalServerError`, message: String(err.message) });
+      });
+      return;
+    }
+    const pass = () => {
+      // A client that left while the request waited: its 'close' has been and gone.
+      if (res.destroyed || req.socket.destroyed) return gate.release(false);
+      res.once('close', () => gate.release(false));
+      inner(req, res);
+    };
+    if (gate.tryShared()) pass();
+    else gate.acquire(false).then(pass);
+  });
+  return server;
+}

@@ -1,0 +1,31 @@
+/**
+ * The Person table as lib/targets/dynamodb.ts declares it (test/infra/stacks.test.ts checks the
+ * synthesized template against this): GovId key, and the query's index. For tests and benches
+ * that make the table without a synthesized template.
+ */
+import {
+  BY_TYPE_INDEX,
+  BY_TYPE_PARTITION,
+  CREATED_AT,
+  PERSON_KEY,
+} from '../../lambda/shared/dynamodb-schema';
+import type { TableSchema } from './create-table';
+
+export const PERSON_TABLE_SCHEMA: TableSchema = {
+  keySchema: [{ AttributeName: PERSON_KEY, KeyType: 'HASH' }],
+  attributeDefinitions: [
+    { AttributeName: PERSON_KEY, AttributeType: 'S' },
+    { AttributeName: BY_TYPE_PARTITION, AttributeType: 'S' },
+    { AttributeName: CREATED_AT, AttributeType: 'N' },
+  ],
+  globalSecondaryIndexes: [
+    {
+      IndexName: BY_TYPE_INDEX,
+      KeySchema: [
+        { AttributeName: BY_TYPE_PARTITION, KeyType: 'HASH' },
+        { AttributeName: CREATED_AT, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    },
+  ],
+};
