@@ -11,12 +11,14 @@ headers and raw body) and never judges it: the TypeScript test asserts.
 import binascii
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import botocore.session
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
 INDEX = "ByGovIdTypeCreatedAt"
+CA = [None]
 
 
 def make_client(endpoint, ca):
@@ -222,6 +224,43 @@ def case_transact_get(c, raw, table, p):
     )
 
 
+def visits(c, raw, table, gov_id):
+    item = get(c, raw, table, gov_id) or {}
+    return int(item["Visits"]["N"]) if "Visits" in item else None
+
+
+def add_visit(table, gov_id):
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": {"GovId": {"S": gov_id}},
+            "UpdateExpression": "ADD Visits :one",
+            "ExpressionAttributeValues": {":one": {"N": "1"}},
+        }
+    }
+
+
+def case_transact_idempotent(c, raw, table, p):
+    token = f"{p}-token"[:36]
+    first = call(c, raw, "transact_write_items", ClientRequestToken=token, TransactItems=[add_visit(table, f"{p}-idem")])
+    again = call(c, raw, "transact_write_items", ClientRequestToken=token, TransactItems=[add_visit(table, f"{p}-idem")])
+    count = visits(c, raw, table, f"{p}-idem")
+    other = call(c, raw, "transact_write_items", ClientRequestToken=token, TransactItems=[add_visit(table, f"{p}-idem-2")])
+    return {"first": first, "again": again, "visits": count, "otherPayload": other}
+
+
+def case_transact_concurrent(c, raw, table, p):
+    # Ten transactions on one item at once, each from its own thread and connection.
+    def one(_):
+        client, r = make_client(c.meta.endpoint_url, CA[0])
+        out = call(client, r, "transact_write_items", TransactItems=[add_visit(table, f"{p}-conc")])
+        return out.get("error", {}).get("code") or "ok"
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        outcomes = list(pool.map(one, range(10)))
+    return {"outcomes": outcomes, "visits": visits(c, raw, table, f"{p}-conc")}
+
+
 def case_gsi_empty_key_put(c, raw, table, p):
     result = call(c, raw, "put_item", TableName=table, Item=person(f"{p}-gsi-empty", 1, gov_id_type=""))
     result["written"] = get(c, raw, table, f"{p}-gsi-empty") is not None
@@ -318,6 +357,7 @@ def main(argv):
         ca = args[i + 1]
         del args[i : i + 2]
     endpoint, table, prefix, *cases = args
+    CA[0] = ca
     client, raw = make_client(endpoint, ca)
     out = {}
     for name in cases:
