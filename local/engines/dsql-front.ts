@@ -26,14 +26,21 @@
  *   `AWS IAM REVOKE role FROM 'arn'` edit the local sys.iam_pg_role_mappings table (postgres.ts
  *   makes it). Locally every function signs with the lab's one key, so that mapping is recorded,
  *   not enforced.
- * - Conflicts: DSQL takes no locks. PostgreSQL here gives up a lock wait after LOCK_TIMEOUT
- *   (postgres.ts); that failure, a deadlock and PostgreSQL's own serialization failure reach the
- *   client as DSQL's optimistic-concurrency error: SQLSTATE 40001, OC000 for rows, OC001 for a
- *   schema change. Unlike DSQL, the loser learns it at the conflicting statement, not at COMMIT,
- *   and the first writer wins rather than the first committer (see the README).
+ * - Conflicts: DSQL takes no locks; the first transaction to commit wins and the other fails at
+ *   its COMMIT with SQLSTATE 40001 (OC000 rows, OC001 schema). PostgreSQL gives up a lock wait
+ *   after LOCK_TIMEOUT (postgres.ts). A write outside a transaction block (it commits at once,
+ *   so it is the first committer) that waits on a transaction sitting idle in its block dooms
+ *   that transaction: the front rolls it back on the server and opens a fresh one the client
+ *   does not see, the write proceeds, and the doomed transaction's COMMIT fails with OC000. Two
+ *   explicit transactions writing the same row: the second writer cannot know yet who will
+ *   commit first, so it waits up to LOCK_TIMEOUT and fails at that statement with OC000 (first
+ *   writer wins). A lock timeout, deadlock or serialization failure reaches the client as
+ *   DSQL's 40001. The README lists where this still differs from DSQL.
  */
 import net from 'node:net';
+import { dirname } from 'node:path';
 import type { AwsCredentialIdentity } from '@smithy/types';
+import pg from 'pg';
 import { verifyDsqlToken } from '../auth/dsql-token';
 import { endThenDestroy } from '../network/delay-layer';
 import { pgFatal } from '../network/network-model';
@@ -47,11 +54,15 @@ import {
   type TransactionKinds,
   transactionRule,
 } from './dsql-sql';
+import { SUPERUSER } from './postgres';
 
 const SSL_REQUEST_CODE = 80877103;
 const GSSENC_REQUEST_CODE = 80877104;
 const CANCEL_REQUEST_CODE = 80877102;
 const PROTOCOL_3 = 196608;
+/** How often, and how many times, a waiting write looks for the open transaction it waits on (under LOCK_TIMEOUT). */
+const BLOCK_POLL_MS = 15;
+const BLOCK_POLLS = 12;
 /** DSQL's one database. */
 const DSQL_DATABASE = 'postgres';
 /** A startup or password message larger than this is not one. */
@@ -211,28 +222,84 @@ export function dsqlDialect(sql: string): string {
 }
 
 /**
- * One client's session as the front sees it: the statements it prepared, its transaction (from
- * what it sent and from the server's ReadyForQuery), and the refusals in flight.
+ * Where a response from the server goes: to the client (as it is, or with its ReadyForQuery
+ * saying idle), or nowhere (the answer to something the front sent on its own).
  */
-class Session {
+type ResponseGroup = 'client' | 'client-idle' | 'drop';
+
+interface SessionHooks {
+  readonly counts: { statementsRefused: number; conflicts: number };
+  /** Writes to the session's server connection, after whatever was relayed before. */
+  readonly toServer: (message: Buffer) => void;
+  /** The session sent a write outside a transaction block (it may meet an open transaction's lock). */
+  readonly onAutocommitWrite: (session: Session) => void;
+}
+
+/**
+ * One client's session as the front sees it: the statements it prepared, its transaction (from
+ * what it sent and from the server's ReadyForQuery), the refusals in flight, and whether its
+ * transaction has lost a conflict and must fail at COMMIT.
+ */
+export class Session {
   readonly #statements = new Map<string, Classified>();
   readonly #portals = new Map<string, string>();
   readonly #refusals = new Map<number, DsqlError>();
   #nextRefusal = 1;
-  /** Inside BEGIN ... COMMIT. */
+  /** Inside BEGIN ... COMMIT (as the client sees it). */
   #block = false;
+  /** The client's last transaction status: I idle, T in a transaction, E failed. */
+  #status = 'I';
   #kinds: TransactionKinds = { ddl: false, dml: false };
-  /** Query and Sync messages sent whose ReadyForQuery has not come back. */
-  #outstanding = 0;
+  /** One entry per ReadyForQuery the server owes, in order. */
+  readonly #groups: ResponseGroup[] = [];
   #lastKind: StatementKind = 'other';
+  /** The transaction lost a conflict to a write that committed first: its COMMIT fails. */
+  #doomed = false;
+  /** A doomed COMMIT was refused in this extended-protocol batch: its Sync ends it. */
+  #commitRefusedInBatch = false;
+  /** The server's process id (BackendKeyData), to find who blocks whom. */
+  pid = 0;
 
-  constructor(private readonly counts: { statementsRefused: number; conflicts: number }) {}
+  constructor(private readonly hooks: SessionHooks) {}
+
+  /** Idle inside an open transaction, with nothing in flight: it can be made to lose. */
+  idleInTransaction(): boolean {
+    return this.#groups.length === 0 && this.#status === 'T' && !this.#doomed;
+  }
+
+  /** Inside a transaction block, failed or not. */
+  inTransaction(): boolean {
+    return this.#status !== 'I';
+  }
+
+  /** Something sent has not been answered yet. */
+  busy(): boolean {
+    return this.#groups.length > 0;
+  }
+
+  /**
+   * Ends this idle transaction on the server now and opens a fresh one, unseen by the client,
+   * whose later COMMIT fails as DSQL's does when another transaction committed a conflicting
+   * write first: the holder's row locks go, and the write waiting on them proceeds.
+   */
+  doom(): void {
+    this.#doomed = true;
+    this.hooks.toServer(queryMessage('ROLLBACK; BEGIN'));
+    this.#groups.push('drop');
+  }
 
   #refuse(error: DsqlError): string {
     const id = this.#nextRefusal++;
     this.#refusals.set(id, error);
-    this.counts.statementsRefused += 1;
+    this.hooks.counts.statementsRefused += 1;
     return `${REFUSAL_MARKER}${id}`;
+  }
+
+  /** The COMMIT of a doomed transaction: a failing marker now, a ROLLBACK right after its batch. */
+  #refuseDoomedCommit(): string {
+    this.hooks.counts.conflicts += 1;
+    this.hooks.counts.statementsRefused -= 1;
+    return this.#refuse({ code: '40001', message: OC000 });
   }
 
   #resetTransaction(): void {
@@ -255,14 +322,14 @@ class Session {
     if (broken) return broken;
     noteKind(this.#kinds, c.kind);
     this.#lastKind = c.kind;
+    if (c.kind === 'dml' && !this.#block) this.hooks.onAutocommitWrite(this);
     return undefined;
   }
 
-  /** A client message, as it goes to the server. */
+  /** A client message, as it goes to the server (with anything the front adds after it). */
   fromClient(message: Buffer): Buffer {
     switch (message[0]) {
       case 0x51 /* Q */:
-        this.#outstanding += 1;
         return this.#query(message.subarray(5, message.length - 1).toString('utf8'));
       case 0x50 /* P */:
         return this.#parse(message);
@@ -277,6 +344,11 @@ class Session {
         {
           const portal = new BodyReader(message).cstring();
           const c = this.#statements.get(this.#portals.get(portal) ?? '');
+          if (c?.commit && this.#doomed) {
+            this.#commitRefusedInBatch = true;
+            const marker = this.#refuseDoomedCommit();
+            return parseMessage(marker, marker);
+          }
           const broken = c && (c.refusal ? undefined : this.#run(c, true));
           if (!broken) return message;
           // Refused where it runs: the server gets a failing Parse instead, and skips to Sync.
@@ -284,25 +356,49 @@ class Session {
           return parseMessage(marker, marker);
         }
       case 0x53 /* S */:
-        this.#outstanding += 1;
         // Outside BEGIN, everything up to a Sync is one implicit transaction.
         if (!this.#block) this.#resetTransaction();
+        if (this.#commitRefusedInBatch) {
+          this.#commitRefusedInBatch = false;
+          return this.#thenRollBack(message);
+        }
+        this.#groups.push('client');
         return message;
       default:
         return message;
     }
   }
 
+  /**
+   * `message` (a Query or Sync whose batch failed on a doomed COMMIT), then a ROLLBACK of the
+   * server's failed transaction: the client hears its ReadyForQuery as idle, as after a DSQL
+   * COMMIT that failed, and never hears the ROLLBACK.
+   */
+  #thenRollBack(message: Buffer): Buffer {
+    this.#groups.push('client-idle', 'drop');
+    this.#block = false;
+    this.#resetTransaction();
+    return Buffer.concat([message, queryMessage('ROLLBACK')]);
+  }
+
   #query(sql: string): Buffer {
     const statements = splitStatements(sql);
-    if (statements.length === 0) return queryMessage(sql);
+    if (statements.length === 0) {
+      this.#groups.push('client');
+      return queryMessage(sql);
+    }
+    const classified = statements.map(classify);
+    if (this.#doomed && classified.some((c) => c.commit)) {
+      return this.#thenRollBack(queryMessage(this.#refuseDoomedCommit()));
+    }
+    this.#groups.push('client');
     // Several statements in one Query run as one implicit transaction.
     const implicitBlock = statements.length > 1;
     const saved = { block: this.#block, kinds: { ...this.#kinds } };
     let rewritten = false;
     const texts: string[] = [];
-    for (const statement of statements) {
-      const c = classify(statement);
+    for (const [i, statement] of statements.entries()) {
+      const c = classified[i];
       const refusal = c.refusal ?? this.#run(c, implicitBlock);
       if (refusal) {
         // Nothing of this Query runs; the server's answer to the marker sets the state.
@@ -331,17 +427,28 @@ class Session {
     return typedMessage('P', Buffer.concat([cstring(name), cstring(c.rewritten), types]));
   }
 
-  /** A server message, as it goes to the client. */
-  fromServer(message: Buffer): Buffer {
+  /** A server message, as it goes to the client; undefined: the client must not see it. */
+  fromServer(message: Buffer): Buffer | undefined {
+    const group = this.#groups[0];
+    if (message[0] === 0x4b /* K: BackendKeyData */ && message.length >= 9) this.pid = message.readInt32BE(5);
+    if (group === 'drop') {
+      if (message[0] === 0x5a) this.#groups.shift();
+      return undefined;
+    }
     if (message[0] === 0x5a /* Z */) {
-      this.#outstanding = Math.max(0, this.#outstanding - 1);
-      // Only the answer to the last thing sent tells where the client's session stands now.
-      if (this.#outstanding === 0) {
-        const status = String.fromCharCode(message[5]);
+      if (group !== undefined) this.#groups.shift();
+      const idle = group === 'client-idle';
+      // Only the answer to the last thing the client sent tells where its session stands now.
+      if (!this.#groups.some((g) => g !== 'drop')) {
+        const status = idle ? 'I' : String.fromCharCode(message[5]);
+        this.#status = status;
         this.#block = status !== 'I';
-        if (status === 'I') this.#resetTransaction();
+        if (status === 'I') {
+          this.#resetTransaction();
+          this.#doomed = false;
+        }
       }
-      return message;
+      return idle ? typedMessage('Z', Buffer.from('I', 'latin1')) : message;
     }
     if (message[0] !== 0x45 /* E */) return message;
     const fields = errorFields(message);
@@ -353,7 +460,7 @@ class Session {
       return errorResponse(refusal);
     }
     if (CONFLICT_CODES.has(code) && fields.get('S') === 'ERROR') {
-      this.counts.conflicts += 1;
+      this.hooks.counts.conflicts += 1;
       return errorResponse({ code: '40001', message: this.#lastKind === 'ddl' ? OC001 : OC000 });
     }
     return message;
@@ -361,7 +468,12 @@ class Session {
 }
 
 /** Relays typed messages from `from` to `to`, each through `map`, with backpressure. */
-function relay(from: net.Socket, to: net.Socket, map: (message: Buffer) => Buffer, first?: Buffer): void {
+function relay(
+  from: net.Socket,
+  to: net.Socket,
+  map: (message: Buffer) => Buffer | undefined,
+  first?: Buffer,
+): void {
   const reader = new MessageReader();
   const forward = (chunk: Buffer): void => {
     reader.push(chunk);
@@ -376,7 +488,8 @@ function relay(from: net.Socket, to: net.Socket, map: (message: Buffer) => Buffe
         return;
       }
       if (message === undefined) break;
-      out.push(map(message));
+      const mapped = map(message);
+      if (mapped) out.push(mapped);
     }
     if (out.length > 0 && !to.write(out.length === 1 ? out[0] : Buffer.concat(out))) from.pause();
   };
@@ -389,6 +502,58 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
   let accepted = 0;
   let refused = 0;
   const counts = { statementsRefused: 0, conflicts: 0 };
+  const live = new Set<Session>();
+  // The front's own view of the engine (who blocks whom), as the superuser over the socket.
+  let control: Promise<pg.Client> | undefined;
+  const controlClient = (): Promise<pg.Client> => {
+    control ??= (async () => {
+      const client = new pg.Client({
+        host: dirname(opts.backendSocket),
+        port: Number(opts.backendSocket.split('.').pop()),
+        user: SUPERUSER,
+        database: 'postgres',
+      });
+      const forget = (): void => {
+        control = undefined;
+      };
+      client.on('error', forget);
+      client.on('end', forget);
+      try {
+        await client.connect();
+      } catch (error) {
+        forget();
+        throw error;
+      }
+      return client;
+    })();
+    return control;
+  };
+  /**
+   * A write outside a transaction commits as soon as it runs, so in DSQL it wins against any
+   * open transaction it conflicts with. Here it would wait on that transaction's row lock: while
+   * it waits, the holders that sit idle in their transaction are doomed (their locks released,
+   * their COMMIT to fail), and the write goes on. Only armed while some session has a
+   * transaction open, which the lab's own functions never do.
+   */
+  const watchWrite = (session: Session, attempt = 0): void => {
+    if (attempt === 0 && ![...live].some((s) => s !== session && s.inTransaction())) return;
+    const timer = setTimeout(async () => {
+      if (!session.busy() || attempt >= BLOCK_POLLS) return;
+      try {
+        const client = await controlClient();
+        const out = await client.query<{ pids: number[] }>('SELECT pg_blocking_pids($1) AS pids', [
+          session.pid,
+        ]);
+        for (const pid of out.rows[0]?.pids ?? []) {
+          for (const holder of live) if (holder.pid === pid && holder.idleInTransaction()) holder.doom();
+        }
+      } catch {
+        // The engine is restarting: the write meets its lock timeout instead.
+      }
+      watchWrite(session, attempt + 1);
+    }, BLOCK_POLL_MS);
+    timer.unref();
+  };
   const track = (socket: net.Socket): void => {
     sockets.add(socket);
     socket.on('error', () => {});
@@ -435,7 +600,13 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
       server.once('connect', () => {
         connected = true;
         server.write(startupMessage(params));
-        const session = new Session(counts);
+        const session = new Session({
+          counts,
+          toServer: (m) => server.write(m),
+          onAutocommitWrite: (s) => watchWrite(s),
+        });
+        live.add(session);
+        client.once('close', () => live.delete(session));
         relay(server, client, (m) => session.fromServer(m));
         relay(client, server, (m) => session.fromClient(m), reader.rest());
         client.once('close', () => endThenDestroy(server));
@@ -511,6 +682,7 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
+        control?.then((c) => c.end()).catch(() => {});
       }),
   };
 }

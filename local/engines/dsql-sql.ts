@@ -31,6 +31,8 @@ export interface Classified {
   readonly refusal?: DsqlError;
   /** The statement as PostgreSQL must run it (DSQL's dialect translated), when it differs. */
   readonly rewritten?: string;
+  /** COMMIT or END (the 'end' kinds that commit rather than roll back). */
+  readonly commit?: boolean;
 }
 
 type TokenType = 'word' | 'ident' | 'string' | 'number' | 'param' | 'op' | 'semicolon';
@@ -380,6 +382,7 @@ export function classify(s: Statement): Classified {
       return { kind: 'begin' };
     case 'commit':
     case 'end':
+      return { kind: 'end', commit: true };
     case 'abort':
       return { kind: 'end' };
     case 'rollback':

@@ -72,9 +72,11 @@ async function psql(
 
 interface Step {
   session: string;
-  sql: string;
+  sql?: string;
   params?: unknown[];
   prepare?: boolean;
+  /** conn.commit() of a session that is not in autocommit mode. */
+  commit?: boolean;
 }
 type StepResult =
   | { ok: true; status: string; rows: (string | null)[][] }
@@ -83,7 +85,7 @@ type StepResult =
 /** psycopg (extended protocol) through the steps, sessions interleaved as given. */
 async function psycopg(
   steps: Step[],
-  sessions: Record<string, Record<string, string>> = { a: {} },
+  sessions: Record<string, Record<string, string | boolean>> = { a: {} },
 ): Promise<StepResult[]> {
   const spec = {
     conninfo: {
@@ -395,21 +397,39 @@ describe('optimistic concurrency', () => {
     expect(out[6]).toMatchObject({ ok: true, rows: [['1']] });
   });
 
-  // CONCURRENCY: an autocommit write that conflicts fails with 40001, which clients retry.
-  it('answers a conflicting autocommit write with 40001 OC000', async () => {
+  // CONCURRENCY: an autocommit write commits at once, so it wins against an open transaction
+  // that wrote the same row; that transaction proceeds and fails at its COMMIT with 40001 OC000.
+  it('lets an autocommit write win; the open transaction fails at COMMIT (extended protocol)', async () => {
     const out = await psycopg(
       [
         { session: 'a', sql: 'BEGIN' },
         { session: 'a', sql: 'UPDATE conf_t SET v = 5 WHERE id = 2' },
         { session: 'b', sql: 'UPDATE conf_t SET v = 6 WHERE id = 2' },
+        { session: 'a', sql: 'SELECT 1' },
         { session: 'a', sql: 'COMMIT' },
-        { session: 'b', sql: 'UPDATE conf_t SET v = 6 WHERE id = 2' },
+        { session: 'a', sql: 'SELECT v FROM conf_t WHERE id = 2' },
       ],
       { a: {}, b: {} },
     );
-    expect(out[2]).toEqual({ ok: false, sqlstate: '40001', message: OC000 });
+    expect(out[2]).toMatchObject({ ok: true, status: 'UPDATE 1' });
     expect(out[3]).toMatchObject({ ok: true });
-    // The retry, after the other transaction ended, succeeds.
-    expect(out[4]).toMatchObject({ ok: true, status: 'UPDATE 1' });
+    expect(out[4]).toEqual({ ok: false, sqlstate: '40001', message: OC000 });
+    // The session is idle and usable after the failed COMMIT; the winner's write stands.
+    expect(out[5]).toMatchObject({ ok: true, rows: [['6']] });
+  });
+
+  it('fails the losing COMMIT the same way when it comes as a simple-protocol COMMIT', async () => {
+    const out = await psycopg(
+      [
+        { session: 'a', sql: 'UPDATE conf_t SET v = 7 WHERE id = 3' },
+        { session: 'b', sql: 'UPDATE conf_t SET v = 8 WHERE id = 3' },
+        { session: 'a', commit: true },
+        { session: 'b', sql: 'SELECT v FROM conf_t WHERE id = 3' },
+      ],
+      { a: { autocommit: false }, b: {} },
+    );
+    expect(out[1]).toMatchObject({ ok: true, status: 'UPDATE 1' });
+    expect(out[2]).toEqual({ ok: false, sqlstate: '40001', message: OC000 });
+    expect(out[3]).toMatchObject({ ok: true, rows: [['8']] });
   });
 });

@@ -5,7 +5,10 @@ prepared statement. Sessions interleave in the order the steps give.
 Usage: dsql_psycopg.py SPEC_JSON
   SPEC = {"conninfo": {host, port, user, password, dbname, sslmode, sslrootcert},
           "sessions": {"a": {"user": ..., "password": ...}, ...},   # overrides per session
-          "steps": [{"session": "a", "sql": "...", "params": [...], "prepare": false}, ...]}
+          "steps": [{"session": "a", "sql": "...", "params": [...], "prepare": false}
+                    | {"session": "a", "commit": true}, ...]}
+A session is in autocommit mode unless its overrides say "autocommit": false; then psycopg
+opens the transaction itself and {"commit": true} is conn.commit() (a simple-protocol COMMIT).
 Prints {"steps": [{"ok": true, "status": "UPDATE 1", "rows": [...]} |
                   {"ok": false, "sqlstate": "0A000", "message": "..."}]}
 A session that cannot connect reports that in each of its steps.
@@ -23,8 +26,9 @@ def main() -> None:
     connect_errors = {}
     for name, overrides in spec["sessions"].items():
         info = {**spec["conninfo"], **overrides}
+        autocommit = info.pop("autocommit", True)
         try:
-            conns[name] = psycopg.connect(**info, autocommit=True, connect_timeout=10)
+            conns[name] = psycopg.connect(**info, autocommit=autocommit, connect_timeout=10)
         except psycopg.Error as error:
             connect_errors[name] = {
                 "ok": False,
@@ -38,6 +42,10 @@ def main() -> None:
             out.append(connect_errors[name])
             continue
         try:
+            if step.get("commit"):
+                conns[name].commit()
+                out.append({"ok": True, "status": "COMMIT", "rows": []})
+                continue
             with conns[name].cursor() as cur:
                 cur.execute(step["sql"], step.get("params"), prepare=step.get("prepare", False))
                 rows = cur.fetchall() if cur.description else []
