@@ -31,5 +31,8 @@ export function isTimingLine(v: unknown): v is TimingLine;
 export function timingOfBody(body: string): Timing | null;
 export function reachedDatabase(
   status: number,
-  timing: { readonly dbMs?: number } | null | undefined,
+  timing:
+    | { readonly dbMs?: number; readonly newConnection?: boolean; readonly dbRequests?: number }
+    | null
+    | undefined,
 ): boolean;

@@ -78,12 +78,16 @@ export function timingOfBody(body) {
 /**
  * Whether a response's database figures belong in the database statistics: a 400 failed
  * validation before any database call (its dbMs, 0, is not database time, and it opened no
- * connection); a response without a timing block has none. summary.json, report.json and
- * the handlers' EMF metrics all filter with this one function.
+ * connection); a response without a timing block has none; and a response whose call neither
+ * opened a connection nor sent a request never reached the database either (a redis function
+ * whose secret could not be read answers 503 before it has a database to call). Timings
+ * written before dbRequests existed keep the status rule. summary.json, report.json and the
+ * handlers' EMF metrics all filter with this one function.
  * @param {number} status
- * @param {{ readonly dbMs?: number } | null | undefined} timing
+ * @param {{ readonly dbMs?: number, readonly newConnection?: boolean, readonly dbRequests?: number } | null | undefined} timing
  * @returns {boolean}
  */
 export function reachedDatabase(status, timing) {
-  return status !== 400 && typeof timing?.dbMs === 'number';
+  if (status === 400 || typeof timing?.dbMs !== 'number') return false;
+  return !(timing.dbRequests === 0 && timing.newConnection === false);
 }

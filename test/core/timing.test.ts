@@ -46,4 +46,14 @@ describe('reachedDatabase', () => {
     expect(reachedDatabase(200, null)).toBe(false);
     for (const status of [200, 201, 404, 409, 503]) expect(reachedDatabase(status, timing)).toBe(true);
   });
+
+  it('leaves out a 503 whose call opened no connection and sent nothing (a secret that could not be read)', () => {
+    const nothingSent = { ...timing, dbMs: 0, newConnection: false, dbRequests: 0 };
+    expect(reachedDatabase(503, nothingSent)).toBe(false);
+    // A connection attempt that failed, or a request on a kept connection, did reach it.
+    expect(reachedDatabase(503, { ...nothingSent, newConnection: true, dbMs: 1.5 })).toBe(true);
+    expect(reachedDatabase(503, { ...nothingSent, dbRequests: 1, dbMs: 2 })).toBe(true);
+    // Timings written before dbRequests existed keep the status rule.
+    expect(reachedDatabase(503, { dbMs: 0, newConnection: false })).toBe(true);
+  });
 });

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { reachedDatabase } from '../../core/timing.mjs';
 import { createPerson, getPerson, makeCreateHandler, makeGetHandler } from '../../lambda/shared/handlers';
 import { makeRedisHandler } from '../../lambda/shared/redis-handler';
 import { parseRedisUrl } from '../../lambda/shared/redis-secret';
@@ -154,8 +155,12 @@ describe('makeRedisHandler: the URL read on the first invocation, once per envir
     const failed = await get(getEvent('RH-LAZY-1'));
     expect(failed.statusCode).toBe(503);
     expect(bodyOf(failed).error).toMatch(/^Redis get failed: the database URL could not be read: .*400/);
+    // No database was called: the summary, the report and the EMF metrics leave it out.
+    expect(bodyOf(failed).timing).toMatchObject({ dbMs: 0, newConnection: false, dbRequests: 0 });
+    expect(reachedDatabase(503, bodyOf(failed).timing)).toBe(false);
     secret = engine.url;
     const served = await get(getEvent('RH-LAZY-1'));
     expect(served.statusCode).toBe(200);
+    expect(reachedDatabase(200, bodyOf(served).timing)).toBe(true);
   });
 });
