@@ -355,6 +355,22 @@ describe('API Gateway IAM authorization, as outside SigV4 clients see it', () =>
       );
     }, 60_000);
 
+    it('a presigned URL used after X-Amz-Expires', async () => {
+      // A query-string signature is valid for X-Amz-Expires seconds from X-Amz-Date
+      // (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-authentication-methods.html);
+      // refused as expired, like a stale header signature.
+      const got = await botocore({
+        method: 'GET',
+        url: url(`${BASE}/CF-READ`),
+        mode: 'query',
+        expires: 1,
+        delay: 2.5,
+      });
+      expect(got.url).toContain('X-Amz-Expires=1');
+      expect(got).toMatchObject({ status: 403, errortype: 'InvalidSignatureException' });
+      expect(json(got).message).toMatch(/^Signature expired: /);
+    }, 60_000);
+
     it('no signature at all, and an Authorization header that is not SigV4', async () => {
       // "If the API request isn't signed, then you might receive the error: Missing Authentication
       // Token": https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-troubleshooting.html;

@@ -4,6 +4,7 @@ Usage: api_gateway_sigv4.py JSON, where JSON holds
   url, method, body (optional), region, service (default execute-api),
   access_key, secret_key, token (optional), mode ("header" for SigV4Auth, "query" for SigV4QueryAuth),
   expires (query mode, seconds, default 60),
+  delay (seconds to wait between signing and sending, default 0),
   sign_host (default true; false signs every header but Host, through botocore's own headers_to_sign)
 Prints one JSON document: {"status", "errortype", "body", "signed_headers"}.
 The script signs and sends; it asserts nothing (the TypeScript test does).
@@ -11,6 +12,7 @@ The script signs and sends; it asserts nothing (the TypeScript test does).
 
 import json
 import sys
+import time
 
 from botocore.auth import SigV4Auth, SigV4QueryAuth
 from botocore.awsrequest import AWSRequest
@@ -40,6 +42,7 @@ def main() -> None:
         signer = SigV4Auth if spec.get("sign_host", True) else SigV4AuthWithoutHost
         signer(credentials, service, spec["region"]).add_auth(request)
     signed = request.headers.get("Authorization", "")
+    time.sleep(spec.get("delay", 0))
     response = URLLib3Session(timeout=20).send(request.prepare())
     text = response.content.decode("utf-8", "replace")
     print(
