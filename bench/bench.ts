@@ -157,7 +157,7 @@ async function engines(): Promise<void> {
   const rounds = Number(values['engine-rounds'] ?? 5);
   const requests = Number(values['engine-requests'] ?? 2000);
   console.log(
-    `\n7. local DynamoDB engines: start-up to first answer (${rounds} each) and ${requests} requests per operation on one kept-alive connection, taking turns (ms)`,
+    `\n7. local DynamoDB engines (dynalite-plain: without the conformance layer): start-up to first answer (${rounds} each) and ${requests} requests per operation on one kept-alive connection, taking turns (ms)`,
   );
   const figures = await dynamodbEngines({ rounds, requests, log: (l) => console.log(`   ${l}`) });
   for (const line of formatEngineFigures(figures)) console.log(line);

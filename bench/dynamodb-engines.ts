@@ -7,6 +7,8 @@
  *             engine's own cost), the engines taking turns in blocks of `block` requests
  * Printed, never asserted.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -19,15 +21,60 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { BY_TYPE_INDEX, BY_TYPE_PARTITION } from '../lambda/shared/dynamodb-schema';
-import { createTable, type Engine, type EngineKind, localClientConfig, startEngine } from '../local/engines';
+import { createTable, type EngineKind, localClientConfig, startEngine } from '../local/engines';
 import { PERSON_TABLE_SCHEMA } from '../local/engines/person-table';
 import { ladderOf } from '../runs/latency-histogram';
+
+/**
+ * The lab's engines, and dynalite as npm ships it (no conformance layer,
+ * local/engines/dynalite-conformance.mjs): the difference is what that layer costs.
+ */
+export const BENCH_ENGINES = ['dynalite', 'dynalite-plain', 'dynamodb-local'] as const;
+export type BenchEngine = EngineKind | 'dynalite-plain';
+
+interface Started {
+  readonly endpoint: string;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+// The same server settings as local/engines/dynalite-server.mjs, without the conformance layer.
+const PLAIN_DYNALITE = `
+import dynalite from 'dynalite';
+const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+server.keepAliveTimeout = 0;
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
+process.stdin.on('end', () => process.exit(0));
+process.stdin.resume();
+`;
+
+async function startPlainDynalite(): Promise<Started> {
+  // Run from the project, so that 'dynalite' resolves to the lab's pinned copy.
+  const child = spawn(process.execPath, ['--input-type=module', '-e', PLAIN_DYNALITE], {
+    cwd: new URL('..', import.meta.url),
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
+  const { port } = JSON.parse(chunk.toString()) as { port: number };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+const start = (kind: BenchEngine): Promise<Started> =>
+  kind === 'dynalite-plain' ? startPlainDynalite() : startEngine({ kind });
 
 export const OPERATIONS = ['put', 'get', 'query'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 export interface EngineFigures {
-  readonly kind: EngineKind;
+  readonly kind: BenchEngine;
   /** Spawn to first answered ListTables, ms, one per round. */
   readonly startupMs: number[];
   /** Per operation: every timed request, ms, warm-up excluded. */
@@ -59,7 +106,8 @@ function peakRssMb(pid: number): number | undefined {
 }
 
 export interface EngineBenchOptions {
-  readonly kinds?: readonly EngineKind[];
+  /** @default BENCH_ENGINES */
+  readonly kinds?: readonly BenchEngine[];
   /** Start-ups per engine. @default 5 */
   readonly rounds?: number;
   /** Timed requests per engine and operation. @default 2000 */
@@ -84,9 +132,9 @@ function client(endpoint: string): { client: DynamoDBClient; agent: http.Agent }
   return { client: c, agent };
 }
 
-async function startUp(kind: EngineKind): Promise<number> {
+async function startUp(kind: BenchEngine): Promise<number> {
   const t0 = performance.now();
-  const engine = await startEngine({ kind });
+  const engine = await start(kind);
   const { client: c, agent } = client(engine.endpoint);
   try {
     await c.send(new ListTablesCommand({}));
@@ -102,13 +150,13 @@ async function startUp(kind: EngineKind): Promise<number> {
 class Subject {
   private n = 0;
   private constructor(
-    readonly engine: Engine,
+    readonly engine: Started,
     private readonly c: DynamoDBClient,
     private readonly agent: http.Agent,
   ) {}
 
-  static async start(kind: EngineKind): Promise<Subject> {
-    const engine = await startEngine({ kind });
+  static async start(kind: BenchEngine): Promise<Subject> {
+    const engine = await start(kind);
     await createTable(engine.endpoint, TABLE, PERSON_TABLE_SCHEMA);
     const { client: c, agent } = client(engine.endpoint);
     return new Subject(engine, c, agent);
@@ -160,7 +208,7 @@ class Subject {
 }
 
 export async function dynamodbEngines(opts: EngineBenchOptions = {}): Promise<EngineFigures[]> {
-  const kinds = opts.kinds ?? (['dynalite', 'dynamodb-local'] as const);
+  const kinds = opts.kinds ?? BENCH_ENGINES;
   const rounds = opts.rounds ?? 5;
   const requests = opts.requests ?? 2000;
   const warmup = opts.warmup ?? 500;

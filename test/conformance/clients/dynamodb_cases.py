@@ -261,6 +261,36 @@ def case_transact_concurrent(c, raw, table, p):
     return {"outcomes": outcomes, "visits": visits(c, raw, table, f"{p}-conc")}
 
 
+def case_transact_consumed_capacity(c, raw, table, p):
+    return call(
+        c,
+        raw,
+        "transact_write_items",
+        ReturnConsumedCapacity="TOTAL",
+        TransactItems=[{"Put": {"TableName": table, "Item": person(f"{p}-cap", 1)}}],
+    )
+
+
+def case_query_gsi_right_after_put(c, raw, table, p):
+    # A global secondary index is updated after the write is acknowledged: in AWS a Query at once
+    # may or may not list it. Twenty tries, each a put then an immediate Query on its own type.
+    listed = 0
+    for i in range(20):
+        kind = f"{p}-fresh-{i}"
+        call(c, raw, "put_item", TableName=table, Item=person(f"{p}-f{i}", 1, gov_id_type=kind))
+        out = call(
+            c,
+            raw,
+            "query",
+            TableName=table,
+            IndexName=INDEX,
+            KeyConditionExpression="GovIdType = :t",
+            ExpressionAttributeValues={":t": {"S": kind}},
+        )
+        listed += out.get("ok", {}).get("Count", 0)
+    return {"tries": 20, "listed": listed}
+
+
 def case_gsi_empty_key_put(c, raw, table, p):
     result = call(c, raw, "put_item", TableName=table, Item=person(f"{p}-gsi-empty", 1, gov_id_type=""))
     result["written"] = get(c, raw, table, f"{p}-gsi-empty") is not None
