@@ -17,7 +17,7 @@
  * the caller's AbortSignal (5 s).
  */
 import type { ConnectionOptions } from 'node:tls';
-import type pg from 'pg';
+import pg from 'pg';
 import {
   DSQL_PORT,
   type DsqlEndpoint,
@@ -28,7 +28,7 @@ import {
 import { clusterEndpoint, type DsqlTokenSource, dsqlTokenSource } from './dsql-token';
 import { EnvError, type KeepAliveVariant, readKeepAlive, requireEnv } from './env';
 import type { Person } from './person';
-import type { PersonStore } from './person-store';
+import { InvalidInputError, type PersonStore } from './person-store';
 
 /** Recycle a kept connection after this long: DSQL ends connections at 60 minutes. */
 export const MAX_CONNECTION_AGE_MS = 55 * 60 * 1000;
@@ -154,6 +154,44 @@ function isConnectionDrop(error: unknown): boolean {
   );
 }
 
+/** The request fields behind the person table's columns (a not-null or check error names the column). */
+const COLUMN_FIELDS: Record<string, string> = {
+  govid: 'GovId',
+  first_name: 'FirstName',
+  last_name: 'LastName',
+  dob: 'DOB',
+  govid_type: 'GovIdType',
+  address: 'Address',
+};
+
+/** The values a statement sent, by the request's field name. */
+type Sent = { readonly [field: string]: string | number | null | undefined };
+
+/**
+ * SQLSTATE class 22 (data exception: a date out of range, a bad format) or 23 (integrity
+ * constraint): the statement's data was refused, so the request was bad. It is never sent again.
+ */
+function dataError(error: unknown, sent: Sent): InvalidInputError | undefined {
+  if (!(error instanceof pg.DatabaseError) || !/^2[23]/.test(error.code ?? '')) return undefined;
+  const fromColumn = error.column === undefined ? undefined : COLUMN_FIELDS[error.column];
+  // 22007 / 22008: a date/time value; DOB is the only one any statement here sends.
+  const fromDate = /^2200[78]$/.test(error.code ?? '') && 'DOB' in sent ? 'DOB' : undefined;
+  // Otherwise PostgreSQL quotes the value it refused: find whose it is.
+  const fromValue = Object.keys(sent).find((field) => {
+    const v = sent[field];
+    return typeof v === 'string' && v !== '' && error.message.includes(`"${v}"`);
+  });
+  const field = fromColumn ?? fromDate ?? fromValue;
+  const what = field === undefined ? 'a value' : field;
+  return new InvalidInputError(
+    `${what} refused by the database: ${error.message} (SQLSTATE ${error.code})`,
+    field,
+    {
+      cause: error,
+    },
+  );
+}
+
 interface Kept {
   readonly client: pg.Client;
   readonly openedAt: number;
@@ -231,6 +269,7 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
   const run = async <T>(
     signal: AbortSignal,
     op: (client: pg.Client, afterDrop: boolean) => Promise<T>,
+    sent: Sent = {},
   ): Promise<T> => {
     if (signal.aborted) throw abortError(signal);
     let afterDrop = false;
@@ -245,6 +284,8 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
       } catch (error) {
         if (acquired) discard(acquired.conn, error);
         if (signal.aborted) throw error;
+        const refused = dataError(error, sent);
+        if (refused) throw refused;
         if (isSerializationFailure(error) && conflicts + 1 < MAX_CONFLICT_ATTEMPTS) {
           conflicts += 1;
           counts.conflictRetries += 1;
@@ -281,53 +322,69 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
       if (conn && !conn.dead) await conn.client.end().catch(() => {});
     },
     create(person, signal) {
-      return run(signal, async (client, afterDrop) => {
-        const out = await client.query(INSERT_PERSON, [
-          person.GovId,
-          person.FirstName,
-          person.LastName,
-          person.DOB,
-          person.GovIdType,
-          person.Address ?? null,
-        ]);
-        if (out.rowCount === 1) return 'created';
-        // The first attempt may have committed before its connection died: our own row is ours.
-        if (afterDrop) {
-          const stored = await select(client, person.GovId);
-          if (stored && samePerson(stored, person)) return 'created';
-        }
-        return 'exists';
-      });
+      return run(
+        signal,
+        async (client, afterDrop) => {
+          const out = await client.query(INSERT_PERSON, [
+            person.GovId,
+            person.FirstName,
+            person.LastName,
+            person.DOB,
+            person.GovIdType,
+            person.Address ?? null,
+          ]);
+          if (out.rowCount === 1) return 'created';
+          // The first attempt may have committed before its connection died: our own row is ours.
+          if (afterDrop) {
+            const stored = await select(client, person.GovId);
+            if (stored && samePerson(stored, person)) return 'created';
+          }
+          return 'exists';
+        },
+        { ...person },
+      );
     },
     get(govId, signal) {
-      return run(signal, (client) => select(client, govId));
+      return run(signal, (client) => select(client, govId), { govId });
     },
     overwrite(person, signal) {
       // Sent again after a drop it is still right: the row exists, and gets the same fields.
-      return run(signal, async (client) => {
-        const out = await client.query(OVERWRITE_PERSON, [
-          person.GovId,
-          person.FirstName,
-          person.LastName,
-          person.DOB,
-          person.GovIdType,
-          person.Address ?? null,
-        ]);
-        return out.rowCount === 1 ? 'replaced' : 'missing';
-      });
+      return run(
+        signal,
+        async (client) => {
+          const out = await client.query(OVERWRITE_PERSON, [
+            person.GovId,
+            person.FirstName,
+            person.LastName,
+            person.DOB,
+            person.GovIdType,
+            person.Address ?? null,
+          ]);
+          return out.rowCount === 1 ? 'replaced' : 'missing';
+        },
+        { ...person },
+      );
     },
     update(govId, changes, signal) {
       // The updated row in the same answer (RETURNING): no second read.
-      return run(signal, async (client) => {
-        const out = await client.query<PersonRow>(UPDATE_ADDRESS, [govId, changes.Address]);
-        return out.rows[0] ? fromRow(out.rows[0]) : undefined;
-      });
+      return run(
+        signal,
+        async (client) => {
+          const out = await client.query<PersonRow>(UPDATE_ADDRESS, [govId, changes.Address]);
+          return out.rows[0] ? fromRow(out.rows[0]) : undefined;
+        },
+        { govId, Address: changes.Address },
+      );
     },
     query(govIdType, limit, signal) {
-      return run(signal, async (client) => {
-        const out = await client.query<PersonRow>(QUERY_BY_TYPE, [govIdType, limit]);
-        return out.rows.map(fromRow);
-      });
+      return run(
+        signal,
+        async (client) => {
+          const out = await client.query<PersonRow>(QUERY_BY_TYPE, [govIdType, limit]);
+          return out.rows.map(fromRow);
+        },
+        { govIdType, limit },
+      );
     },
   };
 }

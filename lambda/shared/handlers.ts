@@ -17,7 +17,7 @@ import {
   validatePerson,
   validateQuery,
 } from './person';
-import type { PersonStore } from './person-store';
+import { InvalidInputError, type PersonStore } from './person-store';
 import { initType, measureDb, nextInvocationIsCold, type Timing } from './timing';
 
 export type ApiHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
@@ -74,6 +74,14 @@ export function makeHandler<Input, Output>(
     if (m.outcome.ok) {
       const { statusCode, body } = op.answer(input.value, m.outcome.value);
       result = respond(statusCode, body, timing);
+    } else if (m.outcome.error instanceof InvalidInputError) {
+      // The database refused the data: the client's mistake, answered as validation answers it.
+      const { message, field } = m.outcome.error;
+      result = respond(
+        400,
+        { error: `${store.name} ${op.name} refused the request: ${message}`, field },
+        timing,
+      );
     } else {
       // A database that fails or does not answer in time is a 503 that says what failed.
       const error = deadline.aborted

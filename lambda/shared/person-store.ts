@@ -23,3 +23,20 @@ export interface PersonStore {
   /** Requests (HTTP) or commands (TCP protocols) sent so far, retries and handshakes included. */
   requestsSent(): number;
 }
+
+/**
+ * The database refused the request's data (a value out of its range, a constraint): the
+ * request was bad, not the database. The handlers answer 400 naming the field, as validation
+ * does, and nothing sends it again.
+ */
+export class InvalidInputError extends Error {
+  override readonly name = 'InvalidInputError';
+  constructor(
+    message: string,
+    /** The request's field the database refused, when it can be told. */
+    readonly field?: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}

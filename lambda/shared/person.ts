@@ -49,8 +49,12 @@ export function validateGovId(value: unknown, field = 'GovId'): Validation<strin
   return { ok: true, value };
 }
 
+/**
+ * A calendar date from 0001-01-01 on. Year 0000 parses in JavaScript (1 BC, proleptic) but is
+ * no date in PostgreSQL (and so DSQL), which has no year zero: refused here for every target.
+ */
 function isIsoDate(s: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s) || s.startsWith('0000')) return false;
   const d = new Date(`${s}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 }

@@ -18,7 +18,7 @@ import {
   readDsqlEnv,
 } from '../../lambda/shared/dsql-store';
 import { EnvError } from '../../lambda/shared/env';
-import { makeCreateHandler, makeGetHandler } from '../../lambda/shared/handlers';
+import { createPerson, makeCreateHandler, makeGetHandler, makeHandler } from '../../lambda/shared/handlers';
 import { DB_DEADLINE_MS } from '../../lambda/shared/http-client';
 import { measureDb } from '../../lambda/shared/timing';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
@@ -139,6 +139,56 @@ describe('dsql handlers against PostgreSQL behind the DSQL front', () => {
     expect((await get(getEvent('bad id!'))).statusCode).toBe(400);
     const stored = await admin.query('SELECT first_name FROM person WHERE govid = $1', ['DSQL-1']);
     expect(stored.rows).toEqual([{ first_name: 'Ada' }]);
+  });
+
+  it('a DOB of 0000-01-01 (no date in PostgreSQL) answers 400 naming DOB, before any database call', async () => {
+    const create = makeCreateHandler(store('on'), 'dsql-create');
+    const bad = await create(createEvent({ ...samplePerson('DSQL-Y0'), DOB: '0000-01-01' }));
+    expect(bad.statusCode).toBe(400);
+    expect(bodyOf(bad)).toMatchObject({ field: 'DOB', timing: { dbRequests: 0 } });
+  });
+
+  it('data the database refuses (SQLSTATE 22, 23) is a 400 naming the field, sent once, connection kept', async () => {
+    const s = store('on');
+    // Validation would stop these first; this parser lets them reach the database.
+    const unchecked: typeof createPerson = {
+      ...createPerson,
+      parse: (event) => ({ ok: true, value: JSON.parse(event.body ?? '{}') }),
+    };
+    const create = makeHandler(s, 'dsql-create', unchecked);
+    expect((await create(createEvent(samplePerson('DSQL-22-OK')))).statusCode).toBe(201);
+    const opened = s.socketsOpened();
+    const sentBefore = s.requestsSent();
+    // 22008 datetime_field_overflow: PostgreSQL has no year zero.
+    const year0 = await create(createEvent({ ...samplePerson('DSQL-22A'), DOB: '0000-01-01' }));
+    expect(year0.statusCode).toBe(400);
+    expect(bodyOf(year0).field).toBe('DOB');
+    expect(bodyOf(year0).error).toMatch(
+      /^DSQL create refused the request: DOB refused by the database: .*22008/,
+    );
+    // One statement sent (Parse/Bind/Execute/Sync as for any insert), never again; no conflict retry.
+    expect(s.conflictRetries()).toBe(0);
+    expect(bodyOf(year0).timing.dbRequests).toBe(s.requestsSent() - sentBefore);
+    // 22007 invalid_datetime_format, quoted value found.
+    const notDate = await create(createEvent({ ...samplePerson('DSQL-22B'), DOB: 'soon' }));
+    expect(bodyOf(notDate)).toMatchObject({ field: 'DOB' });
+    expect(notDate.statusCode).toBe(400);
+    // 23502 not_null_violation names its column.
+    const noName = await create(createEvent({ ...samplePerson('DSQL-23'), LastName: null }));
+    expect(noName.statusCode).toBe(400);
+    expect(bodyOf(noName).field).toBe('LastName');
+    // Nothing was written, and the kept connection served them all.
+    const rows = await admin.query(
+      "SELECT govid FROM person WHERE govid IN ('DSQL-22A', 'DSQL-22B', 'DSQL-23')",
+    );
+    expect(rows.rowCount).toBe(0);
+    expect(s.socketsOpened()).toBe(opened);
+    await expect(
+      s.create({ ...samplePerson('DSQL-22C'), DOB: '0000-02-30' }, deadline()),
+    ).rejects.toMatchObject({
+      name: 'InvalidInputError',
+      field: 'DOB',
+    });
   });
 
   it('keeps one connection per environment with keep-alive on, one per call with it off', async () => {

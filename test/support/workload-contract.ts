@@ -133,6 +133,8 @@ export function describeWorkloads(target: () => WorkloadTarget): void {
         [id, { ...p, Role: 'admin' }, 'Role'],
         [id, { ...p, FirstName: '' }, 'FirstName'],
         [id, { ...p, DOB: '2001-02-29' }, 'DOB'],
+        // Year 0000: JavaScript parses it, PostgreSQL (DSQL) has no year zero; every target refuses it.
+        [id, { ...p, DOB: '0000-01-01' }, 'DOB'],
         [id, { ...p, Address: 'x'.repeat(201) }, 'Address'],
         [id, { FirstName: 'only' }, 'GovId'],
         [id, '{"GovId": ', undefined],
