@@ -74,7 +74,10 @@ import {
 export class ReportInputError extends UsageError {}
 
 export interface BuildOptions {
-  /** Folders searched for `npm run tune` outputs. @default `<in>/tuning` and `results/tuning` */
+  /**
+   * Folders searched for `npm run tune` outputs. @default a results folder: its own `tuning/`
+   * alone (what the run wrote, never another run's or the cloud's); logs and CloudWatch: `results/tuning`
+   */
   readonly tuningDirs?: readonly string[];
   /** @default new Date() */
   readonly now?: Date;
@@ -810,7 +813,8 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
       insights: null,
       malformed,
       warnings,
-      tuningDirs: [join(dir, 'tuning'), DEFAULT_TUNING_DIR],
+      // Only what this run wrote: results/tuning holds every `npm run tune`, cloud and local alike.
+      tuningDirs: [join(dir, 'tuning')],
     },
     options,
   );

@@ -26,7 +26,8 @@ Inputs (one of):
 Output:
   --out DIR            where report.html, report.md and report.json go
                        (default: the --in folder, else results/report-<time>)
-Power Tuning results found in <in>/tuning/ or results/tuning/ are included.
+Power Tuning results are included from <in>/tuning/ with --in (only what belongs to that run:
+npm run tune -- --out <in>/tuning puts one there), from results/tuning/ with --logs and --from-cloudwatch.
 
 ${AWS_OPTIONS_HELP}`;
 
@@ -48,7 +49,7 @@ export interface ReportCliDeps {
   readonly now?: () => number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly pollMs?: number;
-  /** @default [<in>/tuning, results/tuning] */
+  /** @default --in: [<in>/tuning]; --logs, --from-cloudwatch: [results/tuning] */
   readonly tuningDirs?: readonly string[];
 }
 

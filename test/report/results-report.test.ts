@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../core/paths';
@@ -173,6 +173,33 @@ describe('report of a results folder', () => {
       visualization: 'https://lambda-power-tuning.show/#gAAAAQACAAQ=;AAAA;BBBB',
     });
     expect(report.tuning[0].memory.map((m) => m.memoryMb)).toEqual([128, 256, 512, 1024]);
+  });
+
+  it('reads Power Tuning results the run wrote (<in>/tuning), never results/tuning of the working folder', async () => {
+    const dir = copyFixtureResults();
+    const tuneFile = readdirSync(join(dir, 'tuning'))[0];
+    // Another tune (the cloud's, another run's) in the working folder's results/tuning.
+    const cwd = tempDir('report-cwd');
+    mkdirSync(join(cwd, 'results', 'tuning'), { recursive: true });
+    const foreign = JSON.parse(readFileSync(join(dir, 'tuning', tuneFile), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    writeFileSync(
+      join(cwd, 'results', 'tuning', 'redis-get-2026-11-23T00-00-00Z.json'),
+      JSON.stringify({ ...foreign, function: 'redis-get' }),
+    );
+    const before = process.cwd();
+    process.chdir(cwd);
+    try {
+      const own = await buildFromResultsDir(dir);
+      expect(own.tuning.map((t) => t.function)).toEqual(['dynamodb-get']);
+      rmSync(join(dir, 'tuning'), { recursive: true });
+      const none = await buildFromResultsDir(dir);
+      expect(none.tuning).toEqual([]);
+    } finally {
+      process.chdir(before);
+    }
   });
 
   it('counts malformed lines instead of failing', () => {
