@@ -62,7 +62,7 @@ const CANCEL_REQUEST_CODE = 80877102;
 const PROTOCOL_3 = 196608;
 /** How often, and how many times, a waiting write looks for the open transaction it waits on (under LOCK_TIMEOUT). */
 const BLOCK_POLL_MS = 15;
-const BLOCK_POLLS = 12;
+const BLOCK_POLLS = 30;
 /** DSQL's one database. */
 const DSQL_DATABASE = 'postgres';
 /** A startup or password message larger than this is not one. */

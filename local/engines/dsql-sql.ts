@@ -177,6 +177,8 @@ const SETTABLE = new Set([
 const SERIAL_TYPES = new Set(['serial', 'serial2', 'serial4', 'serial8', 'smallserial', 'bigserial']);
 
 const DDL_VERBS = new Set(['create', 'alter', 'drop', 'comment']);
+/** Words that put a constraint (or a default) on a column being added. */
+const COLUMN_CONSTRAINTS = ['default', 'not', 'primary', 'unique', 'references', 'check', 'generated'];
 const DML_VERBS = new Set(['insert', 'update', 'delete', 'merge']);
 
 const isWord = (t: Token | undefined, ...words: string[]): boolean =>
@@ -312,6 +314,23 @@ function classifyAlter(t: readonly Token[]): Classified {
     if (serial) return { kind: 'ddl', refusal: serial };
     const add = findWord(t, 'add');
     const fk = findWord(t, 'foreign');
+    const columnAdd =
+      add !== -1 && !isWord(t[add + 1], 'constraint', 'primary', 'unique', 'foreign', 'check', 'exclude');
+    if (columnAdd && t.slice(add).some((x) => isWord(x, ...COLUMN_CONSTRAINTS))) {
+      // measured: 0A000 "ALTER TABLE ADD COLUMN with constraint not supported" (DEFAULT included)
+      return { kind: 'ddl', refusal: unsupported('ALTER TABLE ADD COLUMN with constraint not supported') };
+    }
+    const alter = findWord(t, 'alter', 1);
+    const column = alter + (isWord(t[alter + 1], 'column') ? 2 : 1);
+    const typeChange =
+      isWord(t[column + 1], 'type') || (isWord(t[column + 1], 'set') && isWord(t[column + 2], 'data'));
+    if (alter !== -1 && typeChange) {
+      // measured: 0A000, this message
+      return {
+        kind: 'ddl',
+        refusal: unsupported('unsupported ALTER TABLE ALTER COLUMN ... SET DATA TYPE statement'),
+      };
+    }
     if (add !== -1 && fk !== -1 && findWord(t, 'valid') === -1) {
       // measured: a foreign key added to an existing table must be NOT VALID (then ALTER TABLE
       // ASYNC ... VALIDATE CONSTRAINT); without it, 0A000 "unsupported ALTER TABLE ADD CONSTRAINT statement".
@@ -412,6 +431,17 @@ export function classify(s: Statement): Classified {
       return classifySet(t);
     case 'copy':
       return classifyCopy(t);
+    case 'grant':
+    case 'revoke': {
+      // measured: GRANT USAGE ON SCHEMA public -> 0A000 "feature not supported on system entity"
+      const on = findWord(t, 'on');
+      const schema = on !== -1 && isWord(t[on + 1], 'schema');
+      const system =
+        schema &&
+        t.slice(on + 2).some((x) => ['public', 'sys', 'pg_catalog', 'information_schema'].includes(x.text));
+      if (system) return { kind: 'other', refusal: unsupported('feature not supported on system entity') };
+      return { kind: 'other' };
+    }
     case 'with':
       return { kind: t.some((x) => x.type === 'word' && DML_VERBS.has(x.text)) ? 'dml' : 'other' };
     default:

@@ -44,7 +44,7 @@ export const SUPERUSER = 'postgres';
 /** The socket's number (its file is .s.PGSQL.<port>); the directory is private, so any will do. */
 export const SOCKET_PORT = 5432;
 /** A write that meets another transaction's row lock gives up this soon (see the note above). */
-export const LOCK_TIMEOUT = '300ms';
+export const LOCK_TIMEOUT = '500ms';
 const HBA_FILE = 'lab_hba.conf';
 
 export interface StartPostgresOptions {

@@ -236,6 +236,27 @@ describe('what DSQL refuses, through psql (simple query protocol)', () => {
     ],
     ['TRUNCATE', 'TRUNCATE conf_t', '0A000', 'unsupported statement: Truncate', 'UNSUPPORTED (TRUNCATE)'],
     [
+      'ALTER TABLE ADD COLUMN with a default',
+      "ALTER TABLE conf_t ADD COLUMN note text DEFAULT 'x'",
+      '0A000',
+      'ALTER TABLE ADD COLUMN with constraint not supported',
+      'UNSUPPORTED (ALTER TABLE subsets)',
+    ],
+    [
+      'ALTER TABLE ALTER COLUMN TYPE',
+      'ALTER TABLE conf_t ALTER COLUMN v TYPE bigint',
+      '0A000',
+      'unsupported ALTER TABLE ALTER COLUMN ... SET DATA TYPE statement',
+      'UNSUPPORTED (ALTER TABLE subsets)',
+    ],
+    [
+      'GRANT on the public schema',
+      `GRANT USAGE ON SCHEMA public TO ${READER}`,
+      '0A000',
+      'feature not supported on system entity',
+      'UNSUPPORTED (system entities)',
+    ],
+    [
       'CREATE TRIGGER',
       'CREATE TRIGGER conf_trg BEFORE INSERT ON conf_t FOR EACH ROW EXECUTE FUNCTION conf_f()',
       '0A000',
@@ -309,6 +330,7 @@ describe('what DSQL refuses, through psql (simple query protocol)', () => {
       'CREATE SEQUENCE conf_seq CACHE 65536;',
       'CREATE TABLE conf_child (id int PRIMARY KEY, t_id int REFERENCES conf_t (id));',
       'SET search_path = public;',
+      'ALTER TABLE conf_t ADD COLUMN note text;',
       "SELECT indexname FROM pg_indexes WHERE indexname = 'conf_by_v';",
     ].join('\n');
     const result = await psql(script, { script: true });
