@@ -47,6 +47,7 @@ const CASES = [
   'transact_write_ok',
   'transact_write_cancelled',
   'transact_same_item_twice',
+  'transact_update_invalid',
   'transact_get',
   'transact_idempotent',
   'transact_concurrent',
@@ -344,6 +345,27 @@ describe('what dynalite (the default) answers as DynamoDB does and DynamoDB Loca
     const l = seen('dynamodb-local', 'error_shape').wire;
     expect(l.crc32Header).toBeNull();
     expect(l.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  // A write that becomes invalid through the transaction's own changes (here an update that
+  // empties an index key) cancels the transaction: TransactionCanceledException, reason
+  // ValidationError for that item, None for the others. DynamoDB Local answers a bare
+  // ValidationException instead. Neither writes anything.
+  // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html#API_TransactWriteItems_Errors
+  it('an update made invalid inside a transaction cancels it with a ValidationError reason', () => {
+    const message =
+      'One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty string value.';
+    const d = seen('dynalite', 'transact_update_invalid');
+    expect(d.error).toMatchObject({
+      code: 'TransactionCanceledException',
+      reasons: [{ Code: 'None' }, { Code: 'ValidationError', Message: message }],
+    });
+    const l = seen('dynamodb-local', 'transact_update_invalid');
+    expect(l.error).toMatchObject({ code: 'ValidationException', message });
+    for (const s of [d, l]) {
+      expect(s.aWritten).toBe(false);
+      expect(s.bType).toBe('Passport');
+    }
   });
 });
 

@@ -199,6 +199,29 @@ def case_transact_write_cancelled(c, raw, table, p):
     return result
 
 
+def case_transact_update_invalid(c, raw, table, p):
+    call(c, raw, "put_item", TableName=table, Item=person(f"{p}-inv-b", 1))
+    result = call(
+        c,
+        raw,
+        "transact_write_items",
+        TransactItems=[
+            {"Put": {"TableName": table, "Item": person(f"{p}-inv-a", 1)}},
+            {
+                "Update": {
+                    "TableName": table,
+                    "Key": {"GovId": {"S": f"{p}-inv-b"}},
+                    "UpdateExpression": "SET GovIdType = :t",
+                    "ExpressionAttributeValues": {":t": {"S": ""}},
+                }
+            },
+        ],
+    )
+    result["aWritten"] = get(c, raw, table, f"{p}-inv-a") is not None
+    result["bType"] = (get(c, raw, table, f"{p}-inv-b") or {}).get("GovIdType", {}).get("S")
+    return result
+
+
 def case_transact_same_item_twice(c, raw, table, p):
     return call(
         c,
