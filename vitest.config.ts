@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
-import { SLOW_TESTS, SOAK_TESTS } from './test/tiers';
+import { SLOW_TESTS, SOAK_TESTS } from './test/tiers.mjs';
 
-/** `npm test`: the fast tier (unit, handler, template and conformance tests). test/tiers.ts names the rest. */
+/** `npm test`: the fast tier (unit, handler, template and conformance tests). test/tiers.mjs names the rest. */
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

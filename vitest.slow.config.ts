@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { SLOW_TESTS } from './test/tiers';
+import { SLOW_TESTS } from './test/tiers.mjs';
 
 /** The slow tier of `npm run test:full`: whole loads, experiments, faults, restarts and durability. */
 export default defineConfig({

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { SOAK_TESTS } from './test/tiers';
+import { SOAK_TESTS } from './test/tiers.mjs';
 
 /** `npm run test:soak`: the 60 s soak, alone, so no other test competes for the two cores. */
 export default defineConfig({

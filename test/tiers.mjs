@@ -3,9 +3,11 @@
  * everything else; `npm run test:full` adds these (vitest.slow.config.ts) and the soak.
  * A file is slow when it runs whole loads, experiments or fault scenarios end to end: each takes
  * tens of seconds to minutes on a 2-core machine, and none of them is needed to check a change
- * to one module. Keep this list the one place that decides it.
+ * to one module. Keep this list the one place that decides it. Plain ESM, so the Vitest configs import it with
+ * its extension (Vite's native config loader wants one).
+ * @type {readonly string[]}
  */
-export const SLOW_TESTS: readonly string[] = [
+export const SLOW_TESTS = [
   'test/experiments/experiments-e2e.test.ts',
   'test/lab/load-e2e.test.ts',
   'test/lab/workloads-e2e.test.ts',
@@ -16,5 +18,8 @@ export const SLOW_TESTS: readonly string[] = [
   'test/local/ensure-synth.test.ts',
 ];
 
-/** The soak holds the machine for a minute and runs alone (vitest.soak.config.ts). */
-export const SOAK_TESTS: readonly string[] = ['test/soak/**/*.test.ts'];
+/**
+ * The soak holds the machine for a minute and runs alone (vitest.soak.config.ts).
+ * @type {readonly string[]}
+ */
+export const SOAK_TESTS = ['test/soak/**/*.test.ts'];

@@ -1,0 +1,2 @@
+export declare const SLOW_TESTS: readonly string[];
+export declare const SOAK_TESTS: readonly string[];
