@@ -355,6 +355,14 @@ export class Session {
           const marker = this.#refuse(broken);
           return parseMessage(marker, marker);
         }
+      case 0x43 /* C: Close */:
+        {
+          const what = String.fromCharCode(message[5]);
+          const name = new BodyReader(message, 6).cstring();
+          if (what === 'S') this.#statements.delete(name);
+          else this.#portals.delete(name);
+          return message;
+        }
       case 0x53 /* S */:
         // Outside BEGIN, everything up to a Sync is one implicit transaction.
         if (!this.#block) this.#resetTransaction();
