@@ -16,6 +16,8 @@ export interface TimingLine {
   readonly variant: string;
   /** the operation: create | get | ... */
   readonly phase: string;
+  /** the function memory setting the phase ran at, MB (LAB_MEMORY_MB); absent when the run set none */
+  readonly memoryMb?: number;
   readonly status: number;
   /** artillery's http.response_time for this request (time to first byte), ms */
   readonly clientMs: number | null;

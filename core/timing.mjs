@@ -53,6 +53,7 @@ export function isTimingLine(v) {
     typeof v.target === 'string' &&
     typeof v.variant === 'string' &&
     typeof v.phase === 'string' &&
+    (v.memoryMb === undefined || typeof v.memoryMb === 'number') &&
     typeof v.status === 'number' &&
     (v.clientMs === null || typeof v.clientMs === 'number') &&
     (v.govId === null || typeof v.govId === 'string') &&

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { runCli, UsageError } from '../core/errors';
 import { TARGETS, type Target } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
-import { engineOption, intOption, listOption, numberOption } from '../local/cli/options';
+import { engineOption, intOption, listOption, memoryListOption, numberOption } from '../local/cli/options';
 import { DEFAULT_MAX_ENVIRONMENTS, DEFAULT_RTT_MS } from '../local/lab-defaults';
 import { EXPERIMENTS, findExperiment } from './registry';
 import { missingTargets } from './rows';
@@ -34,6 +34,8 @@ Local lab:
   --engine NAME         dynalite (default) or dynamodb-local
   --max-envs N          most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
   --node PATH           Node executable of the environments (default: Lambda's Node 24, pinned)
+  --memory LIST         function memory, MB (128-10240; default the template's, 512): one value
+                        runs every step at it, a comma list runs each step's phases at each size
 Deployed stack (--target aws):
   --region R --profile P --stack-prefix NAME (default LatencyLab)
 `;
@@ -82,6 +84,7 @@ runCli(
         engine: { type: 'string' },
         'max-envs': { type: 'string' },
         node: { type: 'string' },
+        memory: { type: 'string' },
         region: { type: 'string' },
         profile: { type: 'string' },
         'stack-prefix': { type: 'string' },
@@ -119,6 +122,11 @@ runCli(
     const engine = engineOption(values.engine);
     const rttMs = numberOption('rtt', values.rtt, 0, 1000, DEFAULT_RTT_MS);
     const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
+    const memories = memoryListOption(values.memory);
+    if (memories.length > 0 && where === 'aws')
+      throw new UsageError(
+        '--memory sets the local lab; a deployed stack runs the memory it was deployed with',
+      );
     const outDir = resolve(values.out ?? join(RESULTS_DIR, 'experiments', `${definition.name}-${stamp()}`));
 
     const abort = new AbortController();
@@ -140,7 +148,7 @@ runCli(
       where,
       targets,
       durationS,
-      local: { engine, rttMs, maxEnvironments, nodePath: values.node },
+      local: { engine, rttMs, maxEnvironments, nodePath: values.node, memories },
       aws: { region: values.region, profile: values.profile, stackPrefix: values['stack-prefix'] },
       signal: abort.signal,
       log: (line) => console.log(line),

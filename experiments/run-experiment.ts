@@ -27,6 +27,8 @@ export interface RunExperimentOptions {
     readonly rttMs?: number;
     readonly maxEnvironments?: number;
     readonly nodePath?: string;
+    /** Function memory, MB: one value runs every step at it, several compare them in each step. @default the template's */
+    readonly memories?: readonly number[];
   };
   readonly aws?: { readonly region?: string; readonly profile?: string; readonly stackPrefix?: string };
   readonly signal?: AbortSignal;

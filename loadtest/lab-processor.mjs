@@ -12,6 +12,7 @@
  *                      the get scenario reads back as its payload)
  *   LAB_GOVID_PREFIX   prefix of generated GovIds (default: lab-<base36 time>-)
  *   LAB_KEEPALIVE      variant label (on|off); default: read from the base path
+ *   LAB_MEMORY_MB      the function memory setting of the phase, recorded in each timing line
  *   LAB_SIGV4_REGION   sign every request with SigV4 for execute-api in this region (the API
  *                      uses IAM authorization); credentials from LAB_SIGV4_ACCESS_KEY_ID /
  *                      LAB_SIGV4_SECRET_ACCESS_KEY (the local lab's caller) or, when those are
@@ -104,6 +105,9 @@ class LineFile {
 }
 
 const timingsFile = new LineFile(process.env.LAB_TIMINGS_FILE);
+const MEMORY_MB = /^\d+$/.test(process.env.LAB_MEMORY_MB ?? '')
+  ? Number(process.env.LAB_MEMORY_MB)
+  : undefined;
 const govIdsFile = new LineFile(process.env.LAB_GOVIDS_FILE);
 process.once('exit', () => {
   timingsFile.close();
@@ -265,6 +269,7 @@ export function recordResponse(_requestParams, response, context, events, next) 
     target: varOf(context, 'labTarget') ?? 'unknown',
     variant: variantOf(varOf(context, 'basePath')),
     phase: varOf(context, 'labPhase') ?? 'unknown',
+    ...(MEMORY_MB === undefined ? {} : { memoryMb: MEMORY_MB }),
     status,
     clientMs: typeof firstByte === 'number' ? firstByte : null,
     govId: govId ?? null,

@@ -1,5 +1,5 @@
 /**
- * The phases of `npm run load` (each target x keep-alive variant: create, then the operations
+ * The phases of `npm run load` (each target x keep-alive variant x memory size: create, then the operations
  * that read or change what it wrote: get, overwrite, update, query) and the
  * summary.json they leave. A phase that leaves no Artillery JSON is recorded as failed with
  * its reason; the other phases keep their rows, the summary and the report are still
@@ -52,8 +52,13 @@ export interface FailedPhase {
   readonly target: string;
   readonly keepAlive: string;
   readonly phase: string;
+  /** The memory setting of the phase, when the run compared sizes. */
+  readonly memoryMb?: number;
   readonly reason: string;
 }
+
+/** What a local lab adds to a phase's row: its memory, the CPU that gave, the functions' Duration. */
+export type PhaseExtras = Pick<LabRow, 'memoryMb' | 'cpu' | 'functionMs'>;
 
 export interface LoadPhasesOptions {
   readonly outDir: string;
@@ -80,7 +85,23 @@ export interface LoadPhasesOptions {
     target: string,
     variant: string,
     phase: string,
+    memoryMb?: number,
   ) => Promise<number | null> | number | null;
+  /**
+   * Function memory settings to compare, MB, as keep-alive variants are compared: every
+   * target x keep-alive runs its phases at each size, after setMemory(size). @default one pass
+   * at the lab's setting
+   */
+  readonly memories?: readonly number[];
+  /** Sets every function's memory (the local lab's setMemory); needed with memories. */
+  readonly setMemory?: (memoryMb: number) => Promise<void>;
+  /** The row's memory, CPU and function Duration (local runs). */
+  readonly phaseExtras?: (
+    target: string,
+    variant: string,
+    phase: string,
+    memoryMb?: number,
+  ) => Promise<PhaseExtras> | PhaseExtras;
   /** The runner; tests inject one. */
   readonly runArtillery: (opts: RunArtilleryOptions) => Promise<RunArtilleryResult>;
   readonly log: (line: string) => void;
@@ -155,98 +176,130 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
   const rows: LabRow[] = [];
   const failed: FailedPhase[] = [];
   const phases = orderPhases(o.operations ?? DEFAULT_PHASES);
-  const total = o.targets.length * o.variants.length * phases.length;
+  const memories: readonly (number | undefined)[] =
+    o.memories && o.memories.length > 0 ? o.memories : [undefined];
+  if (memories[0] !== undefined && !o.setMemory) throw new Error('memories need setMemory');
+  // One memory keeps the file names of a run without the axis; several name theirs.
+  const suffix = (m: number | undefined) => (memories.length > 1 && m !== undefined ? `-${m}mb` : '');
+  const total = o.targets.length * o.variants.length * memories.length * phases.length;
   const load = loadShapeOf(o);
   const gapS = o.idleGapS ?? 0;
   const shape = load.mode === 'open' ? `at ${o.ratePerS}/s` : `closed loop of ${o.parallel}`;
   let n = 0;
   for (const target of o.targets) {
     for (const variant of o.variants) {
-      const govIds = join(o.outDir, `govids-${target}-keepalive-${variant}.csv`);
-      for (const [index, phase] of phases.entries()) {
-        n += 1;
-        const label = `${target} keep-alive ${variant} ${phase}`;
-        o.log(`\n[${n}/${total}] ${label}: ${o.durationS} s ${shape}`);
-        const outJson = join(o.outDir, `artillery-${target}-keepalive-${variant}-${phase}.json`);
-        const labels = { target, keepAlive: variant, phase };
-        const afterGap = index > 0 && gapS > 0;
-        const artillery = (file: string, timings: string, durationS: number, what: string) =>
-          o.runArtillery({
-            operation: phase,
-            labTarget: target,
-            target: o.url,
-            basePath: o.basePath(target, variant),
-            durationS,
-            ratePerS: o.ratePerS,
-            parallel: o.parallel,
-            outJson: file,
-            env: { ...o.env, LAB_TIMINGS_FILE: timings, LAB_GOVIDS_FILE: govIds, LAB_KEEPALIVE: variant },
-            payload: READS_CREATED.has(phase) ? govIds : undefined,
-            platform: o.platform,
-            signal: o.signal,
-            onProgress: (p) =>
-              o.log(
-                `  ${what}: ${Math.round(p.elapsedS)}/${durationS} s  requests ${p.requests}  errors ${p.errors}`,
-              ),
-          });
-        if (afterGap) {
-          const warmupS = Math.min(o.warmupS ?? WARMUP_S, o.durationS);
-          o.log(`  ${label}: warm-up of ${warmupS} s (not counted), then the gap`);
+      for (const memoryMb of memories) {
+        if (memoryMb !== undefined) {
+          if (o.signal?.aborted) return { rows, failed, interrupted: true };
+          await o.setMemory?.(memoryMb);
+        }
+        const govIds = join(o.outDir, `govids-${target}-keepalive-${variant}${suffix(memoryMb)}.csv`);
+        for (const [index, phase] of phases.entries()) {
+          n += 1;
+          const label = `${target} keep-alive ${variant}${memoryMb === undefined ? '' : ` ${memoryMb} MB`} ${phase}`;
+          o.log(`\n[${n}/${total}] ${label}: ${o.durationS} s ${shape}`);
+          const outJson = join(
+            o.outDir,
+            `artillery-${target}-keepalive-${variant}-${phase}${suffix(memoryMb)}.json`,
+          );
+          const labels = {
+            target,
+            keepAlive: variant,
+            phase,
+            ...(memoryMb === undefined ? {} : { memoryMb }),
+          };
+          const afterGap = index > 0 && gapS > 0;
+          const artillery = (file: string, timings: string, durationS: number, what: string) =>
+            o.runArtillery({
+              operation: phase,
+              labTarget: target,
+              target: o.url,
+              basePath: o.basePath(target, variant),
+              durationS,
+              ratePerS: o.ratePerS,
+              parallel: o.parallel,
+              outJson: file,
+              env: {
+                ...o.env,
+                LAB_TIMINGS_FILE: timings,
+                LAB_GOVIDS_FILE: govIds,
+                LAB_KEEPALIVE: variant,
+                ...(memoryMb === undefined ? {} : { LAB_MEMORY_MB: String(memoryMb) }),
+              },
+              payload: READS_CREATED.has(phase) ? govIds : undefined,
+              platform: o.platform,
+              signal: o.signal,
+              onProgress: (p) =>
+                o.log(
+                  `  ${what}: ${Math.round(p.elapsedS)}/${durationS} s  requests ${p.requests}  errors ${p.errors}`,
+                ),
+            });
+          if (afterGap) {
+            const warmupS = Math.min(o.warmupS ?? WARMUP_S, o.durationS);
+            o.log(`  ${label}: warm-up of ${warmupS} s (not counted), then the gap`);
+            try {
+              const warm = await artillery(
+                outJson.replace(/\.json$/, '-warmup.json'),
+                join(o.outDir, 'warmup-timings.jsonl'),
+                warmupS,
+                `${label} warm-up`,
+              );
+              if (warm.exitCode !== 0) o.logError(`  ${label}: the warm-up exited with ${warm.exitCode}`);
+            } catch (e) {
+              // The phase still runs; it just finds fewer warm environments after the gap.
+              o.logError(
+                `  ${label}: the warm-up did not run: ${e instanceof Error ? e.message : String(e)}`,
+              );
+            }
+            if (o.signal?.aborted || !(await idleGap(gapS, label, o.log, o.signal))) {
+              return { rows, failed, interrupted: true };
+            }
+          }
+          let result: RunArtilleryResult;
           try {
-            const warm = await artillery(
-              outJson.replace(/\.json$/, '-warmup.json'),
-              join(o.outDir, 'warmup-timings.jsonl'),
-              warmupS,
-              `${label} warm-up`,
-            );
-            if (warm.exitCode !== 0) o.logError(`  ${label}: the warm-up exited with ${warm.exitCode}`);
+            result = await artillery(outJson, timingsFile, o.durationS, label);
           } catch (e) {
-            // The phase still runs; it just finds fewer warm environments after the gap.
-            o.logError(`  ${label}: the warm-up did not run: ${e instanceof Error ? e.message : String(e)}`);
+            // Artillery could not even start (bad options, a missing scenario): this phase only.
+            const reason = `Artillery did not run: ${e instanceof Error ? e.message : String(e)}`;
+            failed.push({ ...labels, reason });
+            o.logError(`  ${label} failed: ${reason}`);
+            continue;
           }
-          if (o.signal?.aborted || !(await idleGap(gapS, label, o.log, o.signal))) {
-            return { rows, failed, interrupted: true };
+          if (o.signal?.aborted) return { rows, failed, interrupted: true };
+          if (result.exitCode !== 0) {
+            o.logError(
+              `Artillery exited with ${result.exitCode}:\n${result.outputTail.slice(-15).join('\n')}`,
+            );
           }
-        }
-        let result: RunArtilleryResult;
-        try {
-          result = await artillery(outJson, timingsFile, o.durationS, label);
-        } catch (e) {
-          // Artillery could not even start (bad options, a missing scenario): this phase only.
-          const reason = `Artillery did not run: ${e instanceof Error ? e.message : String(e)}`;
-          failed.push({ ...labels, reason });
-          o.logError(`  ${label} failed: ${reason}`);
-          continue;
-        }
-        if (o.signal?.aborted) return { rows, failed, interrupted: true };
-        if (result.exitCode !== 0) {
-          o.logError(`Artillery exited with ${result.exitCode}:\n${result.outputTail.slice(-15).join('\n')}`);
-        }
-        const missing = missingOutput(outJson, result);
-        if (missing) {
-          failed.push({ ...labels, reason: missing });
-          o.logError(`  ${label} failed: ${missing}`);
-          continue;
-        }
-        try {
-          const run = summarizeRun(readArtilleryReport(outJson));
-          const lines = filterTimings(timingsOf(timingsFile), { target, variant, phase });
-          const row = toLabRow(
-            labels,
-            run,
-            summarizeTimings(lines),
-            (await o.initMsP50?.(target, variant, phase)) ?? null,
-            load,
-            afterGap ? summarizeAfterGap(lines, gapS) : undefined,
-          );
-          rows.push(row);
-          o.log(
-            `  done in ${(result.wallMs / 1000).toFixed(1)} s: ${row.requests} requests, ${row.errors} errors, p50 ${row.latencyMs?.p50 ?? '-'} ms, db p50 ${row.dbMs?.p50?.toFixed(2) ?? '-'} ms`,
-          );
-        } catch (e) {
-          const reason = `results unreadable: ${e instanceof Error ? e.message : String(e)}`;
-          failed.push({ ...labels, reason });
-          o.logError(`  ${label} failed: ${reason}`);
+          const missing = missingOutput(outJson, result);
+          if (missing) {
+            failed.push({ ...labels, reason: missing });
+            o.logError(`  ${label} failed: ${missing}`);
+            continue;
+          }
+          try {
+            const run = summarizeRun(readArtilleryReport(outJson));
+            const lines = filterTimings(timingsOf(timingsFile), { target, variant, phase, memoryMb });
+            const row: LabRow = {
+              ...toLabRow(
+                { target, keepAlive: variant, phase },
+                run,
+                summarizeTimings(lines),
+                (await o.initMsP50?.(target, variant, phase, memoryMb)) ?? null,
+                load,
+                afterGap ? summarizeAfterGap(lines, gapS) : undefined,
+              ),
+              ...(await o.phaseExtras?.(target, variant, phase, memoryMb)),
+            };
+            rows.push(row);
+            o.log(
+              `  done in ${(result.wallMs / 1000).toFixed(1)} s: ${row.requests} requests, ${row.errors} errors, p50 ${row.latencyMs?.p50 ?? '-'} ms, db p50 ${row.dbMs?.p50?.toFixed(2) ?? '-'} ms${row.functionMs ? `, function p50 ${row.functionMs.p50.toFixed(2)} ms` : ''}`,
+            );
+          } catch (e) {
+            const reason = `results unreadable: ${e instanceof Error ? e.message : String(e)}`;
+            failed.push({ ...labels, reason });
+            o.logError(`  ${label} failed: ${reason}`);
+          }
         }
       }
     }

@@ -11,8 +11,16 @@ import { parseArgs } from 'node:util';
 import { runCli } from '../core/errors';
 import { KEEP_ALIVE_VARIANTS, OPERATIONS, TARGET_INFO, TARGETS } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
-import { engineOption, intOption, listOption, numberOption, UsageError } from '../local/cli/options';
+import {
+  engineOption,
+  intOption,
+  listOption,
+  memoryListOption,
+  numberOption,
+  UsageError,
+} from '../local/cli/options';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, DEFAULT_RTT_MS } from '../local/lab-defaults';
+import type { LabRow } from '../runs/results';
 
 const HELP = `Usage: npm run load -- [options]
 
@@ -24,6 +32,9 @@ const HELP = `Usage: npm run load -- [options]
                         with no traffic, so kept connections age (default 0: none)
   --targets LIST        comma list of ${TARGETS.join(', ')} (default dynamodb)
   --keep-alive LIST     comma list of on, off (default on,off)
+  --memory LIST         function memory, MB (128-10240): one value runs every function at it;
+                        a comma list compares sizes, a phase per target x keep-alive x size
+                        (default: the template's, 512). Locally memory is CPU: see README
   --operations LIST     comma list of ${OPERATIONS.join(', ')} (default create,get), one phase
                         each, create first: get, overwrite and update work on what it wrote
   --out DIR             where results go (default results/<timestamp>)
@@ -41,6 +52,30 @@ Deployed stack (--target aws):
   --platform aws:lambda run Artillery's distributed runner in your account (its own region option applies)
 `;
 
+/** One line per target x keep-alive x phase run at several memory sizes: warm function p50 at each. */
+function memoryComparison(rows: readonly LabRow[]): string[] {
+  const out: string[] = [];
+  const keys = [...new Set(rows.map((r) => `${r.target} keep-alive ${r.keepAlive} ${r.phase}`))];
+  for (const key of keys) {
+    const sized = rows.filter(
+      (r) =>
+        `${r.target} keep-alive ${r.keepAlive} ${r.phase}` === key &&
+        r.memoryMb !== undefined &&
+        r.functionMs,
+    );
+    if (sized.length < 2) continue;
+    const largest = sized.reduce((a, b) => ((b.memoryMb ?? 0) > (a.memoryMb ?? 0) ? b : a));
+    const base = largest.functionMs?.p50 ?? 0;
+    const parts = sized.map(
+      (r) =>
+        `${r.functionMs?.p50.toFixed(1)} ms at ${r.memoryMb} MB${r !== largest && base > 0 ? ` (${((r.functionMs?.p50 ?? 0) / base).toFixed(1)}x)` : ''}`,
+    );
+    const modeled = sized.every((r) => r.cpu?.vcpus !== null) ? '' : ' [memory not modeled]';
+    out.push(`Memory, ${key}: function p50 ${parts.join(', ')}${modeled}.`);
+  }
+  return out;
+}
+
 function stamp(): string {
   return new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '');
 }
@@ -57,6 +92,7 @@ runCli(
         'prewarm-connection': { type: 'boolean' },
         targets: { type: 'string' },
         'keep-alive': { type: 'string' },
+        memory: { type: 'string' },
         operations: { type: 'string' },
         out: { type: 'string' },
         target: { type: 'string' },
@@ -90,6 +126,7 @@ runCli(
     const targets = listOption('targets', values.targets, TARGETS, ['dynamodb']);
     const variants = listOption('keep-alive', values['keep-alive'], KEEP_ALIVE_VARIANTS, ['on', 'off']);
     const operations = listOption('operations', values.operations, OPERATIONS, ['create', 'get']);
+    const memories = memoryListOption(values.memory);
     const { orderPhases } = await import('./load-phases');
     try {
       orderPhases(operations);
@@ -99,6 +136,10 @@ runCli(
     const where = values.target ?? 'local';
     if (where !== 'local' && where !== 'aws')
       throw new UsageError(`--target must be local or aws, got ${JSON.stringify(where)}`);
+    if (memories.length > 0 && where === 'aws')
+      throw new UsageError(
+        '--memory compares sizes on the local lab; a deployed stack runs the memory it was deployed with (npx cdk deploy -c memorySize=MB)',
+      );
     if (values.platform && where !== 'aws')
       throw new UsageError('--platform needs --target aws: a cloud runner cannot reach 127.0.0.1');
     const engine = engineOption(values.engine);
@@ -134,6 +175,7 @@ runCli(
         maxEnvironments,
         nodePath: values.node,
         idleTimeoutS,
+        memories,
         ...(values['prewarm-connection'] ? { context: { prewarmConnection: 'true' } } : {}),
       },
       aws: {
@@ -161,6 +203,7 @@ runCli(
         `Keep-alive: database time p50 ${dbOff.toFixed(1)} ms without, ${dbOn.toFixed(1)} ms with (${(dbOff / dbOn).toFixed(1)}x; the articles saw 33 ms vs 10 ms).`,
       );
     }
+    for (const line of memoryComparison(rows)) console.log(line);
     console.log(
       `Results in ${relative(process.cwd(), outDir) || '.'}: summary.json, artillery-*.json, timings.jsonl${where === 'local' ? ', lambda-logs.log' : ''}`,
     );

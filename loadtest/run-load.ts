@@ -13,6 +13,8 @@ import {
   type Target,
 } from '../core/lab-functions';
 import type { EngineKind } from '../local/engines/types';
+import { memoryModelLine } from '../local/host/cgroups';
+import { CFS_PERIOD_US, INIT_BURST_MS, MB_PER_VCPU } from '../local/host/lambda-memory';
 import type { RunningLab } from '../local/lab';
 import { DEFAULT_IDLE_TIMEOUT_S, localSigningEnv } from '../local/lab-defaults';
 import type { LabRow } from '../runs/results';
@@ -43,8 +45,16 @@ export interface RunLoadOptions {
     readonly nodePath?: string;
     /** The engines close connections idle this long. @default 60 (the provisioned-concurrency article) */
     readonly idleTimeoutS?: number;
-    /** More context flags for the local synth (provisionedConcurrency, memorySize, ...). */
+    /** More context flags for the local synth (provisionedConcurrency, prewarmConnection, ...). */
     readonly context?: Readonly<Record<string, string>>;
+    /**
+     * Function memory settings to compare, MB: each target x keep-alive runs its phases at
+     * each, set on the host (no re-synth). One value runs every function at it. @default the
+     * template's MemorySize
+     */
+    readonly memories?: readonly number[];
+    /** Run environments under cgroups when the machine allows. @default true */
+    readonly cgroups?: boolean;
   };
   readonly aws?: {
     readonly region?: string;
@@ -75,17 +85,39 @@ interface Plan {
   readonly env: Record<string, string>;
 }
 
-/** Cold starts' Init Duration p50, from the REPORT (and INIT_REPORT) lines of one function. */
-async function initP50(lines: readonly string[]): Promise<number | null> {
+/**
+ * Cold starts' Init Duration p50, from the REPORT (and INIT_REPORT) lines of one function; of
+ * one memory setting's REPORT lines only when given (an INIT_REPORT line names no memory).
+ */
+async function initP50(lines: readonly string[], memoryMb?: number): Promise<number | null> {
   const { parseLambdaLog } = await import('../runs/lambda-log-parser');
   const { LatencyHistogram } = await import('../runs/latency-histogram');
   const parsed = parseLambdaLog(lines.join('\n'));
   const h = new LatencyHistogram();
-  for (const r of parsed.reports) if (r.initDurationMs !== undefined) h.record(r.initDurationMs);
-  for (const i of parsed.inits) if (i.status === 'success') h.record(i.initDurationMs);
+  for (const r of parsed.reports)
+    if (r.initDurationMs !== undefined && (memoryMb === undefined || r.memorySizeMb === memoryMb))
+      h.record(r.initDurationMs);
+  if (memoryMb === undefined)
+    for (const i of parsed.inits) if (i.status === 'success') h.record(i.initDurationMs);
   const p50 = h.count > 0 ? h.percentile(50) : null;
   h.destroy();
   return p50;
+}
+
+/** Warm invocations' Duration (REPORT lines without Init Duration) of one function at one memory setting. */
+async function warmDuration(
+  lines: readonly string[],
+  memoryMb: number | undefined,
+): Promise<{ p50: number; p99: number } | null> {
+  const { parseLambdaLog } = await import('../runs/lambda-log-parser');
+  const { LatencyHistogram } = await import('../runs/latency-histogram');
+  const h = new LatencyHistogram();
+  for (const r of parseLambdaLog(lines.join('\n')).reports)
+    if (r.initDurationMs === undefined && (memoryMb === undefined || r.memorySizeMb === memoryMb))
+      h.record(r.durationMs);
+  const out = h.count > 0 ? { p50: h.percentile(50), p99: h.percentile(99) } : null;
+  h.destroy();
+  return out;
 }
 
 async function planAws(o: RunLoadOptions): Promise<Plan> {
@@ -136,6 +168,11 @@ function validate(o: RunLoadOptions): void {
 
 export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
   validate(o);
+  const memories = o.local?.memories ?? [];
+  if (o.where === 'aws' && memories.length > 0)
+    throw new Error(
+      'memory sizes are compared on the local lab; a deployed stack has the memory it was deployed with (-c memorySize=MB)',
+    );
   mkdirSync(o.outDir, { recursive: true });
   const functionLogs = new Map<string, string[]>();
   // A stream, not a write per line: the host calls this for every log line of every invocation.
@@ -157,6 +194,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         maxEnvironments: o.local?.maxEnvironments,
         nodePath: o.local?.nodePath,
         idleTimeoutS: o.local?.idleTimeoutS,
+        memoryMb: memories[0],
+        cgroups: o.local?.cgroups,
         context: {
           ...o.local?.context,
           targets: o.targets.join(','),
@@ -176,6 +215,16 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
     }
 
     const { loadShapeOf, runLoadPhases, writeLoadSummary } = await import('./load-phases');
+    // The lines of the function a phase ran: its target, operation and keep-alive variant.
+    const linesOf = (target: string, variant: string, phase: string) =>
+      [...functionLogs]
+        .filter(([fn]) => {
+          const p = parseFunctionKey(fn);
+          return p?.target === target && p.operation === phase && (p.keepAlive ?? o.variants[0]) === variant;
+        })
+        .flatMap(([, lines]) => lines);
+    const running = lab;
+    const { invokeCpuLimit } = await import('../local/host/lambda-memory');
     const phases = await runLoadPhases({
       outDir: o.outDir,
       url: plan.url,
@@ -190,17 +239,32 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       idleGapS: o.idleGapS,
       platform: o.aws?.platform,
       signal: o.signal,
-      initMsP50: (target, variant, phase) =>
-        initP50(
-          [...functionLogs]
-            .filter(([fn]) => {
-              const p = parseFunctionKey(fn);
+      initMsP50: (target, variant, phase, memoryMb) => initP50(linesOf(target, variant, phase), memoryMb),
+      memories: memories.length > 1 ? memories : undefined,
+      setMemory: running ? (mb) => running.setMemory(mb) : undefined,
+      phaseExtras: running
+        ? async (target, variant, phase, memoryMb) => {
+            const fn = [...running.pools.keys()].find((name) => {
+              const p = parseFunctionKey(name);
               return (
                 p?.target === target && p.operation === phase && (p.keepAlive ?? o.variants[0]) === variant
               );
-            })
-            .flatMap(([, lines]) => lines),
-        ),
+            });
+            const memory = memoryMb ?? (fn ? running.memory()[fn] : undefined);
+            const model = running.memoryModel;
+            return {
+              ...(memory === undefined ? {} : { memoryMb: memory }),
+              cpu: {
+                mechanism: model.mechanism,
+                vcpus:
+                  model.modeled && memory !== undefined
+                    ? invokeCpuLimit(memory, model.hostCores).vcpus
+                    : null,
+              },
+              functionMs: await warmDuration(linesOf(target, variant, phase), memory),
+            };
+          }
+        : undefined,
       runArtillery: (await import('./artillery-runner')).runArtillery,
       log: o.log,
       logError: o.logError,
@@ -223,6 +287,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
                 maxEnvironments: o.local?.maxEnvironments,
                 idleTimeoutS: o.local?.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
                 prewarmConnection: o.local?.context?.prewarmConnection === 'true',
+                ...memoryBlock(lab as RunningLab, memories),
               }
             : {}),
         },
@@ -245,4 +310,34 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
     o.logError(`The report could not be written: ${e instanceof Error ? e.message : String(e)}`);
     return result;
   }
+}
+
+/**
+ * summary.json's account of memory: what was modeled and how (the one line the lab printed at
+ * start, the mechanism, the figures), and each function's memory settings in the run.
+ */
+function memoryBlock(lab: RunningLab, memories: readonly number[]): Record<string, unknown> {
+  const m = lab.memoryModel;
+  const now = lab.memory();
+  return {
+    memoryModel: memoryModelLine(m),
+    memory: {
+      modeled: m.modeled,
+      mechanism: m.mechanism,
+      ...(m.reason ? { reason: m.reason } : {}),
+      hostCores: m.hostCores,
+      mbPerVcpu: MB_PER_VCPU,
+      cfsPeriodUs: CFS_PERIOD_US,
+      initBurstMs: INIT_BURST_MS,
+    },
+    functions: Object.fromEntries(
+      Object.keys(now).map((fn) => [
+        fn,
+        {
+          memoryMb: memories.length > 0 ? [...memories] : [now[fn]],
+          cpuMechanism: m.mechanism,
+        },
+      ]),
+    ),
+  };
 }

@@ -5,10 +5,15 @@ const ms = (n: number | null | undefined) =>
   n === null || n === undefined ? '-' : n < 10 ? n.toFixed(2) : n.toFixed(1);
 const pct = (n: number | null) => (n === null ? '-' : `${Math.round(n * 100)}%`);
 
+/**
+ * One row per phase. `memory` is the function memory setting (with the vCPUs it gave, or
+ * "not modeled"), `fn p50` the warm invocations' REPORT Duration.
+ */
 export function formatSummaryTable(rows: readonly LabRow[]): string {
   const header = [
     'target',
     'keep-alive',
+    'memory',
     'phase',
     'requests',
     'errors',
@@ -17,6 +22,7 @@ export function formatSummaryTable(rows: readonly LabRow[]): string {
     'p95 ms',
     'p99 ms',
     'max ms',
+    'fn p50',
     'db p50',
     'db p99',
     'db req',
@@ -27,6 +33,7 @@ export function formatSummaryTable(rows: readonly LabRow[]): string {
   const body = rows.map((r) => [
     r.target,
     r.keepAlive,
+    memoryCell(r),
     r.phase,
     String(r.requests),
     String(r.errors),
@@ -35,6 +42,7 @@ export function formatSummaryTable(rows: readonly LabRow[]): string {
     ms(r.latencyMs?.p95),
     ms(r.latencyMs?.p99),
     ms(r.latencyMs?.max),
+    ms(r.functionMs?.p50),
     ms(r.dbMs?.p50),
     ms(r.dbMs?.p99),
     r.dbRequests ? String(r.dbRequests.p50) : '-',
@@ -44,6 +52,13 @@ export function formatSummaryTable(rows: readonly LabRow[]): string {
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+    cells.map((c, i) => (i < 4 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}
+
+/** `128 MB 0.07 vCPU`, `128 MB not modeled`, or `-` for a run that set none (a deployed stack). */
+function memoryCell(r: LabRow): string {
+  if (r.memoryMb === undefined) return '-';
+  if (!r.cpu || r.cpu.vcpus === null) return `${r.memoryMb} MB not modeled`;
+  return `${r.memoryMb} MB ${r.cpu.vcpus.toFixed(2)} vCPU`;
 }

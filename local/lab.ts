@@ -14,9 +14,9 @@ import { type Assembly, readAssembly } from './assembly/cloud-assembly';
 import { ensureSynth } from './assembly/ensure-synth';
 import { type LocalResources, localEnvironment } from './assembly/environment';
 import { type EngineKind, LOCAL_CREDENTIALS, LOCAL_REGION } from './engines';
-import { type MemoryModel, openCgroups } from './host/cgroups';
+import { type MemoryModel, memoryModelLine, openCgroups } from './host/cgroups';
 import { FunctionPool, type PoolStats } from './host/function-pool';
-import { CFS_PERIOD_US, checkMemoryMb, MB_PER_VCPU } from './host/lambda-memory';
+import { checkMemoryMb } from './host/lambda-memory';
 import { invokedVersion } from './host/lambda-version';
 import {
   DEFAULT_IDLE_TIMEOUT_S,
@@ -34,6 +34,7 @@ import { runCustomResources } from './targets/custom-resources';
 import { LOCAL_REDIS_SECRET_ARN } from './targets/redis';
 import { ensureCertificates } from './tls/certificates';
 
+export { memoryModelLine } from './host/cgroups';
 export {
   DEFAULT_IDLE_TIMEOUT_S,
   DEFAULT_MAX_ENVIRONMENTS,
@@ -305,12 +306,4 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     await stopAll();
     throw e;
   }
-}
-
-/** The one line a lab prints at start about how it models memory. */
-export function memoryModelLine(m: MemoryModel, removedStale = 0): string {
-  const stale = removedStale > 0 ? ` (removed ${removedStale} cgroup tree(s) a stopped lab left)` : '';
-  return m.modeled
-    ? `Memory is CPU: ${m.mechanism}, each environment gets memory / ${MB_PER_VCPU} MB of a core (CFS quota per ${CFS_PERIOD_US / 1000} ms, at most ${m.hostCores} cores here), a memory ceiling and Lambda's heap flags${stale}`
-    : `Memory not modeled: ${m.reason}. Environments run at full host speed with no memory ceiling; every figure of this run is marked "memory not modeled".`;
 }

@@ -169,6 +169,8 @@ interface GroupInputs {
   readonly target: string;
   readonly keepAlive: string;
   readonly phase: string;
+  /** The function memory setting, MB, when the run compared several (a group per size). */
+  readonly memoryMb?: number;
   readonly clientMs: number[];
   artillery?: ArtilleryReport;
   run?: { readonly requests: number; readonly errors: number; readonly throughputPerSec: number };
@@ -183,11 +185,19 @@ interface GroupInputs {
 class Groups {
   private readonly map = new Map<string, GroupInputs>();
 
-  get(target: string, keepAlive: string, phase: string): GroupInputs {
-    const id = groupId(target, keepAlive, phase);
+  get(target: string, keepAlive: string, phase: string, memoryMb?: number): GroupInputs {
+    const id = groupId(target, keepAlive, phase, memoryMb);
     let g = this.map.get(id);
     if (!g) {
-      g = { target, keepAlive, phase, clientMs: [], lines: new ReportAccumulator(), handler: null };
+      g = {
+        target,
+        keepAlive,
+        phase,
+        ...(memoryMb === undefined ? {} : { memoryMb }),
+        clientMs: [],
+        lines: new ReportAccumulator(),
+        handler: null,
+      };
       this.map.set(id, g);
     }
     return g;
@@ -198,7 +208,8 @@ class Groups {
       (a, b) =>
         a.target.localeCompare(b.target) ||
         byRank(PHASE_ORDER, a.phase, b.phase) ||
-        byRank(VARIANT_ORDER, a.keepAlive, b.keepAlive),
+        byRank(VARIANT_ORDER, a.keepAlive, b.keepAlive) ||
+        (a.memoryMb ?? 0) - (b.memoryMb ?? 0),
     );
   }
 }
@@ -209,8 +220,8 @@ function byRank(list: readonly string[], a: string, b: string): number {
   return rank(a) - rank(b) || a.localeCompare(b);
 }
 
-export function groupId(target: string, keepAlive: string, phase: string): string {
-  return `${target}-${phase}-keepalive-${keepAlive}`;
+export function groupId(target: string, keepAlive: string, phase: string, memoryMb?: number): string {
+  return `${target}-${phase}-keepalive-${keepAlive}${memoryMb === undefined ? '' : `-${memoryMb}mb`}`;
 }
 
 function addHandlerSample(g: GroupInputs, s: HandlerSample): void {
@@ -312,11 +323,12 @@ function assemble(g: GroupInputs, t0: number): GroupReport {
       }))
     : [];
   return {
-    id: groupId(g.target, g.keepAlive, g.phase),
+    id: groupId(g.target, g.keepAlive, g.phase, g.memoryMb),
     target: g.target,
     keepAlive: g.keepAlive,
     phase: g.phase,
-    label: `${g.target} ${g.phase}, keep-alive ${g.keepAlive}`,
+    memoryMb: g.memoryMb ?? null,
+    label: `${g.target} ${g.phase}, keep-alive ${g.keepAlive}${g.memoryMb === undefined ? '' : `, ${g.memoryMb} MB`}`,
     requests: run?.requests ?? null,
     errors: run?.errors ?? null,
     throughputPerSec: run?.throughputPerSec ?? null,
@@ -342,11 +354,13 @@ export function compareKeepAlive(groups: readonly GroupReport[]): KeepAliveCompa
   const out: KeepAliveComparison[] = [];
   const seen = new Set<string>();
   for (const g of groups) {
-    const key = `${g.target}\u0000${g.phase}`;
+    const key = `${g.target}\u0000${g.phase}\u0000${g.memoryMb}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const off = groups.find((x) => x.target === g.target && x.phase === g.phase && x.keepAlive === 'off');
-    const on = groups.find((x) => x.target === g.target && x.phase === g.phase && x.keepAlive === 'on');
+    const same = (x: GroupReport) =>
+      x.target === g.target && x.phase === g.phase && x.memoryMb === g.memoryMb;
+    const off = groups.find((x) => same(x) && x.keepAlive === 'off');
+    const on = groups.find((x) => same(x) && x.keepAlive === 'on');
     if (!off || !on) continue;
     const layers: LayerRatio[] = [];
     for (const layer of LAYERS) {
@@ -400,13 +414,20 @@ function p50p99(g: GroupReport, layer: Layer): P50P99 | null {
 export function compareTargets(groups: readonly GroupReport[]): TargetComparison[] {
   const targets = targetsOf(groups);
   if (targets.length < 2) return [];
-  const slots = [...new Map(groups.map((g) => [`${g.phase}\u0000${g.keepAlive}`, g])).values()].sort(
-    (a, b) => byRank(PHASE_ORDER, a.phase, b.phase) || byRank(VARIANT_ORDER, a.keepAlive, b.keepAlive),
+  const slots = [
+    ...new Map(groups.map((g) => [`${g.phase}\u0000${g.keepAlive}\u0000${g.memoryMb}`, g])).values(),
+  ].sort(
+    (a, b) =>
+      byRank(PHASE_ORDER, a.phase, b.phase) ||
+      byRank(VARIANT_ORDER, a.keepAlive, b.keepAlive) ||
+      (a.memoryMb ?? 0) - (b.memoryMb ?? 0),
   );
   const out: TargetComparison[] = [];
-  for (const { phase, keepAlive } of slots) {
+  for (const { phase, keepAlive, memoryMb } of slots) {
     const members = targets.flatMap((t) =>
-      groups.filter((g) => g.target === t && g.phase === phase && g.keepAlive === keepAlive),
+      groups.filter(
+        (g) => g.target === t && g.phase === phase && g.keepAlive === keepAlive && g.memoryMb === memoryMb,
+      ),
     );
     if (members.length < 2) continue;
     const dynamodb = members.find((g) => g.target === 'dynamodb');
@@ -424,7 +445,7 @@ export function compareTargets(groups: readonly GroupReport[]): TargetComparison
         article: targetFigure(g.target),
       };
     });
-    out.push({ phase, keepAlive, rows });
+    out.push({ phase, keepAlive, ...(memoryMb === null ? {} : { memoryMb }), rows });
   }
   return out;
 }
@@ -629,6 +650,8 @@ interface SummaryRun {
   readonly target: string;
   readonly keepAlive: string;
   readonly phase: string;
+  /** the phase's function memory setting (local runs) */
+  readonly memoryMb?: number;
   readonly requests?: number;
   readonly errors?: number;
   readonly throughputPerSec?: number;
@@ -701,6 +724,7 @@ function parseSummary(
       target: r.target,
       keepAlive: r.keepAlive,
       phase: r.phase,
+      memoryMb: num(r.memoryMb),
       requests: num(r.requests),
       errors: num(r.errors),
       throughputPerSec: num(r.throughputPerSec),
@@ -715,7 +739,7 @@ function parseSummary(
   };
 }
 
-const ARTILLERY_FILE = /^artillery-([a-z0-9]+)-keepalive-([a-z]+)-([a-z]+)\.json$/;
+const ARTILLERY_FILE = /^artillery-([a-z0-9]+)-keepalive-([a-z]+)-([a-z]+)(?:-(\d+)mb)?\.json$/;
 
 /** Builds the report of one `npm run load` results folder. */
 export async function buildFromResultsDir(inDir: string, options: BuildOptions = {}): Promise<LabReport> {
@@ -738,8 +762,11 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
     );
   }
 
+  // A run that compared memory sizes has a group per size; one that ran one size keeps its plain ids.
+  const sizes = new Set(summary.runs.flatMap((r) => (r.memoryMb === undefined ? [] : [r.memoryMb])));
+  const memoryOf = (mb: number | undefined) => (sizes.size > 1 ? mb : undefined);
   for (const r of summary.runs) {
-    const g = groups.get(r.target, r.keepAlive, r.phase);
+    const g = groups.get(r.target, r.keepAlive, r.phase, memoryOf(r.memoryMb));
     if (r.requests !== undefined && r.errors !== undefined && r.throughputPerSec !== undefined) {
       g.run = { requests: r.requests, errors: r.errors, throughputPerSec: r.throughputPerSec };
     }
@@ -757,7 +784,7 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
       if (e instanceof ReportInputError) throw e;
       throw new ReportInputError(`Artillery report ${join(dir, f)} does not fit: ${(e as Error).message}`);
     }
-    groups.get(m[1], m[2], m[3]).artillery = report;
+    groups.get(m[1], m[2], m[3], memoryOf(m[4] === undefined ? undefined : Number(m[4]))).artillery = report;
     files.push(f);
   }
 
@@ -765,7 +792,7 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
   if (existsSync(timingsPath)) {
     files.push('timings.jsonl');
     for (const t of readTimings(timingsPath, malformed)) {
-      const g = groups.get(t.target, t.variant, t.phase);
+      const g = groups.get(t.target, t.variant, t.phase, memoryOf(t.memoryMb));
       if (t.clientMs !== null) g.clientMs.push(t.clientMs);
       if (t.timing) addHandlerSample(g, { status: t.status, ...t.timing });
     }
@@ -781,7 +808,7 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
         summary.runs.filter((r) => r.target === target && r.phase === phase).map((r) => r.keepAlive),
       ),
     ];
-    const groupOf = (source: string | undefined) => {
+    const groupOf = (source: string | undefined, memoryMb?: number) => {
       const key = source ? parseFunctionKey(source) : undefined;
       if (!key) return undefined;
       // A single-variant deployment has no -keepalive- suffix: the run's one variant is it.
@@ -790,10 +817,12 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
         key.target,
         key.keepAlive ?? (only.length === 1 ? only[0] : 'default'),
         key.operation,
+        memoryOf(memoryMb),
       );
     };
-    for (const r of parsed.reports) groupOf(r.source)?.lines.addReport(r);
-    for (const i of parsed.inits) groupOf(i.source)?.lines.addInit(i);
+    for (const r of parsed.reports) groupOf(r.source, r.memorySizeMb)?.lines.addReport(r);
+    // An INIT_REPORT line names no memory size: with several sizes it belongs to no one group.
+    if (sizes.size <= 1) for (const i of parsed.inits) groupOf(i.source)?.lines.addInit(i);
     functions = collectFunctions(
       parsed.reports,
       parsed.inits,

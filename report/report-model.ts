@@ -96,7 +96,9 @@ export interface GroupReport {
   readonly target: string;
   readonly keepAlive: string;
   readonly phase: string;
-  /** `dynamodb get, keep-alive on` */
+  /** The function memory setting, MB, when the run compared several sizes (a group per size); else null. */
+  readonly memoryMb: number | null;
+  /** `dynamodb get, keep-alive on` (`, 128 MB` when the run compared memory sizes) */
   readonly label: string;
   readonly requests: number | null;
   readonly errors: number | null;
@@ -144,6 +146,8 @@ export interface TargetRow {
 export interface TargetComparison {
   readonly phase: string;
   readonly keepAlive: string;
+  /** The memory setting, when the run compared several. */
+  readonly memoryMb?: number;
   readonly rows: readonly TargetRow[];
 }
 

@@ -83,6 +83,35 @@ const layerOf = (g: GroupReport, layer: LayerStats['layer']) =>
 
 // ---------------------------------------------------------------- sections
 
+const MEMORY_KEYS = new Set(['memoryModel', 'memory', 'functions']);
+
+/**
+ * What the run modeled of Lambda's memory setting, from summary.json: the lab's own line, the
+ * memory sizes each function ran at, and a notice that qualifies every figure when the CPU
+ * share and memory ceiling were not applied.
+ */
+function memoryBlocks(lab: Readonly<Record<string, unknown>>): Block[] {
+  const blocks: Block[] = [];
+  const memory = lab.memory as { modeled?: unknown } | undefined;
+  if (typeof lab.memoryModel === 'string') {
+    blocks.push(
+      memory?.modeled === false
+        ? { kind: 'notice', text: `${lab.memoryModel} (memory not modeled)` }
+        : { kind: 'text', text: `${lab.memoryModel}.` },
+    );
+  }
+  const functions = lab.functions;
+  if (functions && typeof functions === 'object') {
+    const sizes = new Set<string>();
+    for (const f of Object.values(functions as Record<string, { memoryMb?: unknown }>)) {
+      if (Array.isArray(f?.memoryMb)) sizes.add(f.memoryMb.join(', '));
+    }
+    if (sizes.size > 0)
+      blocks.push({ kind: 'text', text: `Function memory (MB): ${[...sizes].join('; ')}.` });
+  }
+  return blocks;
+}
+
 function overview(report: LabReport): Section {
   const blocks: Block[] = [
     // A target's notice (QLDB is emulated) qualifies every figure below, so it comes first.
@@ -91,10 +120,13 @@ function overview(report: LabReport): Section {
     { kind: 'text', text: `Generated ${report.generatedAt}. Files: ${report.files.join(', ') || DASH}.` },
   ];
   if (report.lab) {
+    // Memory has lines of its own below; the per-function list would drown the settings.
     const settings = Object.entries(report.lab)
+      .filter(([k]) => !MEMORY_KEYS.has(k))
       .map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join(', ');
     blocks.push({ kind: 'text', text: `Lab: ${settings}.` });
+    blocks.push(...memoryBlocks(report.lab));
   }
   const m = report.malformed;
   blocks.push(
@@ -295,7 +327,10 @@ function targets(report: LabReport, plots: readonly Plot[]): Section | null {
     },
   ];
   for (const c of report.targetComparison) {
-    blocks.push({ kind: 'heading', text: `${c.phase}, keep-alive ${c.keepAlive}` });
+    blocks.push({
+      kind: 'heading',
+      text: `${c.phase}, keep-alive ${c.keepAlive}${c.memoryMb === undefined ? '' : `, ${c.memoryMb} MB`}`,
+    });
     blocks.push({
       kind: 'table',
       columns: [

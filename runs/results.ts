@@ -137,6 +137,15 @@ export interface LabRow extends LoadShape {
   readonly initMsP50: number | null;
   /** Present when the phase followed an idle gap. */
   readonly afterGap?: AfterGap;
+  /** The function memory setting the phase ran at, MB (local runs). */
+  readonly memoryMb?: number;
+  /**
+   * How the lab gave the function the CPU of its memory: the cgroup mechanism and the share in
+   * vCPUs, or 'none' (memory not modeled: full host speed). Local runs.
+   */
+  readonly cpu?: { readonly mechanism: string; readonly vcpus: number | null };
+  /** Duration of warm invocations (no Init Duration) from the REPORT lines, ms. Local runs. */
+  readonly functionMs?: { readonly p50: number; readonly p99: number } | null;
 }
 
 const PERIOD_MS = 10_000;
@@ -323,6 +332,8 @@ export interface TimingFilter {
   readonly target?: string;
   readonly variant?: string;
   readonly phase?: string;
+  /** Lines of this memory setting only (lines without one match any). */
+  readonly memoryMb?: number;
 }
 
 export function filterTimings(lines: readonly TimingLine[], f: TimingFilter): TimingLine[] {
@@ -330,7 +341,8 @@ export function filterTimings(lines: readonly TimingLine[], f: TimingFilter): Ti
     (l) =>
       (f.target === undefined || l.target === f.target) &&
       (f.variant === undefined || l.variant === f.variant) &&
-      (f.phase === undefined || l.phase === f.phase),
+      (f.phase === undefined || l.phase === f.phase) &&
+      (f.memoryMb === undefined || l.memoryMb === undefined || l.memoryMb === f.memoryMb),
   );
 }
 

@@ -24,7 +24,9 @@ const HELP = `Usage: npm run local -- [options]
   --rtt MS                       emulated round trip to the database (default ${DEFAULT_RTT_MS})
   --keep-alive on|off|both       variants to serve (default both: /<target>/keepalive-on|off/...)
   --provisioned-concurrency N    environments initialized before the first request (default 0)
-  --memory MB                    function memory setting reported in REPORT lines (default 512)
+  --memory MB                    every function's memory, 128-10240 (default: the template's, 512). Locally
+                                 memory is CPU: each environment gets memory/1769 MB of a core and a memory
+                                 ceiling (cgroups; the start says if they cannot be used)
   --max-envs N                   most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
   --idle-timeout S               engines close connections idle this long (default ${DEFAULT_IDLE_TIMEOUT_S})
   --prewarm-connection           each function's init opens its database connection (not Redis)
@@ -70,13 +72,13 @@ runCli(
       maxEnvironments: intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS),
       nodePath: values.node,
       idleTimeoutS: intOption('idle-timeout', values['idle-timeout'], 1, 86_400, DEFAULT_IDLE_TIMEOUT_S),
+      memoryMb: values.memory === undefined ? undefined : intOption('memory', values.memory, 128, 10240, 512),
       context: {
         targets: targets.join(','),
         keepAlive,
         provisionedConcurrency: String(
           intOption('provisioned-concurrency', values['provisioned-concurrency'], 0, 50, 0),
         ),
-        memorySize: String(intOption('memory', values.memory, 128, 10240, 512)),
         ...(values['prewarm-connection'] ? { prewarmConnection: 'true' } : {}),
       },
     };

@@ -59,3 +59,16 @@ export function listOption<T extends string>(
   }
   return [...new Set(items)] as T[];
 }
+
+/** `--memory 128,512,1769`: whole MB from 128 to 10,240, each once, in the order given. */
+export function memoryListOption(value: string | undefined): number[] {
+  if (value === undefined) return [];
+  const items = value.split(',').map((s) => s.trim());
+  const bad = items.find((i) => !/^\d+$/.test(i) || Number(i) < 128 || Number(i) > 10_240);
+  if (items.length === 0 || bad !== undefined) {
+    throw new UsageError(
+      `--memory must be a comma list of whole MB from 128 to 10240, got ${JSON.stringify(value)}`,
+    );
+  }
+  return [...new Set(items.map(Number))];
+}

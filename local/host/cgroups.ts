@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import type { CpuLimit } from './lambda-memory';
+import { CFS_PERIOD_US, type CpuLimit, MB_PER_VCPU } from './lambda-memory';
 
 export type CgroupMechanism = 'cgroup-v2' | 'cgroup-v1';
 
@@ -182,12 +182,33 @@ export class CgroupTree {
     for (const d of new Set([dirs.cpu, dirs.memory])) mkdirSync(d);
     const cg = new EnvironmentCgroup(this.mechanism, dirs);
     this.children.add(cg);
+    this.weigh();
     return cg;
   }
 
   async release(cg: EnvironmentCgroup): Promise<void> {
     this.children.delete(cg);
+    this.weigh();
     await cg.remove();
+  }
+
+  /**
+   * The scheduler weighs the parent as one task against every other task beside it: with the
+   * default weight, all the lab's environments together would get what one process gets on a
+   * busy host. Weighted by the number of environments, each competes as the plain process it
+   * would be without cgroups; its quota still caps it at its memory's share.
+   */
+  private weigh(): void {
+    const n = Math.max(1, this.children.size);
+    try {
+      if (this.mechanism === 'cgroup-v2') {
+        writeFileSync(join(this.parents.cpu, 'cpu.weight'), String(Math.min(10_000, 100 * n)));
+      } else {
+        writeFileSync(join(this.parents.cpu, 'cpu.shares'), String(Math.min(262_144, 1024 * n)));
+      }
+    } catch {
+      // Fairness under contention only: the limits themselves are in place either way.
+    }
   }
 
   /** Removes every child left and the parent itself. */
@@ -341,4 +362,12 @@ export async function openCgroups(opts: OpenCgroupsOptions = {}): Promise<Opened
     model: { modeled: true, mechanism, hostCores: availableParallelism() },
     removedStale,
   };
+}
+
+/** The one line a lab prints at start about how it models memory. */
+export function memoryModelLine(m: MemoryModel, removedStale = 0): string {
+  const stale = removedStale > 0 ? ` (removed ${removedStale} cgroup tree(s) a stopped lab left)` : '';
+  return m.modeled
+    ? `Memory is CPU: ${m.mechanism}, each environment gets memory / ${MB_PER_VCPU} MB of a core (CFS quota per ${CFS_PERIOD_US / 1000} ms, at most ${m.hostCores} cores here), a memory ceiling and Lambda's heap flags${stale}`
+    : `Memory not modeled: ${m.reason}. Environments run at full host speed with no memory ceiling; every figure of this run is marked "memory not modeled".`;
 }

@@ -3,13 +3,22 @@
  * JSON, and the run still records the others, writes summary.json and the report, and
  * exits non-zero.
  */
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TimingLine } from '../../core/timing.mjs';
 import type { RunArtilleryOptions, RunArtilleryResult } from '../../loadtest/artillery-runner';
 import { loadExitCode, runLoadPhases, writeLoadSummary } from '../../loadtest/load-phases';
+import { formatSummaryTable } from '../../loadtest/summary-table';
 import { writeReport } from '../../report/write-report';
 
 const ARTILLERY = new URL('./fixtures/artillery-get-report.json', import.meta.url).pathname;
@@ -139,4 +148,133 @@ describe('npm run load with a failed phase', () => {
       ['get', 'Artillery did not run: scenario not found'],
     ]);
   });
+});
+
+describe('npm run load comparing memory sizes (--memory 128,1769)', () => {
+  it('runs each target x keep-alive at each size after setting it, and the rows, files, table and report keep them apart', async () => {
+    const out = mkdtempSync(join(dir, 'memory-'));
+    const calls: RunArtilleryOptions[] = [];
+    const set: number[] = [];
+    const logLines: string[] = [];
+    const { rows, failed } = await runLoadPhases({
+      outDir: out,
+      url: 'http://127.0.0.1:9',
+      basePath: (t, v) => `/${t}/keepalive-${v}`,
+      env: {},
+      targets: ['dynamodb'],
+      variants: ['off'],
+      durationS: 1,
+      ratePerS: 1,
+      memories: [128, 1769],
+      setMemory: async (mb) => {
+        set.push(mb);
+      },
+      phaseExtras: (_t, _v, _p, memoryMb) => ({
+        memoryMb,
+        cpu: { mechanism: 'cgroup-v1', vcpus: (memoryMb ?? 0) / 1769 },
+        functionMs: { p50: memoryMb === 128 ? 40 : 10, p99: 50 },
+      }),
+      runArtillery: async (o) => {
+        calls.push(o);
+        const memoryMb = Number(o.env.LAB_MEMORY_MB);
+        // What the lab would have logged and timed at this size: slower at 128 MB.
+        const dbMs = memoryMb === 128 ? 40 : 10;
+        copyFileSync(ARTILLERY, o.outJson);
+        for (let i = 0; i < 3; i++) {
+          const line: TimingLine = {
+            at: 1_795_334_734_000 + i,
+            target: 'dynamodb',
+            variant: 'off',
+            phase: o.operation ?? 'get',
+            memoryMb,
+            status: 200,
+            clientMs: dbMs + 1,
+            govId: `g-${i}`,
+            timing: { dbMs, newConnection: true, dbRequests: 1, coldStart: false, initType: 'on-demand' },
+          };
+          appendFileSync(o.env.LAB_TIMINGS_FILE, `${JSON.stringify(line)}\n`);
+          logLines.push(
+            `[dynamodb-${o.operation}-keepalive-off] REPORT RequestId: 00000000-0000-0000-0000-00000000000${i}\tDuration: ${dbMs + 2}.00 ms\tBilled Duration: ${dbMs + 2} ms\tMemory Size: ${memoryMb} MB\tMax Memory Used: 70 MB\t`,
+          );
+        }
+        return { exitCode: 0, wallMs: 10, outputTail: [] };
+      },
+      log: () => {},
+      logError: () => {},
+    });
+    expect(failed).toEqual([]);
+    expect(set).toEqual([128, 1769]);
+    expect(calls.map((c) => [c.env.LAB_MEMORY_MB, c.operation])).toEqual([
+      ['128', 'create'],
+      ['128', 'get'],
+      ['1769', 'create'],
+      ['1769', 'get'],
+    ]);
+    // Each size has its own files: the create phase's GovIds feed the get phase of the same size.
+    expect(calls.map((c) => c.outJson.split('/').at(-1))).toEqual([
+      'artillery-dynamodb-keepalive-off-create-128mb.json',
+      'artillery-dynamodb-keepalive-off-get-128mb.json',
+      'artillery-dynamodb-keepalive-off-create-1769mb.json',
+      'artillery-dynamodb-keepalive-off-get-1769mb.json',
+    ]);
+    expect(calls[1].payload).toBe(join(out, 'govids-dynamodb-keepalive-off-128mb.csv'));
+    // The timings of one size never leak into the other's row.
+    expect(rows.map((r) => [r.phase, r.memoryMb, r.dbMs?.p50, r.functionMs?.p50])).toEqual([
+      ['create', 128, 40, 40],
+      ['get', 128, 40, 40],
+      ['create', 1769, 10, 10],
+      ['get', 1769, 10, 10],
+    ]);
+    const table = formatSummaryTable(rows);
+    expect(table.split('\n')[0]).toMatch(/^target\s+keep-alive\s+memory\s+phase\b.*\bfn p50\b/);
+    expect(table).toContain('128 MB 0.07 vCPU');
+    expect(table).toContain('1769 MB 1.00 vCPU');
+
+    writeFileSync(join(out, 'lambda-logs.log'), `${logLines.join('\n')}\n`);
+    writeLoadSummary(
+      out,
+      { target: 'local', memoryModel: 'Memory is CPU: cgroup-v1', memory: { modeled: true } },
+      rows,
+      [],
+    );
+    await writeReport({ inDir: out, outDir: out, tuningDirs: [] });
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    const groups = report.groups as {
+      id: string;
+      memoryMb: number;
+      layers: { layer: string; ladder: { p50: number } }[];
+    }[];
+    const p50 = (id: string, layer: string) =>
+      groups.find((g) => g.id === id)?.layers.find((l) => l.layer === layer)?.ladder.p50;
+    expect(groups.map((g) => g.id)).toEqual([
+      'dynamodb-create-keepalive-off-128mb',
+      'dynamodb-create-keepalive-off-1769mb',
+      'dynamodb-get-keepalive-off-128mb',
+      'dynamodb-get-keepalive-off-1769mb',
+    ]);
+    expect(p50('dynamodb-get-keepalive-off-128mb', 'database')).toBeCloseTo(40, 0);
+    expect(p50('dynamodb-get-keepalive-off-1769mb', 'database')).toBeCloseTo(10, 0);
+    expect(p50('dynamodb-get-keepalive-off-128mb', 'function')).toBeCloseTo(42, 0);
+    expect(p50('dynamodb-get-keepalive-off-1769mb', 'function')).toBeCloseTo(12, 0);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('Memory is CPU: cgroup-v1');
+  }, 30_000);
+
+  it('says in the report when memory was not modeled', async () => {
+    const out = mkdtempSync(join(dir, 'not-modeled-'));
+    copyFileSync(ARTILLERY, join(out, 'artillery-dynamodb-keepalive-on-get.json'));
+    writeLoadSummary(
+      out,
+      {
+        target: 'local',
+        memoryModel: "Memory not modeled: cgroups are Linux's; this is darwin",
+        memory: { modeled: false, mechanism: 'none' },
+      },
+      [],
+      [],
+    );
+    await writeReport({ inDir: out, outDir: out, tuningDirs: [] });
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain(
+      "Memory not modeled: cgroups are Linux's; this is darwin (memory not modeled)",
+    );
+  }, 30_000);
 });
