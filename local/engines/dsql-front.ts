@@ -8,7 +8,8 @@
  *   StartupMessage itself with AuthenticationCleartextPassword (what DSQL asks for), reads the
  *   PasswordMessage, and verifies the IAM token (local/auth/dsql-token.ts): DbConnectAdmin for
  *   `admin`, DbConnect for any other role, host = the endpoint the client used. A refused token
- *   gets a FATAL ErrorResponse the client surfaces, and the connection ends. The round trip is
+ *   gets DSQL's FATAL 08006 "unable to accept connection, access denied" with the reason as its
+ *   HINT, and the connection ends. The round trip is
  *   real: the client waits for the request and the server's answer, as against DSQL. DSQL has
  *   one database, `postgres`: any other name is refused as a database that does not exist.
  * - Only then it opens the server connection (a Unix socket in a private directory: nothing
@@ -162,6 +163,12 @@ function queryMessage(sql: string): Buffer {
 /** Parse: statement name, query, no parameter types. */
 function parseMessage(name: string, sql: string): Buffer {
   return typedMessage('P', Buffer.concat([cstring(name), cstring(sql), Buffer.from([0, 0])]));
+}
+
+/** A FATAL ErrorResponse with a HINT (DSQL's refusal of a token says why there). */
+function fatalWithHint(code: string, message: string, hint: string): Buffer {
+  const fields = `SFATAL\0VFATAL\0C${code}\0M${message}\0H${hint}\0`;
+  return typedMessage('E', Buffer.concat([Buffer.from(fields, 'utf8'), Buffer.from([0])]));
 }
 
 /** An ErrorResponse as DSQL sends one: severity, SQLSTATE, message. */
@@ -575,10 +582,10 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
     const reader = new MessageReader();
     let stage: 'startup' | 'password' | 'relay' = 'startup';
     let params = new Map<string, string>();
-    const fail = (sqlstate: string, message: string): void => {
+    const fail = (sqlstate: string, message: string, hint?: string): void => {
       stage = 'relay';
       client.off('data', onData);
-      client.end(pgFatal(sqlstate, message));
+      client.end(hint === undefined ? pgFatal(sqlstate, message) : fatalWithHint(sqlstate, message, hint));
     };
 
     const authenticate = async (password: string): Promise<void> => {
@@ -588,8 +595,14 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
       if (!verdict.ok) {
         refused += 1;
         opts.log?.(`[dsql-front] refused ${user}: ${verdict.reason}`);
-        // DSQL names no reason to the client beyond this; the local log has it.
-        fail('28000', `access denied for role "${user}": ${verdict.reason}`);
+        // DSQL's refusal: FATAL 08006 "unable to accept connection, access denied", the reason
+        // in the HINT (for a token of the wrong action, DSQL's own words).
+        const tokenAction = new URLSearchParams(password.slice(password.indexOf('/?') + 2)).get('Action');
+        const hint =
+          tokenAction && tokenAction !== action
+            ? `Wrong user to action mapping. user: ${user}, action: ${tokenAction}`
+            : verdict.reason;
+        fail('08006', 'unable to accept connection, access denied', hint);
         return;
       }
       // DSQL has one database; PostgreSQL's default is the user's name, which is not it.

@@ -136,6 +136,24 @@ describe('DSQL connections, with botocore tokens', () => {
     expect(reader.stdout.trim()).toBe(`${READER}|3`);
   });
 
+  // AUTH / troubleshooting: a token DSQL does not accept ends the connection with FATAL
+  // "unable to accept connection, access denied" and the reason in a HINT; a DbConnect token for
+  // admin is "Wrong user to action mapping".
+  // https://docs.aws.amazon.com/aurora-dsql/latest/userguide/troubleshooting.html
+  it('refuses a DbConnect token for admin, and a plain password, with FATAL access denied', async () => {
+    const wrongAction = await psql('SELECT 1', { password: tokens.user });
+    expect(wrongAction.code).not.toBe(0);
+    expect(wrongAction.stderr).toContain('FATAL:  unable to accept connection, access denied');
+    expect(wrongAction.stderr).toContain(
+      'HINT:  Wrong user to action mapping. user: admin, action: DbConnect',
+    );
+    const viaPsycopg = await psycopg([{ session: 'a', sql: 'SELECT 1' }], { a: { password: 'hunter2' } });
+    expect(viaPsycopg[0]).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('unable to accept connection, access denied'),
+    });
+  });
+
   // UNSUPPORTED, "Aurora DSQL uses a single built-in database named postgres": any other name
   // is a database that does not exist (SQLSTATE 3D000).
   it('refuses template1, and the default database named after the user', async () => {

@@ -332,7 +332,12 @@ describe('IAM tokens at the DSQL front', () => {
       () => signedToken('DbConnect', 0, 900, { accessKeyId: 'other', secretAccessKey: 'x' }),
       /unknown key/,
     ],
-    ['a DbConnect token for admin', () => signedToken('DbConnect', 0, 900), /not DbConnectAdmin/, 'admin'],
+    [
+      'a DbConnect token for admin',
+      () => signedToken('DbConnect', 0, 900),
+      /^Wrong user to action mapping\. user: admin, action: DbConnect$/,
+      'admin',
+    ],
   ];
   it.each(refusals)('refuses %s with a PostgreSQL error', async (_name, token, reason, user = ROLE) => {
     const refusedBefore = local.front.stats().refused;
@@ -340,8 +345,13 @@ describe('IAM tokens at the DSQL front', () => {
       (c) => c.end().then(() => undefined),
       (e: unknown) => e,
     );
-    expect(error).toMatchObject({ code: '28000', severity: 'FATAL' });
-    expect((error as Error).message).toMatch(reason);
+    // DSQL's refusal, with the reason in the hint.
+    expect(error).toMatchObject({
+      code: '08006',
+      severity: 'FATAL',
+      message: 'unable to accept connection, access denied',
+    });
+    expect((error as { hint?: string }).hint).toMatch(reason);
     expect(local.front.stats().refused).toBe(refusedBefore + 1);
   });
 
