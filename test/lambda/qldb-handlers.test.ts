@@ -238,13 +238,14 @@ describe('QLDB get', () => {
   });
 
   it('answers 503 naming QLDB when the table is missing (a QLDB BadRequestException)', async () => {
-    const other = createQldbStore(driver, 'Missing', {
+    // Not 'Missing': MISSING is a PartiQL keyword, so FROM Missing is not a table name.
+    const other = createQldbStore(driver, 'Absent', {
       socketsOpened: () => ledger.sessionsStarted,
       requestsSent: () => ledger.commands.length,
     });
     const response = await makeGetHandler(other, 'qldb-get')(getEvent(ADA.GovId));
     expect(response.statusCode).toBe(503);
-    expect(bodyOf(response).error).toMatch(/^QLDB get failed: BadRequestException: .*Missing/);
+    expect(bodyOf(response).error).toMatch(/^QLDB get failed: BadRequestException: .*Absent/);
     expect(ledger.statements).toEqual([expect.objectContaining({ error: 'BadRequestException' })]);
   });
 });

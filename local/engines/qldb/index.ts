@@ -16,7 +16,7 @@ export { ionHash, statementDigest, stringHash } from './digest';
 export { QldbError, type QldbErrorCode } from './errors';
 export { JOURNAL_FILE } from './journal';
 export { Ledger } from './ledger';
-export { SUPPORTED_FORMS } from './partiql';
+export { parseStatement } from './partiql';
 export { QLDB_DEFAULTS, type QldbServiceOptions, QldbSessionService } from './session-service';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./qldb-server.ts', import.meta.url));

@@ -17,11 +17,11 @@ import { Decimal, type dom, dumpText, IonTypes } from 'ion-js';
 const NUMERIC = new Set<string>([IonTypes.INT.name, IonTypes.DECIMAL.name, IonTypes.FLOAT.name]);
 const TEXT = new Set<string>([IonTypes.STRING.name, IonTypes.SYMBOL.name]);
 
-function isNumeric(v: dom.Value): boolean {
+export function isNumeric(v: dom.Value): boolean {
   return NUMERIC.has(v.getType().name);
 }
 
-function exactDecimal(v: dom.Value): Decimal {
+export function exactDecimal(v: dom.Value): Decimal {
   if (v.getType() === IonTypes.INT) {
     // The bigint constructor takes the sign apart from the coefficient.
     const n = v.bigIntValue() ?? 0n;
@@ -37,7 +37,7 @@ function numbersEqual(a: dom.Value, b: dom.Value): boolean {
   return exactDecimal(a).compareTo(exactDecimal(b)) === 0;
 }
 
-function sameValue(a: dom.Value, b: dom.Value, nullsEqual: boolean): boolean {
+export function sameValue(a: dom.Value, b: dom.Value, nullsEqual: boolean): boolean {
   if (a.isNull() || b.isNull()) return nullsEqual && a.isNull() && b.isNull();
   if (isNumeric(a) || isNumeric(b)) return isNumeric(a) && isNumeric(b) && numbersEqual(a, b);
   const ta = a.getType();

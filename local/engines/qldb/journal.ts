@@ -28,6 +28,7 @@ interface JournalLine {
   readonly at: string;
   readonly tables: CommitRecord['tables'];
   readonly indexes: CommitRecord['indexes'];
+  readonly schema?: CommitRecord['schema'];
   readonly docs: readonly { table: string; id: string; version: number; ion: string | null }[];
 }
 
@@ -39,6 +40,7 @@ export function encodeRecord(record: CommitRecord): string {
     at: record.committedAt,
     tables: record.tables,
     indexes: record.indexes,
+    ...(record.schema ? { schema: record.schema } : {}),
     docs: record.documents.map((d) => ({
       table: d.table,
       id: d.id,
@@ -58,6 +60,7 @@ export function decodeRecord(text: string): CommitRecord {
     committedAt: line.at,
     tables: line.tables,
     indexes: line.indexes,
+    ...(line.schema ? { schema: line.schema } : {}),
     documents: line.docs.map((d) => {
       const data = d.ion === null ? null : dom.load(d.ion);
       if (d.ion !== null && data === null) throw new Error(`document ${d.id} holds no Ion value`);

@@ -1,6 +1,10 @@
 /**
- * One QLDB ledger: tables of Ion documents with revisions, indexes, serializable transactions
- * under optimistic concurrency control (OCC), and the commit record the journal persists.
+ * One QLDB ledger: tables of Ion documents with revisions and history, indexes, serializable
+ * transactions under optimistic concurrency control (OCC), and the commit record the journal persists.
+ * Statements are parsed by partiql.ts and evaluated by partiql-eval.ts over a Catalog this file
+ * provides: the transaction's view of the tables (committed state overlaid with its own writes),
+ * index lookups, the system views (information_schema.user_tables, _ql_committed_<table>,
+ * history(<table>)).
  *
  * OCC as QLDB does it: a transaction remembers the version of everything it read (an index key
  * it looked up, every document it returned or changed, the whole table when no index served
@@ -9,31 +13,56 @@
  * looked up GovId X and found nothing conflict, and a table scan conflicts with any write to
  * the table, as QLDB warns it does.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { dom, dumpBinary, IonTypes } from 'ion-js';
 import { QldbError } from './errors';
-import { indexKey as indexKeyOf, partiqlEquals } from './ion-compare';
+import { indexKey as indexKeyOf } from './ion-compare';
+import type { ParsedStatement, Position, Statement } from './partiql';
+import { semanticError } from './partiql';
 import {
-  type Condition,
-  INFORMATION_SCHEMA_TABLES,
-  type Literal,
-  type Operand,
-  type ParsedStatement,
-  type Projection,
-} from './partiql';
+  type Catalog,
+  EMPTY_ENV,
+  Evaluator,
+  type Lookup,
+  noSuchTable,
+  sourceAlias,
+  type TableRow,
+} from './partiql-eval';
+import { utcTimestamp } from './partiql-functions';
+import { int, isBag, str } from './partiql-values';
 
 /**
- * QLDB's fixed quota "Number of documents in a transaction: 40"
- * (https://docs.aws.amazon.com/qldb/latest/developerguide/limits.html#limits.fixed), counted
- * here as the documents a transaction inserts, updates or deletes.
+ * QLDB's fixed quotas per ledger (https://docs.aws.amazon.com/qldb/latest/developerguide/limits.html#limits.fixed).
+ * Documents per transaction counts the documents a transaction inserts, updates or deletes.
  */
-export const MAX_DOCUMENTS_PER_TRANSACTION = 40;
+export const QLDB_QUOTAS = {
+  activeTables: 20,
+  totalTables: 40,
+  indexesPerTable: 5,
+  documentsPerTransaction: 40,
+  /** Document size, encoded as Ion binary. */
+  documentBytes: 128 * 1024,
+  /** Statement parameter size as Ion binary, and as Ion text. */
+  parameterBinaryBytes: 128 * 1024,
+  parameterTextBytes: 1024 * 1024,
+  statementLength: 100_000,
+  transactionBytes: 4 * 1024 * 1024,
+  concurrentSessions: 3000,
+  /** Length of a table name and of an indexed field name. */
+  nameLength: 128,
+} as const;
 
-/** A committed revision of a document. */
+export const MAX_DOCUMENTS_PER_TRANSACTION = QLDB_QUOTAS.documentsPerTransaction;
+
+/** A committed revision of a document (data null: the revision that deleted it). */
 interface Revision {
-  readonly data: dom.Value;
+  readonly data: dom.Value | null;
   /** QLDB's metadata.version: 0 for the first revision. */
   readonly version: number;
+  readonly txId: string;
+  readonly txTime: string;
+  /** The block (commit) sequence number, for the block address. */
+  readonly block: number;
 }
 
 interface Index {
@@ -46,9 +75,17 @@ interface Index {
 interface Table {
   readonly name: string;
   readonly tableId: string;
+  status: 'ACTIVE' | 'INACTIVE';
+  /** Current revisions of live documents. */
   readonly documents: Map<string, Revision>;
+  /** Every revision of every document, oldest first (history()). */
+  readonly history: Map<string, Revision[]>;
   readonly indexes: Map<string, Index>;
 }
+
+export type SchemaChange =
+  | { readonly op: 'dropTable' | 'undropTable'; readonly table: string; readonly tableId: string }
+  | { readonly op: 'dropIndex'; readonly table: string; readonly tableId: string; readonly indexId: string };
 
 /** What one commit changed: applied to memory at commit and replayed from the journal at start. */
 export interface CommitRecord {
@@ -57,6 +94,8 @@ export interface CommitRecord {
   readonly committedAt: string;
   readonly tables: readonly { readonly name: string; readonly tableId: string }[];
   readonly indexes: readonly { readonly table: string; readonly field: string; readonly indexId: string }[];
+  /** DROP TABLE, UNDROP TABLE, DROP INDEX. */
+  readonly schema?: readonly SchemaChange[];
   /** New revisions in order; `data: null` deletes the document. */
   readonly documents: readonly {
     readonly table: string;
@@ -73,8 +112,13 @@ export class Transaction {
   readonly reads = new Map<string, number>();
   readonly newTables = new Map<string, { readonly name: string; readonly tableId: string }>();
   readonly newIndexes: { readonly table: string; readonly field: string; readonly indexId: string }[] = [];
+  readonly schema: SchemaChange[] = [];
   /** table -> document id -> new data (null: deleted), in statement order. */
   readonly writes = new Map<string, Map<string, dom.Value | null>>();
+  /** Ion binary bytes of the documents written, for the transaction size quota. */
+  bytes = 0;
+  /** Documents the last statement read, for ConsumedIOs. */
+  lastReadIOs = 0;
 
   constructor(
     readonly id: string,
@@ -85,7 +129,7 @@ export class Transaction {
   }
 
   get writeCount(): number {
-    return this.newTables.size + this.newIndexes.length + this.documentCount;
+    return this.newTables.size + this.newIndexes.length + this.schema.length + this.documentCount;
   }
 
   /** Documents this transaction inserts, updates or deletes. */
@@ -98,6 +142,8 @@ export class Transaction {
 
 const SCHEMA_KEY = 's';
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const COMMITTED_PREFIX = '_ql_committed_';
 
 /** QLDB ids (documents, tables, transactions) are 22 base62 characters. */
 export function randomId(): string {
@@ -110,121 +156,136 @@ export function toIon(value: unknown): dom.Value {
   return loaded;
 }
 
-function literalValue(value: Literal): dom.Value {
-  if (value !== null && typeof value === 'object') {
-    const loaded = dom.load(value.number);
-    if (loaded === null) throw QldbError.badRequest(`Syntax error: invalid number ${value.number}`);
-    return loaded;
-  }
-  return toIon(value);
-}
-
 const tableKey = (table: string) => `t:${table}`;
 const documentKey = (table: string, id: string) => `d:${table}:${id}`;
 const indexKey = (table: string, field: string, valueText: string) => `i:${table}:${field}:${valueText}`;
+const ORIGIN: Position = { line: 1, column: 1 };
 
-function noSuchTable(name: string): QldbError {
-  return QldbError.badRequest(`Semantic Error: at line 1, column 1: No such variable named '${name}'`);
+function struct(fields: Record<string, dom.Value>): dom.Value {
+  return new dom.Struct(Object.entries(fields));
 }
 
-interface ResolvedCondition {
-  readonly field: string;
-  readonly value: dom.Value;
-}
-
-function matches(doc: dom.Value, where: readonly ResolvedCondition[]): boolean {
-  return where.every((c) => partiqlEquals(doc.get(c.field), c.value));
-}
-
-function project(doc: dom.Value, projection: Projection): dom.Value {
-  if (projection === '*') return doc;
-  // SELECT VALUE of a missing field: PartiQL yields MISSING, which a result bag turns into null.
-  if ('value' in projection) return doc.get(projection.value) ?? toIon(null);
-  const out: Record<string, dom.Value> = {};
-  for (const f of projection) {
-    const v = doc.get(f);
-    if (v !== null) out[f] = v;
+/** An upper bound of a value's Ion binary size, without encoding it. */
+function sizeBound(v: dom.Value): number {
+  let n = 16 + v.getAnnotations().reduce((a, x) => a + x.length * 3 + 8, 0);
+  if (v.isNull()) return n;
+  switch (v.getType()) {
+    case IonTypes.STRUCT:
+      for (const [k, x] of v.fields()) n += k.length * 3 + 8 + sizeBound(x);
+      return n;
+    case IonTypes.LIST:
+    case IonTypes.SEXP:
+      for (const x of v.elements()) n += sizeBound(x);
+      return n;
+    case IonTypes.STRING:
+    case IonTypes.SYMBOL:
+      return n + (v.stringValue() ?? '').length * 3;
+    case IonTypes.BLOB:
+    case IonTypes.CLOB:
+      return n + (v.uInt8ArrayValue()?.length ?? 0);
+    case IonTypes.INT:
+      return n + Math.ceil((v.bigIntValue() ?? 0n).toString(16).length / 2);
+    case IonTypes.DECIMAL:
+      return n + (v.decimalValue()?.toString().length ?? 0);
+    default:
+      return n + 16;
   }
-  return toIon(out);
 }
 
 export class Ledger {
   /** OCC conflicts answered since start. */
   occConflicts = 0;
+  /** Active tables by name. */
   readonly #tables = new Map<string, Table>();
+  /** Dropped (inactive) tables by id, for UNDROP and information_schema. */
+  readonly #inactive = new Map<string, Table>();
   /** Read-set key -> sequence number of the last commit that changed it. */
   readonly #versions = new Map<string, number>();
   #sequence = 0;
+  /** The journal strand of this ledger's block addresses. */
+  readonly strandId: string;
 
-  constructor(readonly name: string) {}
+  constructor(readonly name: string) {
+    this.strandId = createHash('sha256').update(name).digest('base64url').replace(/[-_]/g, 'A').slice(0, 22);
+  }
 
   begin(id: string, now: number, digest: Uint8Array): Transaction {
     return new Transaction(id, now, digest);
   }
 
-  /** Runs one parsed statement in the transaction and returns its result values. */
-  execute(txn: Transaction, parsed: ParsedStatement, params: readonly dom.Value[]): dom.Value[] {
+  /** Runs one parsed statement in the transaction and returns its result values; refused statements change nothing. */
+  execute(
+    txn: Transaction,
+    parsed: ParsedStatement,
+    params: readonly dom.Value[],
+    now = Date.now(),
+  ): dom.Value[] {
     if (params.length !== parsed.parameterCount) {
       throw QldbError.badRequest(
         `Number of parameters (${params.length}) does not match the statement's ${parsed.parameterCount} placeholders`,
       );
     }
-    const value = (o: Operand): dom.Value => (o.kind === 'param' ? params[o.index] : literalValue(o.value));
-    const resolve = (where: readonly Condition[]): ResolvedCondition[] =>
-      where.map((c) => ({ field: c.field, value: value(c.operand) }));
-    const s = parsed.statement;
+    const ev = new Evaluator(this.#catalog(txn, now), params);
+    const values = this.#run(txn, parsed.statement, ev);
+    txn.lastReadIOs = ev.reads;
+    return values;
+  }
+
+  #run(txn: Transaction, s: Statement, ev: Evaluator): dom.Value[] {
     switch (s.kind) {
+      case 'select':
+        return ev.select(s);
       case 'createTable':
-        return [this.#createTable(txn, s.table)];
+        return [this.#createTable(txn, s.table, s.pos)];
+      case 'dropTable':
+        return [this.#dropTable(txn, s.table, s.pos)];
+      case 'undropTable':
+        return [this.#undropTable(txn, s.tableId, s.pos)];
       case 'createIndex':
-        return [this.#createIndex(txn, s.table, s.field)];
-      case 'select': {
-        if (s.table === INFORMATION_SCHEMA_TABLES) {
-          this.#read(txn, SCHEMA_KEY);
-          return this.#userTables(txn)
-            .filter((row) => matches(row, resolve(s.where)))
-            .map((row) => project(row, s.projection));
-        }
-        return this.#matching(txn, s.table, resolve(s.where)).map((row) => project(row.data, s.projection));
-      }
+        return [this.#createIndex(txn, s.table, s.field, s.pos)];
+      case 'dropIndex':
+        return [this.#dropIndex(txn, s.table, s.indexId, s.purge, s.pos)];
       case 'insert': {
-        this.#requireTable(txn, s.table);
-        const docs = s.documents.map(value);
-        const ids = docs.map((doc) => {
-          if (doc.getType() !== IonTypes.STRUCT || doc.isNull()) {
-            throw QldbError.badRequest(`INSERT INTO ${s.table} expects a struct, got ${doc.getType().name}`);
+        const table = s.target.table;
+        this.#requireTable(txn, table, s.target.pos);
+        const value = ev.eval(s.value, EMPTY_ENV);
+        const docs = value !== undefined && isBag(value) ? value.elements() : [value];
+        const writes = docs.map((doc): [string, dom.Value] => {
+          if (doc === undefined || doc.getType() !== IonTypes.STRUCT || doc.isNull()) {
+            throw semanticError(
+              s.value.pos,
+              `INSERT INTO ${table} expects a struct or a bag of structs, got ${doc === undefined ? 'MISSING' : doc.getType().name}`,
+            );
           }
-          return randomId();
+          return [randomId(), doc];
         });
-        this.#write(
-          txn,
-          s.table,
-          ids.map((id, i) => [id, docs[i]]),
-        );
-        return ids.map((id) => toIon({ documentId: id }));
+        this.#write(txn, table, writes);
+        return writes.map(([id]) => struct({ documentId: str(id) }));
       }
-      case 'update': {
-        const set = s.set.map((a) => ({ field: a.field, value: value(a.operand) }));
-        const rows = this.#matching(txn, s.table, resolve(s.where));
-        this.#write(
-          txn,
-          s.table,
-          rows.map((row) => {
-            const fields: Record<string, dom.Value> = Object.fromEntries(row.data.fields());
-            for (const a of set) fields[a.field] = a.value;
-            return [row.id, toIon(fields)];
-          }),
-        );
-        return rows.map((row) => toIon({ documentId: row.id }));
-      }
+      case 'update':
       case 'delete': {
-        const rows = this.#matching(txn, s.table, resolve(s.where));
-        this.#write(
-          txn,
-          s.table,
-          rows.map((row) => [row.id, null]),
-        );
-        return rows.map((row) => toIon({ documentId: row.id }));
+        const t = s.target;
+        if (t.table.startsWith(COMMITTED_PREFIX) || t.table.toLowerCase() === 'information_schema') {
+          throw semanticError(t.pos, `${t.table} is read-only`);
+        }
+        this.#requireTable(txn, t.table, t.pos);
+        const byName = t.by ?? '\u0000id';
+        const source = {
+          expr: { k: 'id', name: t.table, quoted: true, pos: t.pos } as const,
+          as: t.as,
+          by: byName,
+          pos: t.pos,
+        };
+        const alias = sourceAlias(source, 0);
+        const rows = ev.bindings([source], s.where, EMPTY_ENV);
+        const writes = rows.map((env): [string, dom.Value | null] => {
+          const id = env.lookup(byName, true).value?.stringValue() ?? '';
+          if (s.kind === 'delete') return [id, null];
+          const doc = env.lookup(alias, true).value as dom.Value;
+          return [id, ev.applyOps(doc, s.ops, alias, env)];
+        });
+        this.#write(txn, t.table, writes);
+        return writes.map(([id]) => struct({ documentId: str(id) }));
       }
     }
   }
@@ -243,9 +304,11 @@ export class Ledger {
     if (txn.writeCount === 0) return undefined;
     const documents: CommitRecord['documents'][number][] = [];
     for (const [table, docs] of txn.writes) {
+      const t = this.#tables.get(table);
       for (const [id, data] of docs) {
-        const previous = this.#tables.get(table)?.documents.get(id);
-        documents.push({ table, id, data, version: previous ? previous.version + 1 : 0 });
+        const previous = t?.history.get(id);
+        const last = previous?.[previous.length - 1];
+        documents.push({ table, id, data, version: last ? last.version + 1 : 0 });
       }
     }
     const record: CommitRecord = {
@@ -254,6 +317,7 @@ export class Ledger {
       committedAt: new Date(now).toISOString(),
       tables: [...txn.newTables.values()],
       indexes: txn.newIndexes,
+      ...(txn.schema.length > 0 ? { schema: txn.schema } : {}),
       documents,
     };
     this.apply(record);
@@ -265,13 +329,20 @@ export class Ledger {
     const sequence = ++this.#sequence;
     const bump = (key: string) => this.#versions.set(key, sequence);
     for (const { name, tableId } of record.tables) {
-      this.#tables.set(name, { name, tableId, documents: new Map(), indexes: new Map() });
+      this.#tables.set(name, {
+        name,
+        tableId,
+        status: 'ACTIVE',
+        documents: new Map(),
+        history: new Map(),
+        indexes: new Map(),
+      });
       bump(SCHEMA_KEY);
     }
     for (const { table, field, indexId } of record.indexes) {
       const t = this.#committedTable(table);
       const index: Index = { field, indexId, entries: new Map() };
-      for (const [id, revision] of t.documents) this.#indexAdd(index, id, revision.data);
+      for (const [id, revision] of t.documents) if (revision.data) this.#indexAdd(index, id, revision.data);
       t.indexes.set(field, index);
       bump(SCHEMA_KEY);
     }
@@ -284,14 +355,54 @@ export class Ledger {
         for (const text of [previous?.data, data].map((d) => this.#indexText(index, d))) {
           if (text !== undefined) bump(indexKey(table, index.field, text));
         }
-        if (previous) this.#indexRemove(index, id, previous.data);
+        if (previous?.data) this.#indexRemove(index, id, previous.data);
         if (data) this.#indexAdd(index, id, data);
       }
-      if (data) t.documents.set(id, { data, version });
+      const revision: Revision = {
+        data,
+        version,
+        txId: record.transactionId,
+        txTime: record.committedAt,
+        block: sequence,
+      };
+      let revisions = t.history.get(id);
+      if (!revisions) {
+        revisions = [];
+        t.history.set(id, revisions);
+      }
+      revisions.push(revision);
+      if (data) t.documents.set(id, revision);
       else t.documents.delete(id);
+    }
+    for (const change of record.schema ?? []) {
+      bump(SCHEMA_KEY);
+      if (change.op === 'dropTable') {
+        const t = this.#tables.get(change.table);
+        if (t && t.tableId === change.tableId) {
+          this.#tables.delete(change.table);
+          t.status = 'INACTIVE';
+          this.#inactive.set(t.tableId, t);
+          bump(tableKey(change.table));
+        }
+      } else if (change.op === 'undropTable') {
+        const t = this.#inactive.get(change.tableId);
+        if (t) {
+          this.#inactive.delete(change.tableId);
+          t.status = 'ACTIVE';
+          this.#tables.set(t.name, t);
+          bump(tableKey(t.name));
+        }
+      } else if (change.op === 'dropIndex') {
+        const t = this.#tables.get(change.table);
+        if (t) {
+          for (const [field, index] of t.indexes)
+            if (index.indexId === change.indexId) t.indexes.delete(field);
+        }
+      }
     }
   }
 
+  /** Names of the active tables. */
   tableNames(): string[] {
     return [...this.#tables.keys()];
   }
@@ -306,7 +417,9 @@ export class Ledger {
 
   /** Committed documents of a table, oldest first. */
   documents(table: string): dom.Value[] {
-    return [...(this.#tables.get(table)?.documents.values() ?? [])].map((r) => r.data);
+    const out: dom.Value[] = [];
+    for (const r of this.#tables.get(table)?.documents.values() ?? []) if (r.data) out.push(r.data);
+    return out;
   }
 
   /** A table (with indexes) that exists before anything runs: fixtures for tests. */
@@ -321,6 +434,139 @@ export class Ledger {
     });
   }
 
+  // --- the catalog a statement evaluates over ---
+
+  #catalog(txn: Transaction, now: number): Catalog {
+    return {
+      txId: txn.id,
+      now,
+      table: (name, lookup) => (this.#visible(txn, name) ? this.#rows(txn, name, lookup) : undefined),
+      isIndexed: (table, field) => this.#tables.get(table)?.indexes.has(field) ?? false,
+      system: (name, args, pos) => this.#system(txn, name, args, pos),
+    };
+  }
+
+  #visible(txn: Transaction, name: string): boolean {
+    if (txn.schema.some((c) => c.op === 'dropTable' && c.table === name)) return false;
+    if (txn.schema.some((c) => c.op === 'undropTable' && c.table === name)) return true;
+    return this.#tables.has(name) || txn.newTables.has(name);
+  }
+
+  /** The documents the transaction sees: committed state overlaid with its own writes. */
+  #rows(txn: Transaction, name: string, lookup: Lookup | undefined): TableRow[] {
+    const committed = this.#tables.get(name);
+    const pending = txn.writes.get(name);
+    let candidates: Iterable<string> = [];
+    let matchesLookup: (data: dom.Value, id: string) => boolean = () => true;
+    if (lookup && typeof lookup.field !== 'string') {
+      const ids = lookup.values.flatMap((v) =>
+        v.getType() === IonTypes.STRING || v.getType() === IonTypes.SYMBOL ? [v.stringValue() ?? ''] : [],
+      );
+      candidates = ids;
+      const wanted = new Set(ids);
+      matchesLookup = (_data, id) => wanted.has(id);
+      for (const id of ids) this.#read(txn, documentKey(name, id));
+    } else if (lookup && typeof lookup.field === 'string' && committed?.indexes.has(lookup.field)) {
+      const field: string = lookup.field;
+      const keys = new Set<string>();
+      for (const v of lookup.values) {
+        // A null finds nothing (PartiQL's NULL = x is never true), so it reads no key either.
+        const text = indexKeyOf(v);
+        if (text !== undefined) keys.add(text);
+      }
+      const ids = new Set<string>();
+      for (const text of keys) {
+        this.#read(txn, indexKey(name, field, text));
+        for (const id of committed.indexes.get(field)?.entries.get(text) ?? []) ids.add(id);
+      }
+      candidates = ids;
+      matchesLookup = (data) => {
+        const k = indexKeyOf(data.get(field));
+        return k !== undefined && keys.has(k);
+      };
+    } else if (committed) {
+      this.#read(txn, tableKey(name));
+      candidates = committed.documents.keys();
+    }
+    // A scan read the whole table's key, which any write to the table bumps: no per-document keys.
+    const scanned =
+      lookup === undefined || (typeof lookup.field === 'string' && !committed?.indexes.has(lookup.field));
+    const out: TableRow[] = [];
+    const seen = new Set<string>();
+    for (const id of candidates) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const data = pending?.has(id) ? pending.get(id) : committed?.documents.get(id)?.data;
+      if (!data) continue;
+      if (!scanned) this.#read(txn, documentKey(name, id));
+      out.push({ id, data });
+    }
+    for (const [id, data] of pending ?? []) {
+      if (seen.has(id) || data === null || !matchesLookup(data, id)) continue;
+      out.push({ id, data });
+    }
+    return out;
+  }
+
+  #system(
+    txn: Transaction,
+    name: string,
+    args: readonly dom.Value[] | undefined,
+    pos: Position,
+  ): dom.Value[] | undefined {
+    if (name.toLowerCase() === 'information_schema.user_tables') {
+      this.#read(txn, SCHEMA_KEY);
+      return this.#userTables(txn);
+    }
+    if (name.startsWith(COMMITTED_PREFIX)) {
+      const table = this.#tables.get(name.slice(COMMITTED_PREFIX.length));
+      if (!table) return undefined;
+      this.#read(txn, tableKey(table.name));
+      return [...table.documents.entries()].map(([id, r]) => this.#revisionView(id, r));
+    }
+    if (name.startsWith('history:')) {
+      const table = this.#tables.get(name.slice('history:'.length));
+      if (!table) return undefined;
+      const [start, end] = (args ?? []).map((v) => {
+        const ts = v.getType() === IonTypes.TIMESTAMP ? v.timestampValue() : null;
+        if (!ts) throw semanticError(pos, 'history() bounds must be timestamps');
+        return ts.getDate().getTime();
+      });
+      this.#read(txn, tableKey(table.name));
+      const out: dom.Value[] = [];
+      for (const [id, revisions] of table.history) {
+        for (const r of revisions) {
+          const at = Date.parse(r.txTime);
+          if ((start !== undefined && at < start) || (end !== undefined && at > end)) continue;
+          out.push(this.#revisionView(id, r));
+        }
+      }
+      return out;
+    }
+    return undefined;
+  }
+
+  /** A committed revision as QLDB shows it: blockAddress, hash, data (absent once deleted), metadata. */
+  #revisionView(id: string, r: Revision): dom.Value {
+    const metadata = struct({
+      id: str(id),
+      version: int(r.version),
+      txTime: new dom.Timestamp(utcTimestamp(Date.parse(r.txTime))),
+      txId: str(r.txId),
+    });
+    const hash = createHash('sha256')
+      .update(dumpBinary(r.data ?? null))
+      .update(dumpBinary(metadata))
+      .digest();
+    const fields: Record<string, dom.Value> = {
+      blockAddress: struct({ strandId: str(this.strandId), sequenceNo: int(r.block) }),
+      hash: new dom.Blob(new Uint8Array(hash)),
+    };
+    if (r.data) fields.data = r.data;
+    fields.metadata = metadata;
+    return struct(fields);
+  }
+
   // --- internals ---
 
   #committedTable(name: string): Table {
@@ -333,12 +579,8 @@ export class Ledger {
     if (!txn.reads.has(key)) txn.reads.set(key, this.#versions.get(key) ?? 0);
   }
 
-  #exists(txn: Transaction, name: string): boolean {
-    return this.#tables.has(name) || txn.newTables.has(name);
-  }
-
-  #requireTable(txn: Transaction, name: string): void {
-    if (!this.#exists(txn, name)) throw noSuchTable(name);
+  #requireTable(txn: Transaction, name: string, pos: Position = ORIGIN): void {
+    if (!this.#visible(txn, name)) throw noSuchTable(name, pos);
   }
 
   #pending(txn: Transaction, table: string): Map<string, dom.Value | null> {
@@ -355,19 +597,45 @@ export class Ledger {
   }
 
   /**
-   * Stages one statement's writes, all or none: a statement that would take the transaction past
-   * QLDB's documents-per-transaction quota is refused before it changes anything. QLDB documents
-   * the quota but not the error's text; BadRequestException with this message is our reading.
+   * Stages one statement's writes, all or none: a statement that would take the transaction past a
+   * quota (documents per transaction, document size, transaction size) is refused before it changes
+   * anything. QLDB documents the quotas, not their error texts; these messages are ours.
    */
   #write(txn: Transaction, table: string, writes: readonly (readonly [string, dom.Value | null])[]): void {
     const pending = txn.writes.get(table);
     const added = new Set(writes.map(([id]) => id).filter((id) => !pending?.has(id))).size;
     const total = txn.documentCount + added;
-    if (total > MAX_DOCUMENTS_PER_TRANSACTION) {
+    if (total > QLDB_QUOTAS.documentsPerTransaction) {
       throw QldbError.badRequest(
-        `Transaction ${txn.id} exceeds the limit of ${MAX_DOCUMENTS_PER_TRANSACTION} documents modified in a transaction (this statement would make it ${total})`,
+        `Transaction ${txn.id} exceeds the limit of ${QLDB_QUOTAS.documentsPerTransaction} documents modified in a transaction (this statement would make it ${total})`,
       );
     }
+    // Sizes: a cheap upper bound first; Ion binary is encoded only when the bound nears a quota.
+    let bytes = 0;
+    for (const [id, data] of writes) {
+      if (!data) continue;
+      let size = sizeBound(data);
+      if (size > QLDB_QUOTAS.documentBytes) size = dumpBinary(data).length;
+      if (size > QLDB_QUOTAS.documentBytes) {
+        throw QldbError.badRequest(
+          `Document ${id} is ${size} bytes as Ion binary, over the limit of ${QLDB_QUOTAS.documentBytes} bytes per document`,
+        );
+      }
+      bytes += size;
+    }
+    if (txn.bytes + bytes > QLDB_QUOTAS.transactionBytes) {
+      // The bounds say it may be too big: measure what the transaction would hold exactly.
+      let exact = 0;
+      const staged = new Map(txn.writes);
+      staged.set(table, new Map([...(pending ?? []), ...writes]));
+      for (const docs of staged.values()) for (const d of docs.values()) if (d) exact += dumpBinary(d).length;
+      if (exact > QLDB_QUOTAS.transactionBytes) {
+        throw QldbError.badRequest(
+          `Transaction ${txn.id} exceeds the limit of ${QLDB_QUOTAS.transactionBytes} bytes per transaction (this statement would make it ${exact})`,
+        );
+      }
+      txn.bytes = exact;
+    } else txn.bytes += bytes;
     const docs = this.#pending(txn, table);
     for (const [id, data] of writes) docs.set(id, data);
   }
@@ -391,78 +659,136 @@ export class Ledger {
     if (ids?.size === 0) index.entries.delete(text);
   }
 
-  /** The documents the transaction sees that match: committed state overlaid with its own writes. */
-  #matching(
-    txn: Transaction,
-    name: string,
-    where: readonly ResolvedCondition[],
-  ): { readonly id: string; readonly data: dom.Value }[] {
-    this.#requireTable(txn, name);
-    const committed = this.#tables.get(name);
-    const pending = txn.writes.get(name);
-    let candidates: Iterable<string> = [];
-    if (committed) {
-      // An equality on an indexed field is an index lookup; anything else scans the table.
-      const served = where.find((c) => committed.indexes.has(c.field));
-      if (served) {
-        // A null finds nothing (PartiQL's NULL = x is never true), so it reads no key either.
-        const text = indexKeyOf(served.value);
-        if (text !== undefined) {
-          this.#read(txn, indexKey(name, served.field, text));
-          candidates = [...(committed.indexes.get(served.field)?.entries.get(text) ?? [])];
-        }
-      } else {
-        this.#read(txn, tableKey(name));
-        candidates = committed.documents.keys();
-      }
-    }
-    const out: { id: string; data: dom.Value }[] = [];
-    const seen = new Set<string>();
-    for (const id of candidates) {
-      seen.add(id);
-      const data = pending?.has(id) ? pending.get(id) : committed?.documents.get(id)?.data;
-      if (!data || !matches(data, where)) continue;
-      this.#read(txn, documentKey(name, id));
-      out.push({ id, data });
-    }
-    for (const [id, data] of pending ?? []) {
-      if (seen.has(id) || data === null || !matches(data, where)) continue;
-      out.push({ id, data });
-    }
-    return out;
+  #activeTableCount(txn: Transaction): number {
+    let n = this.#tables.size + txn.newTables.size;
+    for (const c of txn.schema) n += c.op === 'dropTable' ? -1 : c.op === 'undropTable' ? 1 : 0;
+    return n;
   }
 
-  #createTable(txn: Transaction, name: string): dom.Value {
+  #createTable(txn: Transaction, name: string, pos: Position): dom.Value {
     this.#read(txn, SCHEMA_KEY);
-    if (this.#exists(txn, name)) throw QldbError.badRequest(`Table with name: ${name} already exists`);
+    if (!TABLE_NAME.test(name) || name.length > QLDB_QUOTAS.nameLength || name.startsWith('_ql')) {
+      throw semanticError(
+        pos,
+        `Invalid table name ${name}: 1-${QLDB_QUOTAS.nameLength} letters, digits and underscores, not starting with a digit or _ql`,
+      );
+    }
+    if (this.#visible(txn, name)) throw QldbError.badRequest(`Table with name: ${name} already exists`);
+    if (this.#activeTableCount(txn) >= QLDB_QUOTAS.activeTables) {
+      throw QldbError.badRequest(
+        `The ledger has reached the limit of ${QLDB_QUOTAS.activeTables} active tables`,
+      );
+    }
+    if (this.#activeTableCount(txn) + this.#inactive.size >= QLDB_QUOTAS.totalTables) {
+      throw QldbError.badRequest(
+        `The ledger has reached the limit of ${QLDB_QUOTAS.totalTables} tables, active and inactive (dropped tables count)`,
+      );
+    }
     const tableId = randomId();
     txn.newTables.set(name, { name, tableId });
-    return toIon({ tableId });
+    return struct({ tableId: str(tableId) });
   }
 
-  #createIndex(txn: Transaction, name: string, field: string): dom.Value {
+  #dropTable(txn: Transaction, name: string, pos: Position): dom.Value {
     this.#read(txn, SCHEMA_KEY);
-    this.#requireTable(txn, name);
-    const existing = this.#tables.get(name)?.indexes.has(field) ?? false;
-    if (existing || txn.newIndexes.some((i) => i.table === name && i.field === field)) {
+    this.#requireTable(txn, name, pos);
+    const table = this.#tables.get(name);
+    if (!table)
+      throw QldbError.badRequest(`Table ${name} was created in this transaction and cannot be dropped in it`);
+    txn.schema.push({ op: 'dropTable', table: name, tableId: table.tableId });
+    return struct({ tableId: str(table.tableId) });
+  }
+
+  #undropTable(txn: Transaction, tableId: string, pos: Position): dom.Value {
+    this.#read(txn, SCHEMA_KEY);
+    const table = this.#inactive.get(tableId);
+    if (!table) {
+      if ([...this.#tables.values()].some((t) => t.tableId === tableId)) {
+        throw QldbError.badRequest(`Table ${tableId} is already active`);
+      }
+      throw semanticError(pos, `No such table with id '${tableId}'`);
+    }
+    if (this.#visible(txn, table.name)) {
+      throw QldbError.badRequest(`An active table with name ${table.name} already exists`);
+    }
+    if (this.#activeTableCount(txn) >= QLDB_QUOTAS.activeTables) {
+      throw QldbError.badRequest(
+        `The ledger has reached the limit of ${QLDB_QUOTAS.activeTables} active tables`,
+      );
+    }
+    txn.schema.push({ op: 'undropTable', table: table.name, tableId });
+    return struct({ tableId: str(tableId) });
+  }
+
+  #createIndex(txn: Transaction, name: string, field: string, pos: Position): dom.Value {
+    this.#read(txn, SCHEMA_KEY);
+    this.#requireTable(txn, name, pos);
+    if (field.length > QLDB_QUOTAS.nameLength) {
+      throw semanticError(pos, `An indexed field name can be at most ${QLDB_QUOTAS.nameLength} characters`);
+    }
+    const committed = this.#tables.get(name)?.indexes;
+    const pending = txn.newIndexes.filter((i) => i.table === name);
+    if (committed?.has(field) || pending.some((i) => i.field === field)) {
       throw QldbError.badRequest(`Index on ${name} (${field}) already exists`);
     }
+    if ((committed?.size ?? 0) + pending.length >= QLDB_QUOTAS.indexesPerTable) {
+      throw QldbError.badRequest(
+        `Table ${name} already has ${QLDB_QUOTAS.indexesPerTable} indexes, the limit per table`,
+      );
+    }
     txn.newIndexes.push({ table: name, field, indexId: randomId() });
-    const tableId = this.#tables.get(name)?.tableId ?? txn.newTables.get(name)?.tableId;
-    return toIon({ tableId });
+    const tableId = this.#tables.get(name)?.tableId ?? txn.newTables.get(name)?.tableId ?? '';
+    return struct({ tableId: str(tableId) });
+  }
+
+  #dropIndex(txn: Transaction, name: string, indexId: string, purge: boolean, pos: Position): dom.Value {
+    this.#read(txn, SCHEMA_KEY);
+    this.#requireTable(txn, name, pos);
+    // "DROP INDEX ... WITH (purge = true)": QLDB requires the purge option.
+    if (!purge) throw semanticError(pos, 'DROP INDEX requires WITH (purge = true)');
+    const table = this.#tables.get(name);
+    const index = [...(table?.indexes.values() ?? [])].find((i) => i.indexId === indexId);
+    if (!table || !index) throw semanticError(pos, `No such index '${indexId}' on table ${name}`);
+    txn.schema.push({ op: 'dropIndex', table: name, tableId: table.tableId, indexId });
+    return struct({ tableId: str(table.tableId) });
   }
 
   /** information_schema.user_tables as this transaction sees it. */
   #userTables(txn: Transaction): dom.Value[] {
     const rows: dom.Value[] = [];
-    const all = [...this.#tables.values(), ...txn.newTables.values()];
-    for (const table of all) {
-      const committed = this.#tables.get(table.name);
+    const row = (
+      name: string,
+      tableId: string,
+      status: string,
+      indexes: { field: string; indexId: string }[],
+    ) =>
+      struct({
+        name: str(name),
+        tableId: str(tableId),
+        status: str(status),
+        indexes: new dom.List(
+          indexes.map((i) =>
+            struct({ expr: str(`[${i.field}]`), indexId: str(i.indexId), status: str('ONLINE') }),
+          ),
+        ),
+      });
+    const dropped = new Set(txn.schema.filter((c) => c.op === 'dropTable').map((c) => c.tableId));
+    const undropped = new Set(txn.schema.filter((c) => c.op === 'undropTable').map((c) => c.tableId));
+    const droppedIndexes = new Set(txn.schema.flatMap((c) => ('indexId' in c ? [c.indexId] : [])));
+    const all = [...this.#tables.values(), ...this.#inactive.values()];
+    for (const t of all) {
+      const active = (t.status === 'ACTIVE' && !dropped.has(t.tableId)) || undropped.has(t.tableId);
       const indexes = [
-        ...(committed ? [...committed.indexes.values()] : []),
-        ...txn.newIndexes.filter((i) => i.table === table.name),
-      ].map((i) => ({ expr: `[${i.field}]`, indexId: i.indexId, status: 'ONLINE' }));
-      rows.push(toIon({ name: table.name, tableId: table.tableId, status: 'ACTIVE', indexes }));
+        ...t.indexes.values(),
+        ...txn.newIndexes.filter((i) => i.table === t.name && t.status === 'ACTIVE'),
+      ]
+        .filter((i) => !droppedIndexes.has(i.indexId))
+        .map((i) => ({ field: i.field, indexId: i.indexId }));
+      rows.push(row(t.name, t.tableId, active ? 'ACTIVE' : 'INACTIVE', indexes));
+    }
+    for (const t of txn.newTables.values()) {
+      const indexes = txn.newIndexes.filter((i) => i.table === t.name);
+      rows.push(row(t.name, t.tableId, 'ACTIVE', indexes));
     }
     return rows;
   }

@@ -19,7 +19,7 @@ import { dom, dumpBinary } from 'ion-js';
 import { ionHash, statementDigest, stringHash } from './digest';
 import { QldbError } from './errors';
 import type { Journal } from './journal';
-import { type CommitRecord, Ledger, randomId, type Transaction } from './ledger';
+import { type CommitRecord, Ledger, QLDB_QUOTAS, randomId, type Transaction } from './ledger';
 import { type ParsedStatement, parseStatement } from './partiql';
 
 export const COMMAND_KINDS = [
@@ -101,6 +101,13 @@ function parameter(holder: ValueHolder): { value: dom.Value; hash: Uint8Array } 
   // IonBinary may hold binary or text Ion: the reader tells them apart by the version marker.
   const raw = holder.IonBinary ?? holder.IonText;
   if (raw === undefined) throw QldbError.badRequest('A parameter must have IonBinary or IonText');
+  // Quotas: a parameter is at most 128 KB as Ion binary and 1 MB as Ion text.
+  const limit =
+    holder.IonBinary !== undefined ? QLDB_QUOTAS.parameterBinaryBytes : QLDB_QUOTAS.parameterTextBytes;
+  const size = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
+  if (size > limit) {
+    throw QldbError.badRequest(`A statement parameter is ${size} bytes, over the limit of ${limit} bytes`);
+  }
   let value: dom.Value | null;
   try {
     value = dom.load(raw);
@@ -219,10 +226,16 @@ export class QldbSessionService {
             statement,
             params.map((p) => p.hash),
           );
+          if (statement.length > QLDB_QUOTAS.statementLength) {
+            throw QldbError.badRequest(
+              `The statement is ${statement.length} characters long, over the limit of ${QLDB_QUOTAS.statementLength}`,
+            );
+          }
           values = session.ledger.execute(
             txn,
             this.#parse(statement),
             params.map((p) => p.value),
+            now,
           );
         } catch (err) {
           this.#observer.statement?.({
@@ -241,7 +254,7 @@ export class QldbSessionService {
         return {
           ExecuteStatement: {
             FirstPage: this.#page(session, txn.id, values),
-            ConsumedIOs: { ReadIOs: values.length, WriteIOs: 0 },
+            ConsumedIOs: { ReadIOs: txn.lastReadIOs, WriteIOs: 0 },
             TimingInformation: timing(),
           },
         };
