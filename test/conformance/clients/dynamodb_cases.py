@@ -21,14 +21,14 @@ INDEX = "ByGovIdTypeCreatedAt"
 CA = [None]
 
 
-def make_client(endpoint, ca):
+def make_client(endpoint, ca, secret="conformance"):
     session = botocore.session.get_session()
     client = session.create_client(
         "dynamodb",
         region_name="us-east-1",
         endpoint_url=endpoint,
         aws_access_key_id="conformance",
-        aws_secret_access_key="conformance",
+        aws_secret_access_key=secret,
         # verify=CA: the lab's TLS is trusted through its CA, never by turning checks off.
         verify=ca if ca else True,
         # One attempt: a case sees the engine's first answer, not a retry's.
@@ -312,6 +312,13 @@ def case_query_gsi_right_after_put(c, raw, table, p):
         )
         listed += out.get("ok", {}).get("Count", 0)
     return {"tries": 20, "listed": listed}
+
+
+def case_any_signature(c, raw, table, p):
+    # Signed with a secret no one shares: DynamoDB answers UnrecognizedClientException or
+    # InvalidSignatureException; the local engines check only that a SigV4 header is there.
+    other, other_raw = make_client(c.meta.endpoint_url, CA[0], secret="not-the-secret")
+    return call(other, other_raw, "get_item", TableName=table, Key={"GovId": {"S": f"{p}-any"}})
 
 
 def case_gsi_empty_key_put(c, raw, table, p):
