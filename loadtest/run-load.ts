@@ -4,6 +4,7 @@
  * per step of an experiment. Heavy modules load here, never on a CLI's --help path.
  */
 import { createWriteStream, mkdirSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
   basePath,
@@ -178,6 +179,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
   // A stream, not a write per line: the host calls this for every log line of every invocation.
   const logFile = createWriteStream(join(o.outDir, 'lambda-logs.log'));
   let lab: RunningLab | undefined;
+  let hostLoad: ReturnType<typeof sampleHostLoad> | undefined;
   let result: Omit<RunLoadResult, 'reportHtml'>;
   try {
     let plan: Plan;
@@ -215,6 +217,9 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
     }
 
     const { loadShapeOf, runLoadPhases, writeLoadSummary } = await import('./load-phases');
+    // A CPU share is a ceiling, not a guarantee: on a host busier than its cores, an environment
+    // gets less than its memory's share, and the run must say so.
+    hostLoad = sampleHostLoad();
     // The lines of the function a phase ran: its target, operation and keep-alive variant.
     const linesOf = (target: string, variant: string, phase: string) =>
       [...functionLogs]
@@ -270,6 +275,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       logError: o.logError,
     });
     result = { rows: phases.rows, failed: phases.failed, url: plan.url, interrupted: phases.interrupted };
+    const host = hostLoad.stop();
+    if (lab && host.busy) o.log(host.note);
     if (!phases.interrupted) {
       // A failed phase is recorded beside the others: the run keeps its summary and report.
       writeLoadSummary(
@@ -288,6 +295,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
                 idleTimeoutS: o.local?.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
                 prewarmConnection: o.local?.context?.prewarmConnection === 'true',
                 ...memoryBlock(lab as RunningLab, memories),
+                hostLoad: host.summary,
               }
             : {}),
         },
@@ -296,6 +304,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       );
     }
   } finally {
+    hostLoad?.stop();
     await lab?.stop();
     await new Promise((r) => logFile.end(r));
   }
@@ -339,5 +348,39 @@ function memoryBlock(lab: RunningLab, memories: readonly number[]): Record<strin
         },
       ]),
     ),
+  };
+}
+
+/** How often the host's load average is sampled during a run, ms. */
+const HOST_LOAD_SAMPLE_MS = 5000;
+
+/** Samples the 1-minute load average until stopped: what the run's environments competed with. */
+function sampleHostLoad(): {
+  stop(): {
+    readonly busy: boolean;
+    readonly note: string;
+    readonly summary: { cores: number; loadAvg1m: { min: number; mean: number; max: number } };
+  };
+} {
+  const samples = [loadavg()[0]];
+  const timer = setInterval(() => samples.push(loadavg()[0]), HOST_LOAD_SAMPLE_MS).unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      samples.push(loadavg()[0]);
+      const cores = availableParallelism();
+      const round = (n: number) => Math.round(n * 100) / 100;
+      const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
+      const loadAvg1m = {
+        min: round(Math.min(...samples)),
+        mean: round(mean),
+        max: round(Math.max(...samples)),
+      };
+      return {
+        busy: mean > cores,
+        note: `Host busy: load average ${loadAvg1m.mean} (max ${loadAvg1m.max}) on ${cores} cores during the run. An environment gets at most its memory's CPU share, and less when the host has none to give: large memory sizes lose most, so ratios between sizes read low.`,
+        summary: { cores, loadAvg1m },
+      };
+    },
   };
 }

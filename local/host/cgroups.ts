@@ -1,6 +1,6 @@
 /**
  * Linux cgroups for execution environments: one cgroup per environment, under a parent the
- * lab owns and names with its PID (`latency-lab-<pid>`), so a later start can remove what a
+ * lab owns and names with its PID (`latency-lab-<pid>-<n>`), so a later start can remove what a
  * dead lab left. Both hierarchies: v2 (cpu.max, memory.max, memory.peak, memory.events) and
  * v1 (cpu.cfs_quota_us / cfs_period_us, memory.limit_in_bytes, memory.max_usage_in_bytes,
  * memory.oom_control). Detected once; when cgroups cannot be used, `openCgroups` says why in
@@ -25,6 +25,9 @@ export interface MemoryModel {
 }
 
 const PARENT_PREFIX = 'latency-lab-';
+/** `latency-lab-<pid>-<n>`: the owner's PID, then which of its labs (a process may run several). */
+const PARENT_NAME = /^latency-lab-(\d+)(?:-\d+)?$/;
+let parentsMade = 0;
 
 /** The lines of /proc/self/mountinfo that mount a cgroup hierarchy. */
 interface CgroupMount {
@@ -239,7 +242,7 @@ async function removeStale(parent: string): Promise<void> {
 }
 
 export interface OpenCgroupsOptions {
-  /** @default process.pid: the parent is latency-lab-<ownerPid> */
+  /** @default process.pid: the parent is latency-lab-<ownerPid>-<n> */
   readonly ownerPid?: number;
   /** Test seams. @default the files under /proc/self */
   readonly mountinfo?: string;
@@ -319,9 +322,8 @@ export async function openCgroups(opts: OpenCgroupsOptions = {}): Promise<Opened
   for (const base of new Set([dirs.cpu, dirs.memory])) {
     try {
       for (const e of readdirSync(base, { withFileTypes: true })) {
-        const pid = Number(e.name.slice(PARENT_PREFIX.length));
-        if (!e.isDirectory() || !e.name.startsWith(PARENT_PREFIX) || !Number.isInteger(pid)) continue;
-        if (isRunning(pid)) continue;
+        const owner = PARENT_NAME.exec(e.name);
+        if (!e.isDirectory() || !owner || isRunning(Number(owner[1]))) continue;
         await removeStale(join(base, e.name));
         removedStale += 1;
       }
@@ -329,7 +331,7 @@ export async function openCgroups(opts: OpenCgroupsOptions = {}): Promise<Opened
       // a leftover we cannot remove is not this lab's problem; making our own parent may still work
     }
   }
-  const name = `${PARENT_PREFIX}${opts.ownerPid ?? process.pid}`;
+  const name = `${PARENT_PREFIX}${opts.ownerPid ?? process.pid}-${++parentsMade}`;
   const parents = { cpu: join(dirs.cpu, name), memory: join(dirs.memory, name) };
   const made: string[] = [];
   try {

@@ -242,14 +242,14 @@ describe('environments under cgroups', () => {
       ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/memory', '/sys/fs/cgroup']
         .filter(existsSync)
         .flatMap((base) => findParents(base));
-    expect(dirs().some((d) => d.endsWith(`latency-lab-${deadPid}`))).toBe(true);
+    expect(dirs().some((d) => d.includes(`latency-lab-${deadPid}-`))).toBe(true);
     const again = await openCgroups({ ownerPid: process.pid + 1_000_000 });
     expect(again.removedStale).toBeGreaterThanOrEqual(1);
-    expect(dirs().some((d) => d.endsWith(`latency-lab-${deadPid}`))).toBe(false);
+    expect(dirs().some((d) => d.includes(`latency-lab-${deadPid}-`))).toBe(false);
     await again.tree?.remove();
     await (await cgroups()).tree.remove();
     tree = undefined;
-    expect(dirs().filter((d) => d.endsWith(`latency-lab-${process.pid}`))).toEqual([]);
+    expect(dirs().filter((d) => d.includes(`latency-lab-${process.pid}-`))).toEqual([]);
   }, 60_000);
 });
 
@@ -271,3 +271,65 @@ function findParents(base: string, depth = 3): string[] {
   }
   return out;
 }
+
+describe('the lab', () => {
+  it('models memory with cgroups, changes a function memory without a re-synth, and leaves no cgroup at stop', async () => {
+    const { startLab } = await import('../../local/lab');
+    const log: string[] = [];
+    const fnLines: string[] = [];
+    const lab = await startLab({
+      port: 0,
+      context: { keepAlive: 'off' },
+      memoryMb: 256,
+      log: (l) => log.push(l),
+      onFunctionLog: (fn, l) => fnLines.push(`[${fn}] ${l}`),
+    });
+    try {
+      expect(lab.memoryModel.reason, 'this machine has writable cgroups').toBeUndefined();
+      expect(lab.memoryModel.modeled).toBe(true);
+      expect(log.filter((l) => l.startsWith('Memory is CPU: cgroup-v'))).toHaveLength(1);
+      const names = Object.keys(lab.memory());
+      expect(new Set(Object.values(lab.memory()))).toEqual(new Set([256]));
+      const get = names.find((n) => n.startsWith('dynamodb-get')) as string;
+      // Bad input changes nothing.
+      await expect(lab.setMemory(64)).rejects.toThrow(/128 to 10240/);
+      await expect(lab.setMemory(512, 'no-such-function')).rejects.toThrow(/no function no-such-function/);
+      expect(new Set(Object.values(lab.memory()))).toEqual(new Set([256]));
+      await lab.setMemory(1769, get);
+      expect(lab.memory()[get]).toBe(1769);
+      expect(
+        Object.entries(lab.memory())
+          .filter(([n]) => n !== get)
+          .every(([, m]) => m === 256),
+      ).toBe(true);
+      const r = await lab.pools.get(get)?.invoke({ httpMethod: 'GET', pathParameters: { govId: 'AB-1' } });
+      expect(r?.ok).toBe(true);
+      expect(fnLines.find((l) => l.startsWith(`[${get}] REPORT`))).toContain('Memory Size: 1769 MB');
+    } finally {
+      await lab.stop();
+    }
+    const left = ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/memory', '/sys/fs/cgroup']
+      .filter(existsSync)
+      .flatMap((base) => findParents(base))
+      .filter((d) => d.includes(`latency-lab-${process.pid}-`));
+    expect(left).toEqual([]);
+  }, 180_000);
+
+  it('says in one line when it does not model memory', async () => {
+    const { startLab } = await import('../../local/lab');
+    const log: string[] = [];
+    const lab = await startLab({
+      port: 0,
+      context: { keepAlive: 'off' },
+      cgroups: false,
+      log: (l) => log.push(l),
+    });
+    try {
+      expect(lab.memoryModel).toMatchObject({ modeled: false, mechanism: 'none' });
+      expect(log.filter((l) => l.startsWith('Memory not modeled: cgroups turned off'))).toHaveLength(1);
+      expect(log.find((l) => l.startsWith('Memory not modeled'))).toContain('"memory not modeled"');
+    } finally {
+      await lab.stop();
+    }
+  }, 180_000);
+});
