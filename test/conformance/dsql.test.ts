@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
 import { OC000 } from '../../local/engines/dsql-front';
-import { ADMIN_USER, socketClient } from '../../local/engines/postgres';
+import { ADMIN_USER, DSQL_POSTGRES_MAJOR, socketClient } from '../../local/engines/postgres';
 import { type DsqlLocal, LOCAL_DSQL_HOST, startDsqlLocal } from '../support/dsql-local';
 import { runClient, runPythonClient } from './support/clients';
 
@@ -167,6 +167,13 @@ describe('DSQL connections, with botocore tokens', () => {
       ok: false,
       message: expect.stringContaining('"template1" does not exist'),
     });
+  });
+
+  // DSQL reports PostgreSQL 16 (`SELECT version()` answers `PostgreSQL 16`, recorded by users
+  // against real clusters); the lab runs that major when scripts/ensure-postgres.sh fetched it.
+  it('runs the PostgreSQL major DSQL reports', async () => {
+    const version = await psql('SHOW server_version_num');
+    expect(Math.floor(Number(version.stdout.trim()) / 10_000)).toBe(DSQL_POSTGRES_MAJOR);
   });
 
   // AUTH: admin is the cluster's administrator role, not a PostgreSQL superuser; nothing reaches
