@@ -22,6 +22,8 @@ export function buildLab(app: App, stackProps: StackProps = {}): LabStacks {
     config,
     bindings: data.bindings,
   });
+  // The functions read the data stack's SSM parameters (constructs/hand-off.ts): data first.
+  api.addStackDependency(data);
   let powerTuning: PowerTuningStack | undefined;
   if (config.powerTuning) {
     powerTuning = new PowerTuningStack(app, `${STACK_PREFIX}-PowerTuning`, {

@@ -9,6 +9,7 @@ import * as dsql from 'aws-cdk-lib/aws-dsql';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { DsqlRoleGrants, DsqlSchema } from '../constructs/dsql-schema';
+import { handOff } from '../constructs/hand-off';
 import { PREWARM_ENV, type TargetDefinition } from './types';
 
 /** The database role every lab function logs in as. */
@@ -23,34 +24,38 @@ export const dsqlTarget: TargetDefinition = {
     cluster.applyRemovalPolicy(removalPolicy);
     // Ref of a DSQL cluster is its identifier.
     const clusterId = cluster.ref;
-    const clusterArn = (scope: Construct) =>
-      Stack.of(scope).formatArn({ service: 'dsql', resource: 'cluster', resourceName: clusterId });
+    const clusterArn = (scope: Construct, id: string) =>
+      Stack.of(scope).formatArn({ service: 'dsql', resource: 'cluster', resourceName: id });
     const schema = new DsqlSchema(stack, 'DsqlSchema', {
       clusterId,
-      clusterArn: clusterArn(stack),
+      clusterArn: clusterArn(stack, clusterId),
       role: DSQL_ROLE,
       logRetentionDays: config.logRetentionDays,
       removalPolicy,
     });
     new CfnOutput(stack, 'DsqlClusterId', { value: clusterId });
     new CfnOutput(stack, 'DsqlEndpoint', { value: cluster.attrEndpoint });
+    // Read by the API stack through SSM parameters, not exports (constructs/hand-off.ts).
+    const handedClusterId = handOff(stack, 'dsql/cluster-id', clusterId);
+    const handedServiceToken = handOff(stack, 'dsql/schema-service-token', schema.serviceToken);
     return {
       bind(fn) {
-        fn.addEnvironment('DSQL_CLUSTER_ID', clusterId);
+        const fnClusterId = handedClusterId(fn);
+        fn.addEnvironment('DSQL_CLUSTER_ID', fnClusterId);
         fn.addEnvironment('DSQL_USER', DSQL_ROLE);
         // The init connects and runs SELECT 1: DbConnect, which every operation already has.
         if (config.prewarmConnection) fn.addEnvironment(PREWARM_ENV, 'on');
         // Every operation connects as the role; what it may do in SQL is the role's privileges.
         fn.addToRolePolicy(
-          new iam.PolicyStatement({ actions: ['dsql:DbConnect'], resources: [clusterArn(fn)] }),
+          new iam.PolicyStatement({ actions: ['dsql:DbConnect'], resources: [clusterArn(fn, fnClusterId)] }),
         );
         // One grants resource per stack of functions, created with its first function.
         const fnStack = Stack.of(fn);
         const grants =
           (fnStack.node.tryFindChild(GRANTS_ID) as DsqlRoleGrants | undefined) ??
           new DsqlRoleGrants(fnStack, GRANTS_ID, {
-            serviceToken: schema.serviceToken,
-            clusterId,
+            serviceToken: handedServiceToken(fnStack),
+            clusterId: fnClusterId,
             role: DSQL_ROLE,
           });
         grants.add(fn);

@@ -12,6 +12,7 @@ import {
   CREATED_AT,
   PERSON_KEY,
 } from '../../lambda/shared/dynamodb-schema';
+import { handOff } from '../constructs/hand-off';
 import { PREWARM_ENV, type TargetDefinition } from './types';
 
 /** Exactly one action per operation; the query's applies to the index alone, not the table. */
@@ -39,19 +40,23 @@ export const dynamodbTarget: TargetDefinition = {
       projectionType: dynamodb.ProjectionType.ALL,
     });
     new CfnOutput(stack, 'TableName', { value: table.tableName });
+    // Read by the API stack through SSM parameters, not exports (constructs/hand-off.ts).
+    const tableName = handOff(stack, 'dynamodb/table-name', table.tableName);
+    const tableArn = handOff(stack, 'dynamodb/table-arn', table.tableArn);
     return {
       bind(fn, operation) {
-        fn.addEnvironment('TABLE_NAME', table.tableName);
+        fn.addEnvironment('TABLE_NAME', tableName(fn));
         // Explicit statements, not table.grant: on a table with an index that names the table
         // and `index/*` both. Item actions need the table alone; the query, this one index alone.
-        const resource = operation === 'query' ? `${table.tableArn}/index/${BY_TYPE_INDEX}` : table.tableArn;
+        const arn = tableArn(fn);
+        const resource = operation === 'query' ? `${arn}/index/${BY_TYPE_INDEX}` : arn;
         fn.addToRolePolicy(new iam.PolicyStatement({ actions: [ACTIONS[operation]], resources: [resource] }));
         if (config.prewarmConnection) {
           // The init's cheap real call: it reads the table's description, never an item, so no
           // operation gains a data action it lacked (the query none on the table).
           fn.addEnvironment(PREWARM_ENV, 'on');
           fn.addToRolePolicy(
-            new iam.PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: [table.tableArn] }),
+            new iam.PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: [arn] }),
           );
         }
       },

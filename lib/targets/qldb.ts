@@ -6,6 +6,7 @@ import { CfnOutput, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as qldb from 'aws-cdk-lib/aws-qldb';
 import type { Operation } from '../../core/lab-functions';
+import { handOff } from '../constructs/hand-off';
 import { QldbTables } from '../constructs/qldb-tables';
 import { PREWARM_ENV, type TargetDefinition } from './types';
 
@@ -43,11 +44,15 @@ export const qldbTarget: TargetDefinition = {
       logRetentionDays: config.logRetentionDays,
       removalPolicy,
     });
-    const tableId = tables.tableId(PERSON_TABLE);
     new CfnOutput(stack, 'LedgerName', { value: ledger.ref });
+    // Read by the API stack through SSM parameters, not exports (constructs/hand-off.ts).
+    const ledgerName = handOff(stack, 'qldb/ledger-name', ledger.ref);
+    const tableIdOf = handOff(stack, 'qldb/person-table-id', tables.tableId(PERSON_TABLE));
     return {
       bind(fn, operation) {
-        fn.addEnvironment('LEDGER_NAME', ledger.ref);
+        const ledgerRef = ledgerName(fn);
+        const tableId = tableIdOf(fn);
+        fn.addEnvironment('LEDGER_NAME', ledgerRef);
         fn.addEnvironment('TABLE_NAME', PERSON_TABLE);
         // The init starts a session and selects nothing: SendCommand and PartiQLSelect, which
         // every operation already has.
@@ -55,7 +60,7 @@ export const qldbTarget: TargetDefinition = {
         const ledgerArn = Stack.of(fn).formatArn({
           service: 'qldb',
           resource: 'ledger',
-          resourceName: ledger.ref,
+          resourceName: ledgerRef,
         });
         fn.addToRolePolicy(
           new iam.PolicyStatement({ actions: ['qldb:SendCommand'], resources: [ledgerArn] }),

@@ -18,6 +18,8 @@ export interface TemplateResource {
 export interface Template {
   readonly Resources: Record<string, TemplateResource>;
   readonly Outputs?: Record<string, Json>;
+  /** Template parameters: the API stack reads the data stack's SSM parameters through them. */
+  readonly Parameters?: Record<string, Json>;
 }
 
 export interface AssemblyFunction {

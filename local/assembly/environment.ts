@@ -26,6 +26,25 @@ function findExport(
   return undefined;
 }
 
+/**
+ * The value an SSM parameter of the lab holds: the AWS::SSM::Parameter resource of that name in
+ * any stack (lib/constructs/hand-off.ts), as CloudFormation would read it when it resolves a
+ * parameter of type AWS::SSM::Parameter::Value<String>.
+ */
+function findSsmParameter(
+  templates: Record<string, Template>,
+  parameterName: string,
+): { stack: string; value: unknown } | undefined {
+  for (const [stack, t] of Object.entries(templates)) {
+    for (const r of Object.values(t.Resources)) {
+      if (r.Type === 'AWS::SSM::Parameter' && r.Properties?.Name === parameterName) {
+        return { stack, value: r.Properties.Value };
+      }
+    }
+  }
+  return undefined;
+}
+
 function resolveValue(
   templates: Record<string, Template>,
   stackName: string,
@@ -37,6 +56,13 @@ function resolveValue(
   if (typeof value !== 'object' || value === null) return undefined;
   const v = value as Record<string, unknown>;
   if (typeof v.Ref === 'string') {
+    const parameter = templates[stackName]?.Parameters?.[v.Ref];
+    if (parameter) {
+      if (parameter.Type !== 'AWS::SSM::Parameter::Value<String>' || typeof parameter.Default !== 'string')
+        return undefined;
+      const ssm = findSsmParameter(templates, parameter.Default);
+      return ssm ? resolveValue(templates, ssm.stack, ssm.value, local) : undefined;
+    }
     const r = templates[stackName]?.Resources[v.Ref];
     return r ? local.nameOf(stackName, v.Ref, r.Type) : undefined;
   }

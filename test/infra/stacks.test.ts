@@ -309,9 +309,10 @@ describe('least privilege', () => {
       expect(resource).not.toBe('"*"');
       expect(resource).toContain(':ledger/');
       if ([s.Action].flat().some((a) => String(a).startsWith('qldb:PartiQL'))) {
-        // The table id comes from the custom resource, so the ARN names exactly one table.
+        // The table id comes from the custom resource (handed over as an SSM parameter), so
+        // the ARN names exactly one table.
         expect(resource).toContain('/table/');
-        expect(resource).toContain('PersonTableId');
+        expect(resource).toMatch(/"Ref":"SsmParameterValueLatencyLabDataqldbpersontableid/);
       }
     }
   });
@@ -323,7 +324,8 @@ describe('redis target', () => {
   it('creates no database: the data stack is what DynamoDB alone makes', () => {
     const { data } = synthLab(flags);
     const types = Object.values(data.toJSON().Resources as Record<string, Resource>).map((r) => r.Type);
-    expect(types.sort()).toEqual(['AWS::DynamoDB::Table']);
+    // The table and the two SSM parameters that hand its name and ARN to the API stack.
+    expect(types.sort()).toEqual(['AWS::DynamoDB::Table', 'AWS::SSM::Parameter', 'AWS::SSM::Parameter']);
   });
 
   it('GetSecretValue on exactly the configured secret, the ARN in the environment, the extension as a layer', () => {
@@ -609,20 +611,26 @@ describe('dsql target', () => {
   it('functions connect as the lab role to this cluster only; only the schema resource connects as admin', () => {
     const { data, api } = synthLab(flags);
     const [clusterId] = resources(data, 'AWS::DSQL::Cluster')[0];
+    // The cluster id reaches the API stack through an SSM parameter, not an export.
+    const handed = resources(data, 'AWS::SSM::Parameter').find(
+      ([, r]) => r.Properties.Name === '/LatencyLab-Data/dsql/cluster-id',
+    );
+    expect(handed?.[1].Properties.Value).toEqual({ Ref: clusterId });
+    const [parameterId, parameter] = Object.entries(api.toJSON().Parameters as Record<string, Resource>).find(
+      ([, p]) => (p as unknown as { Default: string }).Default === '/LatencyLab-Data/dsql/cluster-id',
+    ) ?? ['', undefined];
+    expect(parameter?.Type).toBe('AWS::SSM::Parameter::Value<String>');
     const dsqlFns = labFunctions(api).filter(([, r]) => envOf(r).LAB_FUNCTION.startsWith('dsql-'));
     expect(dsqlFns).toHaveLength(OPERATIONS.length * 2);
     for (const [id, r] of dsqlFns) {
-      expect(envOf(r)).toMatchObject({
-        DSQL_USER: 'lab_app',
-        DSQL_CLUSTER_ID: { 'Fn::ImportValue': expect.stringContaining(clusterId) },
-      });
+      expect(envOf(r)).toMatchObject({ DSQL_USER: 'lab_app', DSQL_CLUSTER_ID: { Ref: parameterId } });
       const dsqlStatements = grantsOfFunction(api, id).statements.filter((s) =>
         [s.Action].flat().some((a) => String(a).startsWith('dsql:')),
       );
       expect(dsqlStatements).toHaveLength(1);
       expect(dsqlStatements[0].Action).toBe('dsql:DbConnect');
       expect(JSON.stringify(dsqlStatements[0].Resource)).toMatch(/:cluster\/"/);
-      expect(JSON.stringify(dsqlStatements[0].Resource)).toContain(clusterId);
+      expect(JSON.stringify(dsqlStatements[0].Resource)).toContain(`{"Ref":"${parameterId}"}`);
     }
     const policies = JSON.stringify([
       ...resources(data, 'AWS::IAM::Policy'),

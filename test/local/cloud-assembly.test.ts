@@ -53,7 +53,7 @@ describe('template -> route -> function -> bundle', () => {
     }
   });
 
-  it('resolves the cross-stack table reference to a local table and never inherits the host environment', () => {
+  it('resolves the table name handed over as an SSM parameter to a local table, never inherits the host environment', () => {
     const fn = assembly.routes[0].function;
     const env = localEnvironment(fn, assembly.templates, {
       nameOf: (stack, id, type) => (type === 'AWS::DynamoDB::Table' ? `${stack}-${id}` : undefined),
