@@ -306,7 +306,8 @@ export class Session {
   #refuseDoomedCommit(): string {
     this.hooks.counts.conflicts += 1;
     this.hooks.counts.statementsRefused -= 1;
-    return this.#refuse({ code: '40001', message: OC000 });
+    // A schema change that lost is DSQL's OC001; rows, OC000.
+    return this.#refuse({ code: '40001', message: this.#kinds.ddl ? OC001 : OC000 });
   }
 
   #resetTransaction(): void {
