@@ -8,8 +8,16 @@ import { parseArgs } from 'node:util';
 import { runCli, UsageError } from '../core/errors';
 import { TARGETS, type Target } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
-import { engineOption, intOption, listOption, memoryListOption, numberOption } from '../local/cli/options';
-import { DEFAULT_MAX_ENVIRONMENTS, DEFAULT_RTT_MS } from '../local/lab-defaults';
+import {
+  engineOption,
+  intOption,
+  listOption,
+  memoryListOption,
+  NETWORK_HELP,
+  networkOptions,
+  seedOption,
+} from '../local/cli/options';
+import { DEFAULT_MAX_ENVIRONMENTS } from '../local/lab-defaults';
 import { EXPERIMENTS, findExperiment } from './registry';
 import { missingTargets } from './rows';
 import { type ExperimentDefinition, estimateS, formatDuration, type PlanContext } from './types';
@@ -30,14 +38,15 @@ Experiments: ${EXPERIMENTS.map((e) => e.name).join(', ')} (--list says more)
   --duration S          every phase S seconds instead of the experiment's own
   --list                each experiment: its article, targets and durations
 Local lab:
-  --rtt MS              emulated round trip to the database (default ${DEFAULT_RTT_MS})
+${NETWORK_HELP}
   --engine NAME         dynalite (default) or dynamodb-local
   --max-envs N          most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
   --node PATH           Node executable of the environments (default: Lambda's Node 24, pinned)
   --memory LIST         function memory, MB (128-10240; default the template's, 512): one value
                         runs every step at it, a comma list runs each step's phases at each size
 Deployed stack (--target aws):
-  --region R --profile P --stack-prefix NAME (default LatencyLab)
+  --region R --profile P --stack-prefix NAME (default LatencyLab); with --target aws,
+                        --profile is the AWS CLI profile
 `;
 
 function stamp(): string {
@@ -81,6 +90,7 @@ runCli(
         targets: { type: 'string' },
         duration: { type: 'string' },
         rtt: { type: 'string' },
+        seed: { type: 'string' },
         engine: { type: 'string' },
         'max-envs': { type: 'string' },
         node: { type: 'string' },
@@ -120,7 +130,8 @@ runCli(
     const durationS =
       values.duration === undefined ? undefined : intOption('duration', values.duration, 1, 3600, 1);
     const engine = engineOption(values.engine);
-    const rttMs = numberOption('rtt', values.rtt, 0, 1000, DEFAULT_RTT_MS);
+    const network = where === 'local' ? networkOptions(values.profile, values.rtt) : {};
+    const seed = seedOption(values.seed);
     const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
     const memories = memoryListOption(values.memory);
     if (memories.length > 0 && where === 'aws')
@@ -148,8 +159,12 @@ runCli(
       where,
       targets,
       durationS,
-      local: { engine, rttMs, maxEnvironments, nodePath: values.node, memories },
-      aws: { region: values.region, profile: values.profile, stackPrefix: values['stack-prefix'] },
+      local: { engine, ...network, seed, maxEnvironments, nodePath: values.node, memories },
+      aws: {
+        region: values.region,
+        profile: where === 'aws' ? values.profile : undefined,
+        stackPrefix: values['stack-prefix'],
+      },
       signal: abort.signal,
       log: (line) => console.log(line),
       logError: (line) => console.error(line),

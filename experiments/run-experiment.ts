@@ -24,7 +24,11 @@ export interface RunExperimentOptions {
   readonly durationS?: number;
   readonly local?: {
     readonly engine?: EngineKind;
+    /** The network profile; a step may name its own (StepPlan.profile). @default the lab's */
+    readonly profile?: string;
     readonly rttMs?: number;
+    readonly rttByTarget?: Readonly<Partial<Record<Target, number>>>;
+    readonly seed?: number;
     readonly maxEnvironments?: number;
     readonly nodePath?: string;
     /** Function memory, MB: one value runs every step at it, several compare them in each step. @default the template's */
@@ -85,6 +89,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
       where,
       local: {
         ...o.local,
+        ...(step.profile ? { profile: step.profile } : {}),
         idleTimeoutS: step.idleTimeoutS,
         context: step.context,
       },

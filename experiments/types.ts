@@ -28,6 +28,8 @@ export interface StepPlan {
   readonly idleTimeoutS?: number;
   /** Local lab only: more context flags for the synth. @default none */
   readonly context?: Readonly<Record<string, string>>;
+  /** Local lab only: this network profile, whatever --profile says. @default --profile's */
+  readonly profile?: string;
 }
 
 export interface PlanContext {

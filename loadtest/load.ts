@@ -16,10 +16,13 @@ import {
   intOption,
   listOption,
   memoryListOption,
+  NETWORK_HELP,
+  networkOptions,
   numberOption,
+  seedOption,
   UsageError,
 } from '../local/cli/options';
-import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, DEFAULT_RTT_MS } from '../local/lab-defaults';
+import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS } from '../local/lab-defaults';
 import type { LabRow } from '../runs/results';
 
 const HELP = `Usage: npm run load -- [options]
@@ -40,7 +43,7 @@ const HELP = `Usage: npm run load -- [options]
   --out DIR             where results go (default results/<timestamp>)
   --target local|aws    local lab (default) or the deployed stack
 Local lab:
-  --rtt MS              emulated round trip to the database (default ${DEFAULT_RTT_MS})
+${NETWORK_HELP}
   --engine NAME         dynalite (default) or dynamodb-local
   --data DIR            keep the engines' data on disk
   --max-envs N          most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
@@ -48,7 +51,8 @@ Local lab:
   --idle-timeout S      engines close connections idle this long (default ${DEFAULT_IDLE_TIMEOUT_S})
   --prewarm-connection  each function's init opens its database connection (not Redis)
 Deployed stack (--target aws):
-  --region R --profile P --stack-prefix NAME (default LatencyLab)
+  --region R --profile P --stack-prefix NAME (default LatencyLab); with --target aws,
+                        --profile is the AWS CLI profile
   --platform aws:lambda run Artillery's distributed runner in your account (its own region option applies)
 `;
 
@@ -97,6 +101,7 @@ runCli(
         out: { type: 'string' },
         target: { type: 'string' },
         rtt: { type: 'string' },
+        seed: { type: 'string' },
         engine: { type: 'string' },
         data: { type: 'string' },
         'max-envs': { type: 'string' },
@@ -143,7 +148,11 @@ runCli(
     if (values.platform && where !== 'aws')
       throw new UsageError('--platform needs --target aws: a cloud runner cannot reach 127.0.0.1');
     const engine = engineOption(values.engine);
-    const rttMs = numberOption('rtt', values.rtt, 0, 1000, DEFAULT_RTT_MS);
+    // --profile names the network profile locally, the AWS CLI profile with --target aws.
+    const network = where === 'local' ? networkOptions(values.profile, values.rtt) : {};
+    if (where === 'aws' && values.rtt !== undefined)
+      throw new UsageError("--rtt models the local lab's network: a deployed stack has its own");
+    const seed = seedOption(values.seed);
     const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
     const outDir = resolve(values.out ?? join(RESULTS_DIR, stamp()));
     mkdirSync(outDir, { recursive: true });
@@ -170,7 +179,8 @@ runCli(
       where,
       local: {
         engine,
-        rttMs,
+        ...network,
+        seed,
         dataDir: values.data,
         maxEnvironments,
         nodePath: values.node,
@@ -180,7 +190,7 @@ runCli(
       },
       aws: {
         region: values.region,
-        profile: values.profile,
+        profile: where === 'aws' ? values.profile : undefined,
         stackPrefix: values['stack-prefix'],
         platform: values.platform,
       },
@@ -192,6 +202,7 @@ runCli(
     const { rows, failed } = run;
     const { formatSummaryTable } = await import('./summary-table');
     console.log(`\n${formatSummaryTable(rows)}\n`);
+    if (run.network) console.log(run.network);
     for (const t of targets) {
       const notice = (TARGET_INFO[t] as { notice?: string }).notice;
       if (notice && where === 'local') console.log(notice);

@@ -40,7 +40,14 @@ export interface RunLoadOptions {
   readonly where: 'local' | 'aws';
   readonly local?: {
     readonly engine?: EngineKind;
+    /** The network profile. @default DEFAULT_PROFILE (local/network/profiles.ts) */
+    readonly profile?: string;
+    /** Every target's round trip instead of the profile's, ms. */
     readonly rttMs?: number;
+    /** Some targets' round trips instead of the profile's, ms. */
+    readonly rttByTarget?: Readonly<Partial<Record<Target, number>>>;
+    /** Seeds the service-time draws. @default 1 */
+    readonly seed?: number;
     readonly dataDir?: string;
     readonly maxEnvironments?: number;
     readonly nodePath?: string;
@@ -78,6 +85,8 @@ export interface RunLoadResult {
   readonly interrupted: boolean;
   /** report.html, when the report could be written */
   readonly reportHtml?: string;
+  /** Local runs: one line naming the network profile and each target's link. */
+  readonly network?: string;
 }
 
 interface Plan {
@@ -154,6 +163,30 @@ async function planAws(o: RunLoadOptions): Promise<Plan> {
   };
 }
 
+/** summary.json's record of the network a local run used: the profile and each target's link. */
+function networkSummary(
+  profile: RunningLab['profile'],
+  targets: readonly Target[],
+  seed: number,
+): Record<string, unknown> {
+  return {
+    profile: profile.name,
+    seed,
+    network: Object.fromEntries(
+      targets.map((t) => {
+        const link = profile.targets[t];
+        return [
+          t,
+          {
+            rttMs: link.rttMs,
+            serviceTime: link.serviceTime && { p50Ms: link.serviceTime.p50Ms, p99Ms: link.serviceTime.p99Ms },
+          },
+        ];
+      }),
+    ),
+  };
+}
+
 /** Options a caller can get wrong, checked before anything starts. */
 function validate(o: RunLoadOptions): void {
   const p = o.parallel;
@@ -191,7 +224,10 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       lab = await startLab({
         port: 0,
         engine: o.local?.engine,
+        profile: o.local?.profile,
         rttMs: o.local?.rttMs,
+        rttByTarget: o.local?.rttByTarget,
+        seed: o.local?.seed,
         dataDir: o.local?.dataDir,
         maxEnvironments: o.local?.maxEnvironments,
         nodePath: o.local?.nodePath,
@@ -274,7 +310,15 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       log: o.log,
       logError: o.logError,
     });
-    result = { rows: phases.rows, failed: phases.failed, url: plan.url, interrupted: phases.interrupted };
+    const network = lab ? networkSummary(lab.profile, o.targets, o.local?.seed ?? 1) : undefined;
+    const { networkLine } = await import('../report/report-sections');
+    result = {
+      rows: phases.rows,
+      failed: phases.failed,
+      url: plan.url,
+      interrupted: phases.interrupted,
+      ...(network ? { network: networkLine(network) ?? undefined } : {}),
+    };
     const host = hostLoad.stop();
     if (lab && host.busy) o.log(host.note);
     if (!phases.interrupted) {
@@ -290,7 +334,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
           ...(o.where === 'local'
             ? {
                 engine: o.local?.engine ?? 'dynalite',
-                rttMs: o.local?.rttMs,
+                ...network,
                 maxEnvironments: o.local?.maxEnvironments,
                 idleTimeoutS: o.local?.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
                 prewarmConnection: o.local?.context?.prewarmConnection === 'true',

@@ -22,11 +22,13 @@ import {
   DEFAULT_IDLE_TIMEOUT_S,
   DEFAULT_MAX_ENVIRONMENTS,
   DEFAULT_PORT,
-  DEFAULT_RTT_MS,
   LOCAL_CALLER,
   LOCAL_SESSION_TOKEN,
 } from './lab-defaults';
 import { type NetworkModelProcess, startNetworkModelProcess } from './network/network-model-process';
+import { resolveProfile } from './network/profile-options';
+import { describeLink, type NetworkProfile } from './network/profiles';
+import { streamSeed } from './network/service-time';
 import { type NodeRuntime, resolveLambdaNode } from './runtime/lambda-node';
 import { type ApiServer, compileRoute, startApiServer } from './server/api-gateway';
 import { LOCAL_TARGETS, type LocalDatabase } from './targets';
@@ -50,8 +52,14 @@ export interface LabOptions {
   readonly engine?: EngineKind;
   /** Keep every engine's data on disk here; in memory when absent. */
   readonly dataDir?: string;
-  /** @default DEFAULT_RTT_MS */
+  /** The network profile (local/network/profiles.ts). @default DEFAULT_PROFILE */
+  readonly profile?: string;
+  /** Every target's round trip instead of the profile's, ms. */
   readonly rttMs?: number;
+  /** Some targets' round trips instead of the profile's (`--rtt dynamodb=0.5`), ms; after rttMs. */
+  readonly rttByTarget?: Readonly<Partial<Record<Target, number>>>;
+  /** Seeds the service-time draws. @default 1 */
+  readonly seed?: number;
   /** Context flags for the synth (targets, keepAlive, provisionedConcurrency, memorySize...). */
   readonly context?: Record<string, string>;
   /** Per function. @default DEFAULT_MAX_ENVIRONMENTS */
@@ -97,6 +105,8 @@ export interface RunningLab {
   /** Local names of the DynamoDB tables created in the engine. */
   readonly tableNames: readonly string[];
   readonly node: NodeRuntime;
+  /** The network profile the models run, overrides applied. */
+  readonly profile: NetworkProfile;
   readonly pools: ReadonlyMap<string, FunctionPool>;
   /** What of Lambda's memory setting this lab models, and how (cgroups, or why not). */
   readonly memoryModel: MemoryModel;
@@ -180,7 +190,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     if (assembly.routes.length === 0) throw new Error(`${outdir} has no API routes to serve`);
     if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
     const certs = await ensureCertificates(join(CACHE_DIR, 'tls'));
-    const rttMs = opts.rttMs ?? DEFAULT_RTT_MS;
+    const profile = resolveProfile(opts);
 
     const running = new Map<Target, RunningTarget>();
     for (const target of targets) {
@@ -193,11 +203,14 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         log,
       });
       cleanup.push(() => database.stop());
+      const link = profile.targets[target];
       const model = await startNetworkModelProcess(
         {
           upstreamHost: '127.0.0.1',
           upstreamPort: database.upstreamPort,
-          rttMs,
+          rttMs: link.rttMs,
+          serviceTime: link.serviceTime && { p50Ms: link.serviceTime.p50Ms, p99Ms: link.serviceTime.p99Ms },
+          seed: streamSeed(opts.seed ?? 1, target),
           tls: certs,
           startTls: database.modelStartTls,
         },
@@ -206,7 +219,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       cleanup.push(() => model.close());
       running.set(target, { database, model });
       log(
-        `${TARGET_INFO[target].label}: ${database.description} (pid ${database.pid}) behind ${model.url}: TLS 1.3, ${rttMs} ms round trip, new connections pay TCP + TLS set-up`,
+        `${TARGET_INFO[target].label}: ${database.description} (pid ${database.pid}) behind ${model.url}: TLS 1.3, profile ${profile.name}: ${describeLink(link)}; new connections pay TCP + TLS set-up`,
       );
       const notice = (TARGET_INFO[target] as { notice?: string }).notice;
       if (notice) log(notice);
@@ -288,6 +301,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       caCertPath: certs.caCertPath,
       tableNames: dynamodb.database.tables,
       node,
+      profile,
       pools,
       memoryModel,
       memory: () => Object.fromEntries([...pools].map(([name, p]) => [name, p.memoryMb])),

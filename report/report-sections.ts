@@ -2,6 +2,8 @@
  * The report as a list of sections of text, tables and plot slots: one description that
  * render-html.ts and render-markdown.ts both print, so the two say the same thing.
  */
+
+import { isTarget, TARGET_INFO } from '../core/lab-functions';
 import { TARGET_REFERENCE } from './article-figures';
 import { cdfPlotId, type Plot, type PlotSection, TARGET_PLOT_ID, tuningPlotId } from './plots';
 import {
@@ -112,6 +114,29 @@ function memoryBlocks(lab: Readonly<Record<string, unknown>>): Block[] {
   return blocks;
 }
 
+/**
+ * The run header's network line: the profile and, per target, its round trip and service
+ * time, from summary.json's `lab` block. Null for a run that recorded none (cloud, older runs).
+ */
+export function networkLine(lab: Readonly<Record<string, unknown>>): string | null {
+  if (typeof lab.profile !== 'string') return null;
+  const network = typeof lab.network === 'object' && lab.network !== null ? lab.network : {};
+  const links = Object.entries(network as Record<string, unknown>).map(([target, v]) => {
+    const link = (typeof v === 'object' && v !== null ? v : {}) as {
+      rttMs?: unknown;
+      serviceTime?: { p50Ms?: unknown; p99Ms?: unknown } | null;
+    };
+    const label = isTarget(target) ? TARGET_INFO[target].label : target;
+    const st = link.serviceTime;
+    const service = st
+      ? `service time p50 ${String(st.p50Ms)} / p99 ${String(st.p99Ms)} ms (seeded log-normal)`
+      : "service time the local engine's own";
+    return `${label} round trip ${String(link.rttMs)} ms, ${service}`;
+  });
+  const seed = typeof lab.seed === 'number' ? ` (seed ${lab.seed})` : '';
+  return `Network profile ${lab.profile}${seed}${links.length > 0 ? `: ${links.join('; ')}` : ''}.`;
+}
+
 function overview(report: LabReport): Section {
   const blocks: Block[] = [
     // A target's notice (QLDB is emulated) qualifies every figure below, so it comes first.
@@ -122,10 +147,12 @@ function overview(report: LabReport): Section {
   if (report.lab) {
     // Memory has lines of its own below; the per-function list would drown the settings.
     const settings = Object.entries(report.lab)
-      .filter(([k]) => !MEMORY_KEYS.has(k))
+      .filter(([k]) => !MEMORY_KEYS.has(k) && k !== 'network')
       .map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join(', ');
     blocks.push({ kind: 'text', text: `Lab: ${settings}.` });
+    const network = networkLine(report.lab);
+    if (network) blocks.push({ kind: 'text', text: network });
     blocks.push(...memoryBlocks(report.lab));
   }
   const m = report.malformed;
@@ -652,8 +679,11 @@ function tuning(report: LabReport, plots: readonly Plot[]): Section | null {
       kind: 'text',
       text:
         `Best memory ${t.powerMb} MB${t.strategy ? ` (strategy ${t.strategy})` : ''}: average duration ${ms(t.durationMs)} ms, ` +
-        `average cost ${usd(t.costUsd)} per invocation. This tuning run cost ${usd(t.executionCostUsd)} Step Functions + ` +
-        `${usd(t.lambdaCostUsd)} Lambda. File: ${t.file}${t.executionArn ? `; execution ${t.executionArn}` : ''}.`,
+        `average cost ${usd(t.costUsd)} per invocation. ` +
+        (t.where === 'local'
+          ? `Tuned on the local lab (network profile ${t.profile ?? DASH}), by Power Tuning's rules; its invocations would cost ${usd(t.lambdaCostUsd)} in Lambda. `
+          : `This tuning run cost ${usd(t.executionCostUsd)} Step Functions + ${usd(t.lambdaCostUsd)} Lambda. `) +
+        `File: ${t.file}${t.executionArn ? `; execution ${t.executionArn}` : ''}.`,
     });
     if (t.visualization)
       blocks.push({ kind: 'link', label: 'Power Tuning visualization', href: t.visualization });

@@ -6,14 +6,17 @@
 import { parseArgs } from 'node:util';
 import { runCli } from '../../core/errors';
 import { TARGET_INFO, TARGETS } from '../../core/lab-functions';
-import {
-  DEFAULT_IDLE_TIMEOUT_S,
-  DEFAULT_MAX_ENVIRONMENTS,
-  DEFAULT_PORT,
-  DEFAULT_RTT_MS,
-} from '../lab-defaults';
+import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, DEFAULT_PORT } from '../lab-defaults';
 import { curlSigV4Example } from './curl-example';
-import { engineOption, intOption, listOption, numberOption, UsageError } from './options';
+import {
+  engineOption,
+  intOption,
+  listOption,
+  NETWORK_HELP,
+  networkOptions,
+  seedOption,
+  UsageError,
+} from './options';
 
 const HELP = `Usage: npm run local -- [options]
 
@@ -21,7 +24,7 @@ const HELP = `Usage: npm run local -- [options]
   --port N                       port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 = any free port)
   --engine dynalite|dynamodb-local   local DynamoDB engine (default dynalite)
   --data DIR                     keep the engines' data on disk in DIR (default: in memory)
-  --rtt MS                       emulated round trip to the database (default ${DEFAULT_RTT_MS})
+${NETWORK_HELP}
   --keep-alive on|off|both       variants to serve (default both: /<target>/keepalive-on|off/...)
   --provisioned-concurrency N    environments initialized before the first request (default 0)
   --memory MB                    every function's memory, 128-10240 (default: the template's, 512). Locally
@@ -43,6 +46,8 @@ runCli(
         engine: { type: 'string' },
         data: { type: 'string' },
         rtt: { type: 'string' },
+        profile: { type: 'string' },
+        seed: { type: 'string' },
         'keep-alive': { type: 'string' },
         'provisioned-concurrency': { type: 'string' },
         memory: { type: 'string' },
@@ -68,7 +73,8 @@ runCli(
       port: intOption('port', values.port, 0, 65535, DEFAULT_PORT),
       engine: engineOption(values.engine),
       dataDir: values.data,
-      rttMs: numberOption('rtt', values.rtt, 0, 1000, DEFAULT_RTT_MS),
+      ...networkOptions(values.profile, values.rtt),
+      seed: seedOption(values.seed),
       maxEnvironments: intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS),
       nodePath: values.node,
       idleTimeoutS: intOption('idle-timeout', values['idle-timeout'], 1, 86_400, DEFAULT_IDLE_TIMEOUT_S),

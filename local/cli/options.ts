@@ -1,6 +1,9 @@
 /** Command-line options shared by `npm run local` and `npm run load`: parsed once, validated with clear errors. */
 import { UsageError } from '../../core/errors';
+import type { Target } from '../../core/lab-functions';
 import { ENGINE_KINDS, type EngineKind } from '../engines/types';
+import { profileOptions } from '../network/profile-options';
+import { DEFAULT_PROFILE, PROFILE_NAMES } from '../network/profiles';
 
 export { UsageError } from '../../core/errors';
 
@@ -71,4 +74,33 @@ export function memoryListOption(value: string | undefined): number[] {
     );
   }
   return [...new Set(items.map(Number))];
+}
+
+/**
+ * `--profile NAME` and `--rtt MS | target=MS,...` for the local lab, checked as the lab reads
+ * them: what startLab takes, or a usage error naming the option.
+ */
+export function networkOptions(
+  profile: string | undefined,
+  rtt: string | undefined,
+): { profile?: string; rttMs?: number; rttByTarget?: Partial<Record<Target, number>> } {
+  try {
+    const { resolved: _, ...choice } = profileOptions(profile, rtt);
+    return choice;
+  } catch (e) {
+    const message = (e as Error).message;
+    throw new UsageError(message.startsWith('--rtt') ? message : `--profile: ${message}`);
+  }
+}
+
+/** The help lines for --profile and --rtt, the same in every CLI. */
+export const NETWORK_HELP = `  --profile NAME        network profile: ${PROFILE_NAMES.join(', ')} (default ${DEFAULT_PROFILE}),
+                        per target a round trip and a service time, each cited (README)
+  --rtt MS|T=MS,...     round trip instead of the profile's, for every target or some
+                        (e.g. --rtt dynamodb=0.5,redis=0.3)
+  --seed N              seeds the service-time draws (default 1): the same seed repeats a run`;
+
+/** `--seed N`: a whole number 0..2^32-1. */
+export function seedOption(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : intOption('seed', value, 0, 4_294_967_295, 1);
 }

@@ -28,8 +28,10 @@
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
+import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
-import { type DelayLayer, endThenDestroy, startDelayLayer } from './delay-layer';
+import { DelayedDirection, type DelayLayer, endThenDestroy, startDelayLayer } from './delay-layer';
+import { type ServiceTimeSpec, serviceTimeSampler } from './service-time';
 
 /**
  * Calibrated with the real SDK (GetItem, 200 sequential calls per variant, dynalite behind
@@ -58,6 +60,14 @@ export interface NetworkModelOptions {
    * @default 'immediate'
    */
   readonly startTls?: StartTls;
+  /**
+   * The service's own time per request/response exchange, drawn per exchange. The engine's own
+   * time is part of it: a response is held until the drawn time since its request arrived,
+   * never delayed on top. @default none: the engine's own time only
+   */
+  readonly serviceTime?: ServiceTimeSpec | null;
+  /** Seeds the service-time draws, so a run can be repeated. @default 1 */
+  readonly seed?: number;
 }
 
 export type StartTls = 'immediate' | 'postgres';
@@ -124,6 +134,33 @@ function closeServer(server: net.Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/**
+ * One connection's exchanges, seen in plaintext: client bytes after a response (or first) start
+ * an exchange and draw its service time; the response's first bytes are held until that time
+ * has passed since the request arrived; its later bytes follow in order. A protocol that sends
+ * one request and waits for its answer (HTTP/1.1, RESP, PostgreSQL's extended query up to Sync)
+ * is one exchange per request; bytes the server sends unasked are never held.
+ */
+class ExchangeClock {
+  #pending: { readonly startedAt: number; readonly serviceMs: number } | undefined;
+
+  constructor(private readonly draw: () => number) {}
+
+  /** Client bytes arrived (not yet sent to the engine). */
+  request = (): number => {
+    this.#pending ??= { startedAt: performance.now(), serviceMs: this.draw() };
+    return 0;
+  };
+
+  /** Engine bytes arrived: how long to hold them. */
+  response = (): number => {
+    const p = this.#pending;
+    if (!p) return 0;
+    this.#pending = undefined;
+    return Math.max(0, p.startedAt + p.serviceMs - performance.now());
+  };
+}
+
 /** Terminates TLS on an internal loopback port and relays plaintext to the engine. */
 async function startTlsTermination(
   options: NetworkModelOptions,
@@ -137,6 +174,8 @@ async function startTlsTermination(
     socket.once('close', () => sockets.delete(socket));
   };
 
+  // One stream of draws per model (per target): the same seed repeats a run's service times.
+  const draw = options.serviceTime ? serviceTimeSampler(options.serviceTime, options.seed ?? 1) : undefined;
   const relay = (secure: tls.TLSSocket): void => {
     const engine = net.connect({
       host: options.upstreamHost,
@@ -146,6 +185,21 @@ async function startTlsTermination(
     engine.setNoDelay(true);
     track(secure);
     track(engine);
+    if (draw) {
+      const clock = new ExchangeClock(draw);
+      const up = new DelayedDirection(secure, engine, clock.request, 0, () => {});
+      const down = new DelayedDirection(engine, secure, clock.response, 0, () => {});
+      secure.once('close', () => {
+        down.stop();
+        up.closeAfterInFlight();
+      });
+      engine.once('close', (hadError) => {
+        up.stop();
+        if (hadError) secure.destroy();
+        else down.closeAfterInFlight();
+      });
+      return;
+    }
     secure.pipe(engine);
     engine.pipe(secure);
     secure.once('close', () => endThenDestroy(engine));

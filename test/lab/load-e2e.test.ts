@@ -34,6 +34,9 @@ describe('npm run load, end to end on the local lab', () => {
         '3',
         '--rate',
         '4',
+        // The ratio below is the protocols' round trips: the profile that charges 8 ms for each.
+        '--profile',
+        'uniform-8ms',
         '--out',
         out,
       ],
@@ -107,6 +110,9 @@ describe('npm run load, end to end on the local lab', () => {
     const environments = logs.split('\n').filter((l) => l.includes('INIT_START'));
     expect(environments.length).toBeGreaterThanOrEqual(16);
     for (const l of environments) expect(l).toMatch(/INIT_START Runtime Version: nodejs:24\./);
+    expect(r.stdout).toContain(
+      "Network profile uniform-8ms (seed 1): DynamoDB round trip 8 ms, service time the local engine's own;",
+    );
     expect(r.stdout).toMatch(/Keep-alive: database time p50 [\d.]+ ms without, [\d.]+ ms with/);
   }, 360_000);
 

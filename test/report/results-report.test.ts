@@ -269,6 +269,33 @@ describe('writeReport', () => {
   });
 });
 
+describe('the run header', () => {
+  it("names the network profile with each target's round trip and service time", async () => {
+    const dir = copyFixtureResults();
+    const summaryPath = join(dir, 'summary.json');
+    const summary = JSON.parse(readFileSync(summaryPath, 'utf8')) as { lab: Record<string, unknown> };
+    summary.lab = {
+      ...summary.lab,
+      profile: 'in-region',
+      seed: 1,
+      network: {
+        dynamodb: { rttMs: 1, serviceTime: { p50Ms: 3.2, p99Ms: 17 } },
+        dsql: { rttMs: 1, serviceTime: null },
+      },
+    };
+    writeFileSync(summaryPath, JSON.stringify(summary));
+    const out = join(tempDir('report-profile'), 'out');
+    const { files } = await writeReport({ inDir: dir, outDir: out, tuningDirs: [] });
+    const md = readFileSync(files.markdown, 'utf8');
+    expect(md).toContain(
+      "Network profile in-region (seed 1): DynamoDB round trip 1 ms, service time p50 3.2 / p99 17 ms (seeded log-normal); Aurora DSQL round trip 1 ms, service time the local engine's own.",
+    );
+    expect(readFileSync(files.html, 'utf8')).toContain('Network profile in-region (seed 1)');
+    // The run without a profile (the fixture: an older run) says nothing about one.
+    expect(readFileSync(join(inDir, 'summary.json'), 'utf8')).not.toContain('"profile"');
+  });
+});
+
 describe('bad input', () => {
   const run = async (args: string[]) => {
     const io = streams();

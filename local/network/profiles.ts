@@ -1,0 +1,141 @@
+/**
+ * Named network profiles: per database target, the round trip between a function and the
+ * service (charged per exchange below TLS by the delay layer) and the service's own time per
+ * operation (a seeded distribution, applied per request/response exchange above TLS). The
+ * client's CPU (TLS, SigV4, (de)serialization) is not here: the environments' CPU share
+ * charges it. Every figure names its source. Plain data: a CLI's --help may import it.
+ */
+import type { Target } from '../../core/lab-functions';
+import type { ServiceTimeSpec } from './service-time';
+
+export interface Citation {
+  /** What the source measured, in a few words, with its figures. */
+  readonly what: string;
+  /** A public page, when there is one. */
+  readonly url?: string;
+  /** A source article's seed file (its text is not in the repository; its figures are). */
+  readonly seed?: string;
+}
+
+export interface TargetLink {
+  /** Round trip per exchange, ms. */
+  readonly rttMs: number;
+  /** The service's own time per request/response exchange; null: the local engine's own time only. */
+  readonly serviceTime: (ServiceTimeSpec & { readonly derivation: string }) | null;
+  /** Where the figures come from. */
+  readonly sources: readonly Citation[];
+}
+
+export interface NetworkProfile {
+  readonly name: string;
+  readonly description: string;
+  readonly targets: Readonly<Record<Target, TargetLink>>;
+}
+
+/** Round trips between instances of one region (ping, averages of each AZ or AZ pair). */
+const AZ_PING: Citation = {
+  what: 'EC2 ping RTT in us-east-1: 0.26-0.41 ms within an AZ, 0.94-1.13 ms across AZs (averages, 2009)',
+  url: 'https://orensol.com/2009/05/24/network-latency-inside-and-across-amazon-ec2-availability-zones/',
+};
+const AZ_MAP: Citation = {
+  what: 'best-of-50 pings between AZs of every region: 0.25 ms (aps1) to 3.37 ms (sae1)',
+  url: 'https://xkyle.com/Measuring-AWS-Region-and-AZ-Latency',
+};
+/** The figure issue 25 quotes; its original page is not in the lab's store. */
+const DYNAMODB_WARM_GET: Citation = {
+  what: 'warm GetItem from Lambda (2024, 1,024 MB, kept alive), handler duration p50 5.8 ms, p90 7.8 ms, p99 20.7 ms (as the lab issue "Memory is CPU locally" quotes it; its page is not in the lab\'s store)',
+};
+const QLDB_ARTICLE: Citation = {
+  what: 'QLDB creates and gets ~40 ms from Lambda after tuning, 4 SendCommand calls per request (session, start, execute, commit) (qldb-vs-dynamodb article, 2020)',
+  seed: 'qldb-vs-dynamodb-optimising.txt',
+};
+const LAMBDA_STORE: Citation = {
+  what: 'Lambda Store (Upstash) read from eu-west-1, 1 client: p50 0.658 ms, p99.22 0.739 ms, p99.9 1.92 ms (histogram article, 2020)',
+  seed: 'serverless-redis-vs-faunadb-histograms.txt',
+};
+
+/**
+ * Where a service publishes only what a client saw, its service time is derived: the published
+ * figure minus the round trip and the client's own time measured on the lab with the service
+ * time off (see the README's "Network profiles").
+ */
+export const IN_REGION: NetworkProfile = {
+  name: 'in-region',
+  description:
+    'a function and its database in one region: ~1 ms round trips (a mix of same-AZ and cross-AZ), the service time each service publishes',
+  targets: {
+    dynamodb: {
+      rttMs: 1,
+      serviceTime: {
+        p50Ms: 2.6,
+        p99Ms: 15,
+        derivation:
+          "the warm-GetItem handler p50 5.8 / p99 20.7 ms minus 1 round trip and the client's own time (SDK, TLS records, timers: p50 ~2.2 ms, p99 ~5 ms measured here with the service time off)",
+      },
+      sources: [DYNAMODB_WARM_GET, AZ_PING, AZ_MAP],
+    },
+    qldb: {
+      rttMs: 1,
+      serviceTime: {
+        p50Ms: 11,
+        p99Ms: 40,
+        derivation:
+          "~40 ms for 3 warm SendCommands, each ~1 round trip and ~1.5 ms of client time; p99 assumes the DynamoDB figure's tail (p99/p50 3.6x): QLDB published none",
+      },
+      sources: [QLDB_ARTICLE, AZ_PING],
+    },
+    redis: {
+      rttMs: 0.3,
+      serviceTime: {
+        p50Ms: 0.36,
+        p99Ms: 0.44,
+        derivation: 'Lambda Store p50 0.658 / p99.22 0.739 ms minus a same-AZ round trip (0.3 ms)',
+      },
+      sources: [LAMBDA_STORE, AZ_PING],
+    },
+    dsql: {
+      rttMs: 1,
+      serviceTime: null,
+      sources: [AZ_PING],
+    },
+  },
+};
+
+/** The lab's first model: 8 ms per round trip everywhere, no service time of its own. */
+export const UNIFORM_8MS: NetworkProfile = {
+  name: 'uniform-8ms',
+  description:
+    "the first model: every exchange pays 8 ms, standing for network, service and client together; reproduces the keep-alive article's 33 vs 10 ms at its ratio",
+  targets: {
+    dynamodb: { rttMs: 8, serviceTime: null, sources: [] },
+    qldb: { rttMs: 8, serviceTime: null, sources: [] },
+    redis: { rttMs: 8, serviceTime: null, sources: [] },
+    dsql: { rttMs: 8, serviceTime: null, sources: [] },
+  },
+};
+
+export const PROFILES: readonly NetworkProfile[] = [IN_REGION, UNIFORM_8MS];
+export const DEFAULT_PROFILE = IN_REGION.name;
+export const PROFILE_NAMES = PROFILES.map((p) => p.name);
+
+export function findProfile(name: string): NetworkProfile | undefined {
+  return PROFILES.find((p) => p.name === name);
+}
+
+/** A profile with per-target round-trip overrides (`--rtt dynamodb=0.5`). */
+export function withRtt(
+  profile: NetworkProfile,
+  overrides: Readonly<Partial<Record<Target, number>>>,
+): NetworkProfile {
+  const entries = Object.entries(overrides) as [Target, number][];
+  if (entries.length === 0) return profile;
+  const targets = { ...profile.targets };
+  for (const [t, rttMs] of entries) targets[t] = { ...targets[t], rttMs };
+  return { ...profile, targets };
+}
+
+/** One line per target: `DynamoDB: round trip 1 ms, service time p50 3.2 / p99 17 ms`. */
+export function describeLink(link: TargetLink): string {
+  const st = link.serviceTime;
+  return `round trip ${link.rttMs} ms, service time ${st ? `p50 ${st.p50Ms} / p99 ${st.p99Ms} ms (seeded log-normal)` : "the local engine's own"}`;
+}
