@@ -581,6 +581,8 @@ async function readTuning(dirs: readonly string[], warnings: string[]): Promise<
     out.push({
       file,
       function: saved.function ?? basename(file, '.json'),
+      where: saved.where,
+      profile: saved.profile,
       executionArn: saved.executionArn,
       strategy: saved.strategy,
       powerMb: output.power,

@@ -211,6 +211,10 @@ export interface TuningMemoryRow {
 export interface TuningReport {
   readonly file: string;
   readonly function: string;
+  /** Where it ran: the deployed state machine, or the local tuner on the lab. */
+  readonly where: 'aws' | 'local';
+  /** Local runs: the network profile the lab ran. */
+  readonly profile: string | null;
   readonly executionArn: string | null;
   readonly strategy: string | null;
   readonly powerMb: number;

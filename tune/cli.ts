@@ -32,6 +32,22 @@ export async function runTuneCli(argv: readonly string[], deps: TuneCliDeps): Pr
       deps.out.write(`${TUNE_HELP}\n`);
       return 0;
     }
+    if (parsed.local) {
+      const local = parsed.local;
+      deps.out.write(
+        `Tuning ${local.function} on the local lab: ${local.powerValues.join(', ')} MB x ${local.num} invocations, strategy ${local.strategy}\n`,
+      );
+      const { runLocalTune } = await import('./local-tune');
+      const { printResult } = await import('./print-result');
+      const { output, file } = await runLocalTune({
+        ...local,
+        signal: deps.signal,
+        log: (line) => deps.out.write(`${line}\n`),
+      });
+      printResult(deps.out, local.function, local.strategy, output);
+      deps.out.write(`Saved ${file}\n`);
+      return 0;
+    }
     options = parsed.options;
     const { defaultClients, runTune } = await import('./tune-runner');
     const clients = (deps.makeClients ?? defaultClients)(options.aws);

@@ -53,6 +53,10 @@ export interface SavedTuneResult {
   readonly function: string | null;
   readonly executionArn: string | null;
   readonly strategy: string | null;
+  /** `local` for `npm run tune -- --target local`, else the deployed state machine. */
+  readonly where: 'aws' | 'local';
+  /** The network profile a local run used. */
+  readonly profile: string | null;
   readonly output: PowerTuningOutput;
 }
 
@@ -113,6 +117,17 @@ export function parseTuneResultFile(json: unknown): SavedTuneResult | undefined 
     function: str(fn.key) ?? str(fn.name) ?? str(o.function),
     executionArn: str(o.executionArn),
     strategy: str(input.strategy),
+    where: o.where === 'local' ? 'local' : 'aws',
+    profile: str(o.profile),
     output,
   };
+}
+
+/** `results/tuning/dynamodb-get-2025-01-02T03-04-05Z.json`: sortable, no ':' for other filesystems. */
+export function resultFileName(key: string, nowMs: number): string {
+  const stamp = new Date(nowMs)
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-');
+  return `${key}-${stamp}.json`;
 }

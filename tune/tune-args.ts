@@ -13,6 +13,8 @@ import {
 } from '../aws/aws-options';
 import { type LabFunction, labFunctions } from '../core/lab-functions';
 import { MEMORY_MAX_MB, MEMORY_MIN_MB, TARGETS } from '../lib/config';
+import { networkOptions, seedOption } from '../local/cli/options';
+import { DEFAULT_PROFILE } from '../local/network/profiles';
 
 export const STRATEGIES = ['cost', 'speed', 'balanced'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
@@ -40,9 +42,29 @@ export interface TuneOptions {
   readonly aws: AwsOptions;
 }
 
+/** `--target local`: the local tuner's options (tune/local-tune.ts), without its log. */
+export interface LocalTuneArgs {
+  readonly function: string;
+  readonly powerValues: readonly number[];
+  readonly num: number;
+  readonly strategy: Strategy;
+  readonly balancedWeight?: number;
+  readonly discardTopBottom?: number;
+  readonly payload?: unknown;
+  readonly outDir: string;
+  readonly lab: {
+    readonly profile?: string;
+    readonly rttMs?: number;
+    readonly rttByTarget?: Readonly<Partial<Record<(typeof TARGETS)[number], number>>>;
+    readonly seed?: number;
+    readonly nodePath?: string;
+  };
+}
+
 export type ParsedTuneArgs =
   | { readonly help: true }
-  | { readonly help: false; readonly options: TuneOptions };
+  | { readonly help: false; readonly options: TuneOptions; readonly local?: undefined }
+  | { readonly help: false; readonly local: LocalTuneArgs; readonly options?: undefined };
 
 /** Every key the app can deploy, from every target and both keep-alive layouts. */
 export function possibleLabFunctions(): LabFunction[] {
@@ -50,11 +72,17 @@ export function possibleLabFunctions(): LabFunction[] {
 }
 
 export const TUNE_HELP = `Usage: npm run tune -- --function NAME [options]
+       npm run tune -- --target local --function NAME [options]
 
 Runs the deployed AWS Lambda Power Tuning state machine (4.x) on one lab function, shows
 its progress, prints the chosen memory, cost, duration and visualization URL, and saves
 the whole result as JSON. The chosen memory is not applied: set it with
 \`npx cdk deploy --all -c memorySize=<MB>\`.
+
+With --target local it does the same on the local lab, by Power Tuning 4.4.0's rules: for
+each power value new environments at that memory, NUM invocations in series, durations from
+the REPORT lines (Init Duration included), a trimmed mean, Lambda's price per ms, the
+strategy's pick; the result has Power Tuning's output shape.
 
 Options:
   --function NAME        function key (e.g. dynamodb-get, dynamodb-create-keepalive-off)
@@ -66,8 +94,16 @@ Options:
   --payload JSON         the event for every invocation (default: built per function, below)
   --out DIR              where the JSON result goes (default ${DEFAULT_OUT_DIR})
   --timeout SECONDS      stop waiting, and stop the execution, after this long (default ${DEFAULT_TIMEOUT_S})
+  --target aws|local     the deployed state machine (default) or the local lab
   -h, --help             this text
 ${AWS_OPTIONS_HELP}
+Local lab (--target local):
+  --profile NAME         network profile (default ${DEFAULT_PROFILE}); here not an AWS profile
+  --rtt MS|T=MS,...      round trip instead of the profile's
+  --seed N               seeds the service-time draws (default 1)
+  --balanced-weight W    0..1, the balanced strategy's weight of cost (default 0.5)
+  --discard-top-bottom F 0..0.4, the share dropped at each end before averaging (default 0.2)
+  --node PATH            Node executable of the environments (default: Lambda's Node 24, pinned)
 
 Default payload:
   get functions     A Person with GovId power-tuning-<target> is created first by invoking the
@@ -128,6 +164,12 @@ const TUNE_OPTION_SPECS = {
   payload: { type: 'string' },
   out: { type: 'string' },
   timeout: { type: 'string' },
+  target: { type: 'string' },
+  rtt: { type: 'string' },
+  seed: { type: 'string' },
+  'balanced-weight': { type: 'string' },
+  'discard-top-bottom': { type: 'string' },
+  node: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -172,6 +214,47 @@ export function parseTuneArgs(argv: readonly string[], deps: ResolveDeps = {}): 
       : parseInteger('--timeout', values.timeout, 60, MAX_TIMEOUT_S);
   const outDir = values.out ?? DEFAULT_OUT_DIR;
   if (outDir.trim() === '') throw new UsageError('--out must name a directory');
+
+  const target = values.target ?? 'aws';
+  if (target !== 'aws' && target !== 'local')
+    throw new UsageError(`--target must be aws or local, got ${JSON.stringify(target)}`);
+  const localOnly = ['rtt', 'seed', 'balanced-weight', 'discard-top-bottom', 'node'] as const;
+  if (target === 'local') {
+    for (const flag of ['region', 'stack-prefix', 'timeout'] as const)
+      if (values[flag] !== undefined)
+        throw new UsageError(`--${flag} is for the deployed stack, not --target local`);
+    if (!possibleLabFunctions().some((f) => f.key === name))
+      throw new UsageError(
+        `unknown function ${JSON.stringify(name)}: --target local takes a function key (e.g. dynamodb-get, dynamodb-get-keepalive-off)`,
+      );
+    const fraction = (flag: string, text: string | undefined, max: number): number | undefined => {
+      if (text === undefined) return undefined;
+      const n = Number(text);
+      if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > max)
+        throw new UsageError(`--${flag} must be a number from 0 to ${max}, got ${JSON.stringify(text)}`);
+      return n;
+    };
+    return {
+      help: false,
+      local: {
+        function: name,
+        powerValues,
+        num,
+        strategy: strategy as Strategy,
+        balancedWeight: fraction('balanced-weight', values['balanced-weight'], 1),
+        discardTopBottom: fraction('discard-top-bottom', values['discard-top-bottom'], 0.4),
+        ...(values.payload !== undefined ? { payload } : {}),
+        outDir,
+        lab: {
+          ...networkOptions(values.profile, values.rtt),
+          seed: seedOption(values.seed),
+          nodePath: values.node,
+        },
+      },
+    };
+  }
+  for (const flag of localOnly)
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} is for --target local`);
 
   const aws = resolveAwsOptions(values, deps);
   checkFunctionName(name, aws.stackPrefix);

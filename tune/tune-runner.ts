@@ -31,11 +31,14 @@ import {
   type PowerTuningInput,
   type PowerTuningOutput,
   parsePowerTuningOutput,
+  resultFileName,
   type TuneResultFile,
 } from './power-tuning-result';
+import { printResult } from './print-result';
 import { possibleLabFunctions, type TuneOptions } from './tune-args';
 
 export type { PowerTuningInput, PowerTuningOutput, PowerTuningStat } from './power-tuning-result';
+export { resultFileName } from './power-tuning-result';
 
 export interface TuneClients {
   readonly cfn: CloudFormationClient;
@@ -115,15 +118,6 @@ export function executionName(key: string, nowMs: number): string {
     .replace(/\.\d+Z$/, 'Z');
   const rand = Math.random().toString(36).slice(2, 6);
   return `tune-${key}-${stamp}-${rand}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 80);
-}
-
-/** `results/tuning/dynamodb-get-2025-01-02T03-04-05Z.json`: sortable, no ':' for other filesystems. */
-export function resultFileName(key: string, nowMs: number): string {
-  const stamp = new Date(nowMs)
-    .toISOString()
-    .replace(/\.\d+Z$/, 'Z')
-    .replace(/:/g, '-');
-  return `${key}-${stamp}.json`;
 }
 
 function findFunction(outputs: LabOutputs, name: string, stackPrefix: string): LabFunctionOutputs {
@@ -211,39 +205,6 @@ function consoleUrl(executionArn: string): string | undefined {
   const [, partition, , region] = executionArn.split(':');
   if (partition !== 'aws' || !region) return undefined;
   return `https://${region}.console.aws.amazon.com/states/home?region=${region}#/v2/executions/details/${executionArn}`;
-}
-
-const usd = (v: number | undefined) =>
-  v === undefined ? '-' : `$${v.toFixed(10).replace(/0+$/, '').replace(/\.$/, '.0')}`;
-
-function printResult(
-  out: OutputStream,
-  fn: LabFunctionOutputs,
-  strategy: string,
-  o: PowerTuningOutput,
-): void {
-  const lines = [
-    '',
-    `Best memory for ${fn.key} (strategy ${strategy}): ${o.power} MB`,
-    `  average duration  ${o.duration.toFixed(2)} ms`,
-    `  average cost      ${usd(o.cost)} per invocation (${usd(o.cost * 1e6)} per million)`,
-  ];
-  if (o.stateMachine?.executionCost !== undefined || o.stateMachine?.lambdaCost !== undefined) {
-    lines.push(
-      `  this run cost     ${usd(o.stateMachine?.executionCost)} Step Functions + ${usd(o.stateMachine?.lambdaCost)} Lambda`,
-    );
-  }
-  lines.push(`  visualization     ${o.stateMachine?.visualization ?? '(none in the output)'}`);
-  if (o.stats && o.stats.length > 0) {
-    lines.push('', '  memory MB   avg duration ms   avg cost per invocation');
-    for (const s of [...o.stats].sort((a, b) => a.value - b.value)) {
-      const mark = s.value === o.power ? '  <- chosen' : '';
-      lines.push(
-        `  ${String(s.value).padStart(9)}   ${(s.averageDuration?.toFixed(2) ?? '-').padStart(15)}   ${usd(s.averagePrice)}${mark}`,
-      );
-    }
-  }
-  out.write(`${lines.join('\n')}\n`);
 }
 
 class ExecutionWatcher {
@@ -428,7 +389,7 @@ export async function runTune(options: TuneOptions, deps: TuneDeps): Promise<Tun
     );
   }
 
-  printResult(out, fn, options.strategy, output);
+  printResult(out, fn.key, options.strategy, output);
   await mkdir(options.outDir, { recursive: true });
   const file = join(options.outDir, resultFileName(fn.key, started));
   const saved: TuneResultFile = {

@@ -1,0 +1,196 @@
+/**
+ * Power Tuning on the local lab (`npm run tune -- --target local`): what the deployed state
+ * machine does, with Power Tuning 4.4.0's rules (power-tuning-rules.ts). For each power value
+ * it starts the function's environments at that memory (new ones, as Power Tuning publishes a
+ * version per value, so the first invocation is a cold start and its Init Duration counts),
+ * invokes the function `num` times in series with the default payload, reads each REPORT
+ * line, and averages; then the strategy picks. The result has Power Tuning's output shape and
+ * is saved where the report reads tuning results.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Architecture } from '../core/cost';
+import { LabError } from '../core/errors';
+import type { LabFunction, Target } from '../core/lab-functions';
+import type { RunningLab } from '../local/lab';
+import { proxyEvent, tuningPerson } from './default-payload';
+import { type PowerTuningOutput, type PowerTuningStat, resultFileName } from './power-tuning-result';
+import {
+  DEFAULT_BALANCED_WEIGHT,
+  DEFAULT_DISCARD_TOP_BOTTOM,
+  powerValueStats,
+  type ReportDurations,
+  reportDurations,
+  tuningOutput,
+} from './power-tuning-rules';
+import { possibleLabFunctions, type Strategy } from './tune-args';
+
+/** The lab's functions run arm64, as deployed (lib/constructs/perf-function.ts). */
+const ARCHITECTURE: Architecture = 'arm64';
+
+export interface LocalTuneOptions {
+  /** A function key: `dynamodb-get`, `qldb-create-keepalive-off`, ... */
+  readonly function: string;
+  readonly powerValues: readonly number[];
+  readonly num: number;
+  readonly strategy: Strategy;
+  /** @default DEFAULT_BALANCED_WEIGHT */
+  readonly balancedWeight?: number;
+  /** @default DEFAULT_DISCARD_TOP_BOTTOM */
+  readonly discardTopBottom?: number;
+  /** The event for every invocation; default: the function's own (default-payload.ts). */
+  readonly payload?: unknown;
+  readonly outDir: string;
+  /** The local lab's network and host. */
+  readonly lab?: {
+    readonly profile?: string;
+    readonly rttMs?: number;
+    readonly rttByTarget?: Readonly<Partial<Record<Target, number>>>;
+    readonly seed?: number;
+    readonly nodePath?: string;
+  };
+  readonly signal?: AbortSignal;
+  readonly log: (line: string) => void;
+}
+
+/** The JSON file a local tuning run writes: the cloud file's fields that apply, and the lab's. */
+export interface LocalTuneResultFile {
+  readonly where: 'local';
+  readonly function: { readonly key: string; readonly name: string };
+  readonly architecture: Architecture;
+  readonly profile: string;
+  readonly startDate: string;
+  readonly stopDate: string;
+  readonly input: {
+    readonly powerValues: readonly number[];
+    readonly num: number;
+    readonly payload: unknown;
+    readonly strategy: Strategy;
+    readonly balancedWeight: number;
+    readonly discardTopBottom: number;
+    readonly parallelInvocation: false;
+    readonly includeOutputResults: true;
+  };
+  readonly output: PowerTuningOutput & { readonly stats: readonly PowerTuningStat[] };
+}
+
+export interface LocalTuneResult {
+  readonly output: LocalTuneResultFile['output'];
+  readonly file: string;
+}
+
+export class LocalTuneError extends LabError {
+  constructor(message: string) {
+    super(message, 'TuneError');
+  }
+}
+
+/** The lab function a key names, and its create function (which writes the Person it reads). */
+export function tunedFunction(key: string): { spec: LabFunction; create: LabFunction; both: boolean } {
+  const specs = possibleLabFunctions();
+  const spec = specs.find((s) => s.key === key);
+  if (!spec)
+    throw new LocalTuneError(`unknown function ${JSON.stringify(key)}: expected a key such as dynamodb-get`);
+  const createKey = spec.key.replace(new RegExp(`-${spec.operation}(?=-|$)`), '-create');
+  const create = specs.find((s) => s.key === createKey) as LabFunction;
+  return { spec, create, both: spec.key.includes('-keepalive-') };
+}
+
+interface Proxy {
+  readonly statusCode?: unknown;
+  readonly body?: unknown;
+}
+
+async function invokeOnce(
+  lab: RunningLab,
+  key: string,
+  event: unknown,
+  reports: Map<string, string>,
+): Promise<{ status: number; report: ReportDurations }> {
+  const pool = lab.pools.get(key);
+  if (!pool) throw new LocalTuneError(`the local lab has no function ${key}`);
+  const inv = await pool.invoke(event);
+  if (!inv.ok) throw new LocalTuneError(`${key} failed (${inv.reason}): ${inv.message}`);
+  const line = reports.get(inv.requestId);
+  const report = line === undefined ? undefined : reportDurations(line);
+  if (!report) throw new LocalTuneError(`${key} left no REPORT line for request ${inv.requestId}`);
+  const status = Number((inv.response as Proxy | null)?.statusCode);
+  return { status, report };
+}
+
+export async function runLocalTune(o: LocalTuneOptions): Promise<LocalTuneResult> {
+  const { spec, create, both } = tunedFunction(o.function);
+  const person = tuningPerson(spec.target);
+  const payload = o.payload ?? proxyEvent(spec, person);
+  const discardTopBottom = o.discardTopBottom ?? DEFAULT_DISCARD_TOP_BOTTOM;
+  const balancedWeight = o.balancedWeight ?? DEFAULT_BALANCED_WEIGHT;
+  const { startLab } = await import('../local/lab');
+  const started = new Date();
+  const stats: ReturnType<typeof powerValueStats>[] = [];
+  let profile = '';
+  for (const value of o.powerValues) {
+    if (o.signal?.aborted) throw new LocalTuneError('interrupted');
+    const reports = new Map<string, string>();
+    const lab = await startLab({
+      port: 0,
+      ...o.lab,
+      context: { targets: spec.target, keepAlive: both ? 'both' : 'on', memorySize: String(value) },
+      log: (line) => {
+        if (line.startsWith('warning')) o.log(line);
+      },
+      onFunctionLog: (_fn, line) => {
+        const id = /^REPORT RequestId: (\S+)/.exec(line)?.[1];
+        if (id) reports.set(id, line);
+      },
+    });
+    profile = lab.profile.name;
+    try {
+      // The Person a get, overwrite or update works on; a create posts it again (409).
+      if (o.payload === undefined) {
+        const seed = await invokeOnce(lab, create.key, proxyEvent(create, person), reports);
+        if (seed.status !== 201 && seed.status !== 409)
+          throw new LocalTuneError(`creating the tuning Person with ${create.key} answered ${seed.status}`);
+      }
+      const durations: ReportDurations[] = [];
+      const statuses = new Map<number, number>();
+      for (let i = 0; i < o.num; i++) {
+        if (o.signal?.aborted) throw new LocalTuneError('interrupted');
+        const { status, report } = await invokeOnce(lab, spec.key, payload, reports);
+        if (status >= 500) throw new LocalTuneError(`${spec.key} answered ${status} at ${value} MB`);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        durations.push(report);
+      }
+      const s = powerValueStats(value, durations, { architecture: ARCHITECTURE, discardTopBottom });
+      stats.push(s);
+      o.log(
+        `  ${String(value).padStart(5)} MB  ${o.num} invocations (${[...statuses].map(([k, n]) => `${n}x ${k}`).join(', ')})  average ${s.averageDuration.toFixed(2)} ms  $${s.averagePrice.toPrecision(4)} each`,
+      );
+    } finally {
+      await lab.stop();
+    }
+  }
+  const output = tuningOutput(stats, o.strategy, balancedWeight);
+  const file: LocalTuneResultFile = {
+    where: 'local',
+    function: { key: spec.key, name: spec.key },
+    architecture: ARCHITECTURE,
+    profile,
+    startDate: started.toISOString(),
+    stopDate: new Date().toISOString(),
+    input: {
+      powerValues: o.powerValues,
+      num: o.num,
+      payload,
+      strategy: o.strategy,
+      balancedWeight,
+      discardTopBottom,
+      parallelInvocation: false,
+      includeOutputResults: true,
+    },
+    output,
+  };
+  await mkdir(o.outDir, { recursive: true });
+  const path = join(o.outDir, `local-${resultFileName(spec.key, started.getTime())}`);
+  await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
+  return { output, file: path };
+}
