@@ -31,7 +31,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('engines close idle connections after idleTimeoutS (1 s)', () => {
   let lab: RunningLab;
   beforeAll(async () => {
-    lab = await startLab({ port: 0, idleTimeoutS: 1 });
+    // One call each is compared below: the profile whose every round trip is a fixed 8 ms, so a
+    // drawn service time (the default profile's) cannot outweigh the new connection's round trips.
+    lab = await startLab({ port: 0, idleTimeoutS: 1, profile: 'uniform-8ms' });
   }, 180_000);
   afterAll(async () => {
     await lab?.stop();
