@@ -1,8 +1,9 @@
 /**
  * Power Tuning on the local lab (`npm run tune -- --target local`): what the deployed state
  * machine does, with Power Tuning 4.4.0's rules (power-tuning-rules.ts). For each power value
- * it starts the function's environments at that memory (new ones, as Power Tuning publishes a
- * version per value, so the first invocation is a cold start and its Init Duration counts),
+ * it sets the function's memory on the lab's host (new environments at that memory, with its
+ * CPU share, as Power Tuning publishes a version per value: the first invocation is a cold
+ * start and its Init Duration counts),
  * invokes the function `num` times in series with the default payload, reads each REPORT
  * line, and averages; then the strategy picks. The result has Power Tuning's output shape and
  * is saved where the report reads tuning results.
@@ -59,6 +60,8 @@ export interface LocalTuneResultFile {
   readonly function: { readonly key: string; readonly name: string };
   readonly architecture: Architecture;
   readonly profile: string;
+  /** How the lab applied memory: cgroups (CPU share, ceiling) or not modeled, and why. */
+  readonly memoryModel: { readonly modeled: boolean; readonly mechanism: string; readonly reason?: string };
   readonly startDate: string;
   readonly stopDate: string;
   readonly input: {
@@ -127,30 +130,37 @@ export async function runLocalTune(o: LocalTuneOptions): Promise<LocalTuneResult
   const { startLab } = await import('../local/lab');
   const started = new Date();
   const stats: ReturnType<typeof powerValueStats>[] = [];
-  let profile = '';
-  for (const value of o.powerValues) {
-    if (o.signal?.aborted) throw new LocalTuneError('interrupted');
-    const reports = new Map<string, string>();
-    const lab = await startLab({
-      port: 0,
-      ...o.lab,
-      context: { targets: spec.target, keepAlive: both ? 'both' : 'on', memorySize: String(value) },
-      log: (line) => {
-        if (line.startsWith('warning')) o.log(line);
-      },
-      onFunctionLog: (_fn, line) => {
-        const id = /^REPORT RequestId: (\S+)/.exec(line)?.[1];
-        if (id) reports.set(id, line);
-      },
-    });
-    profile = lab.profile.name;
-    try {
-      // The Person a get, overwrite or update works on; a create posts it again (409).
-      if (o.payload === undefined) {
-        const seed = await invokeOnce(lab, create.key, proxyEvent(create, person), reports);
-        if (seed.status !== 201 && seed.status !== 409)
-          throw new LocalTuneError(`creating the tuning Person with ${create.key} answered ${seed.status}`);
-      }
+  const reports = new Map<string, string>();
+  // One lab; each power value replaces the function's environments at that memory, as a
+  // published version per value does: its first invocation is a cold start.
+  const lab = await startLab({
+    port: 0,
+    ...o.lab,
+    context: { targets: spec.target, keepAlive: both ? 'both' : 'on' },
+    memoryMb: o.powerValues[0],
+    log: (line) => {
+      if (line.startsWith('warning')) o.log(line);
+    },
+    onFunctionLog: (_fn, line) => {
+      const id = /^REPORT RequestId: (\S+)/.exec(line)?.[1];
+      if (id) reports.set(id, line);
+    },
+  });
+  const profile = lab.profile.name;
+  const memoryModel = lab.memoryModel;
+  o.log(
+    `  memory: ${memoryModel.modeled ? `CPU share and memory ceiling by cgroups (${memoryModel.mechanism})` : `not modeled (${memoryModel.reason ?? 'no cgroups'})`}; network profile ${profile}`,
+  );
+  try {
+    // The Person a get, overwrite or update works on; a create posts it again (409).
+    if (o.payload === undefined) {
+      const seed = await invokeOnce(lab, create.key, proxyEvent(create, person), reports);
+      if (seed.status !== 201 && seed.status !== 409)
+        throw new LocalTuneError(`creating the tuning Person with ${create.key} answered ${seed.status}`);
+    }
+    for (const value of o.powerValues) {
+      if (o.signal?.aborted) throw new LocalTuneError('interrupted');
+      await lab.setMemory(value, spec.key);
       const durations: ReportDurations[] = [];
       const statuses = new Map<number, number>();
       for (let i = 0; i < o.num; i++) {
@@ -165,9 +175,9 @@ export async function runLocalTune(o: LocalTuneOptions): Promise<LocalTuneResult
       o.log(
         `  ${String(value).padStart(5)} MB  ${o.num} invocations (${[...statuses].map(([k, n]) => `${n}x ${k}`).join(', ')})  average ${s.averageDuration.toFixed(2)} ms  $${s.averagePrice.toPrecision(4)} each`,
       );
-    } finally {
-      await lab.stop();
     }
+  } finally {
+    await lab.stop();
   }
   const output = tuningOutput(stats, o.strategy, balancedWeight);
   const file: LocalTuneResultFile = {
@@ -175,6 +185,11 @@ export async function runLocalTune(o: LocalTuneOptions): Promise<LocalTuneResult
     function: { key: spec.key, name: spec.key },
     architecture: ARCHITECTURE,
     profile,
+    memoryModel: {
+      modeled: memoryModel.modeled,
+      mechanism: memoryModel.mechanism,
+      ...(memoryModel.reason ? { reason: memoryModel.reason } : {}),
+    },
     startDate: started.toISOString(),
     stopDate: new Date().toISOString(),
     input: {

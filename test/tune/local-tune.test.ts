@@ -189,6 +189,8 @@ describe('local Power Tuning on the lab', () => {
     const saved = JSON.parse(readFileSync(file, 'utf8'));
     expect(saved).toMatchObject({ where: 'local', function: { key: 'dynamodb-get' }, profile: 'in-region' });
     expect(saved.output).toEqual(output);
+    // The result says how memory was applied (cgroups, or not modeled and why).
+    expect(typeof saved.memoryModel.modeled).toBe('boolean');
     expect(output.stats.map((s) => s.value)).toEqual([128, 1769]);
     for (const s of output.stats) {
       expect(s.averageDuration).toBeGreaterThan(0);
