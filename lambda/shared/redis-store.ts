@@ -16,6 +16,7 @@
  * category" is a ZRANGE away with no migration. Both happen in one EVAL: one round trip,
  * atomic on the server.
  */
+import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { Redis, ReplyError } from 'ioredis';
 import { type KeepAliveVariant, readKeepAlive, requireEnv } from './env';
@@ -28,11 +29,21 @@ import { extensionSettings } from './secrets-extension';
 export const personKey = (govId: string): string => `person:${govId}`;
 export const byTypeKey = (govIdType: string): string => `persons:by-type:${govIdType}`;
 
+/*
+ * Every key a script touches comes through KEYS, never built inside it. Upstash runs a script
+ * under its global lock unless the script's shebang says `#!lua flags=allow-key-locking`, and
+ * with that flag it locks only the keys in KEYS and refuses any other
+ * (https://upstash.com/docs/redis/features/key-locking, .../commands/scripting/eval): under
+ * parallel load a global lock queues every other command behind each script. Redis 7.0
+ * refuses the flag ("ERR Unexpected flag in script shebang: allow-key-locking"), so it is
+ * added only for a server that supports it (scriptFor, RedisStoreOptions.keyLocking).
+ */
+
 /**
  * KEYS[1] person key, KEYS[2] by-type set; ARGV[1] JSON, ARGV[2] creation ms, ARGV[3] GovId.
  * Returns 1 when it wrote, else the stored JSON (so a retried create can tell its own write).
- * Both keys are declared, as Redis requires of scripts; on a sharded Redis they would need a
- * hash tag to share a slot (Upstash and a single redis-server do not).
+ * On a sharded Redis both keys would need a hash tag to share a slot (Upstash and a single
+ * redis-server do not shard).
  */
 export const CREATE_SCRIPT = `if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
@@ -40,21 +51,19 @@ export const CREATE_SCRIPT = `if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
 end
 return redis.call('GET', KEYS[1])`;
 
-/** Key prefixes for the scripts that derive keys from stored data (see below). */
-const PERSON_PREFIX = personKey('');
-const BY_TYPE_PREFIX = byTypeKey('');
-
 /**
- * KEYS[1] person key, KEYS[2] the new by-type set; ARGV[1] JSON, ARGV[2] ms, ARGV[3] GovId,
- * ARGV[4] new GovIdType, ARGV[5] the by-type prefix. Returns 0 when there is no such Person.
- * An overwrite is a re-creation: the new score puts it first in its type. When GovIdType
- * changes, the GovId leaves the old type's set, whose key only the stored JSON names (so it
- * cannot be declared; fine on one server, a cluster would need hash tags).
+ * KEYS[1] person key, KEYS[2] the new type's set, KEYS[3] the set of the type the caller
+ * believes is stored; ARGV[1] JSON, ARGV[2] ms, ARGV[3] GovId, ARGV[4] that believed type.
+ * Returns 1 when it replaced the Person, 0 when there is none, and the stored GovIdType,
+ * writing nothing, when it is not the believed one: the caller sends the script again with
+ * that type's set in KEYS[3]. An overwrite is a re-creation: the new score puts it first in
+ * its type, and a changed type moves the GovId out of the old type's set.
  */
 export const OVERWRITE_SCRIPT = `local old = redis.call('GET', KEYS[1])
 if not old then return 0 end
-local oldType = cjson.decode(old)['GovIdType']
-if oldType ~= ARGV[4] then redis.call('ZREM', ARGV[5] .. tostring(oldType), ARGV[3]) end
+local oldType = tostring(cjson.decode(old)['GovIdType'])
+if oldType ~= ARGV[4] then return oldType end
+if KEYS[3] ~= KEYS[2] then redis.call('ZREM', KEYS[3], ARGV[3]) end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 return 1`;
@@ -72,16 +81,28 @@ local json = cjson.encode(person)
 redis.call('SET', KEYS[1], json)
 return json`;
 
-/**
- * KEYS[1] by-type set; ARGV[1] limit, ARGV[2] the person key prefix. The newest `limit` GovIds
- * of the type, then their JSON: ZREVRANGE + MGET in one round trip. Person keys come from the
- * set's members, so they cannot be declared (as for OVERWRITE_SCRIPT).
- */
-export const QUERY_SCRIPT = `local ids = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
-if #ids == 0 then return {} end
-local keys = {}
-for i, id in ipairs(ids) do keys[i] = ARGV[2] .. id end
-return redis.call('MGET', unpack(keys))`;
+/** Every script the store sends, by name (tests run each with its KEYS alone). */
+export const SCRIPTS = {
+  create: CREATE_SCRIPT,
+  overwrite: OVERWRITE_SCRIPT,
+  update: UPDATE_SCRIPT,
+} as const;
+
+/** The shebang that asks Upstash for per-key locks. */
+export const KEY_LOCKING_SHEBANG = '#!lua flags=allow-key-locking';
+
+/** The script as sent: with the key-locking shebang where the server supports it. */
+export function scriptFor(body: string, keyLocking: boolean): string {
+  return keyLocking ? `${KEY_LOCKING_SHEBANG}\n${body}` : body;
+}
+
+/** Upstash's endpoints: `<name>-<id>.upstash.io`. Other servers get scripts without flags. */
+export function supportsKeyLocking(host: string): boolean {
+  return /\.upstash\.io$/i.test(host);
+}
+
+/** How often an overwrite follows a GovIdType that keeps changing under it before it gives up. */
+const OVERWRITE_ATTEMPTS = 3;
 
 /**
  * Connect + AUTH bound: ioredis's connectTimeout covers the TCP (and TLS) connect only, and a
@@ -99,6 +120,11 @@ export interface RedisStoreOptions {
    * server through the system store or NODE_EXTRA_CA_CERTS; nothing turns verification off.
    */
   readonly tls?: ConnectionOptions;
+  /**
+   * Send scripts with `#!lua flags=allow-key-locking` (Upstash's per-key locks). Redis itself
+   * refuses the flag. @default supportsKeyLocking(target.host): on for Upstash's endpoints
+   */
+  readonly keyLocking?: boolean;
 }
 
 export interface RedisPersonStore extends PersonStore {
@@ -171,6 +197,12 @@ function fromJson(text: string): Person {
 
 export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
   const { target, keepAlive } = opts;
+  const keyLocking = opts.keyLocking ?? supportsKeyLocking(target.host);
+  const scripts = {
+    create: scriptFor(CREATE_SCRIPT, keyLocking),
+    overwrite: scriptFor(OVERWRITE_SCRIPT, keyLocking),
+    update: scriptFor(UPDATE_SCRIPT, keyLocking),
+  };
   const counts = { sockets: 0, commands: 0 };
   let kept: Redis | undefined;
   let opening: Promise<Redis> | undefined;
@@ -181,8 +213,13 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
       port: target.port,
       username: target.username,
       password: target.password,
-      // ioredis does not read TLS from a rediss:// URL: say it. Node sets SNI from host.
-      tls: target.tls ? { ...opts.tls } : undefined,
+      // ioredis does not read TLS from a rediss:// URL: say it. Nor does it set SNI: it calls
+      // tls.connect with host and port, and Node sends a server name only when given
+      // `servername` (https sets it; a raw tls.connect does not). Providers that route TLS by
+      // it need it; an IP address is never sent as SNI (RFC 6066, section 3).
+      tls: target.tls
+        ? { servername: isIP(target.host) === 0 ? target.host : undefined, ...opts.tls }
+        : undefined,
       // RESP2 + AUTH: one command, understood by every Redis and by Upstash.
       protocol: 2,
       lazyConnect: true,
@@ -298,7 +335,7 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
       const json = toJson(person);
       return run(signal, async (client, retried) => {
         const out = await client.eval(
-          CREATE_SCRIPT,
+          scripts.create,
           2,
           personKey(person.GovId),
           byTypeKey(person.GovIdType),
@@ -319,33 +356,52 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
     },
     async overwrite(person, signal) {
       const json = toJson(person);
+      const newSet = byTypeKey(person.GovIdType);
       // A retry after a dropped connection runs the script again: same result, a later score.
       return run(signal, async (client) => {
-        const out = await client.eval(
-          OVERWRITE_SCRIPT,
-          2,
-          personKey(person.GovId),
-          byTypeKey(person.GovIdType),
-          json,
-          String(Date.now()),
-          person.GovId,
-          person.GovIdType,
-          BY_TYPE_PREFIX,
-        );
-        return out === 1 ? 'replaced' : 'missing';
+        // Most overwrites keep the type: one round trip. A changed type costs a second one,
+        // with the stored type's set declared this time.
+        let believed = person.GovIdType;
+        for (let attempt = 1; ; attempt++) {
+          const out = await client.eval(
+            scripts.overwrite,
+            3,
+            personKey(person.GovId),
+            newSet,
+            byTypeKey(believed),
+            json,
+            String(Date.now()),
+            person.GovId,
+            believed,
+          );
+          if (out === 1) return 'replaced';
+          if (out === 0) return 'missing';
+          if (typeof out !== 'string' || attempt >= OVERWRITE_ATTEMPTS) {
+            throw new Error(`Redis overwrite: GovIdType of ${person.GovId} kept changing under it`);
+          }
+          believed = out;
+        }
       });
     },
     async update(govId, changes, signal) {
       return run(signal, async (client) => {
-        const out = await client.eval(UPDATE_SCRIPT, 1, personKey(govId), changes.Address);
+        const out = await client.eval(scripts.update, 1, personKey(govId), changes.Address);
         return typeof out === 'string' ? fromJson(out) : undefined;
       });
     },
     async query(govIdType, limit, signal) {
+      // Two plain commands, not a script: the person keys come from the set's members, and a
+      // script may only touch keys it declares. ZREVRANGE, then MGET of exactly those keys.
       return run(signal, async (client) => {
-        const out = await client.eval(QUERY_SCRIPT, 1, byTypeKey(govIdType), String(limit), PERSON_PREFIX);
-        // A member whose JSON is gone reads as nil; nothing deletes Persons today, but skip it.
-        return Array.isArray(out) ? out.filter((t): t is string => typeof t === 'string').map(fromJson) : [];
+        const ids = await client.zrevrange(byTypeKey(govIdType), 0, limit - 1);
+        if (ids.length === 0) return [];
+        const texts = await client.mget(...ids.map(personKey));
+        // A member whose JSON is gone reads as nil, and one overwritten into another type
+        // between the two commands is not of this type any more: both are left out.
+        return texts
+          .filter((t): t is string => typeof t === 'string')
+          .map(fromJson)
+          .filter((p) => p.GovIdType === govIdType);
       });
     },
   };

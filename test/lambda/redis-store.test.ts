@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import tls from 'node:tls';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EnvError } from '../../lambda/shared/env';
@@ -13,11 +14,17 @@ import type { Person } from '../../lambda/shared/person';
 import { parseRedisUrl, redisUrlFromSecretString } from '../../lambda/shared/redis-secret';
 import {
   byTypeKey,
+  CREATE_SCRIPT,
   createRedisStore,
   HANDSHAKE_TIMEOUT_MS,
+  OVERWRITE_SCRIPT,
   personKey,
   type RedisPersonStore,
   redisStoreFromEnv,
+  SCRIPTS,
+  scriptFor,
+  supportsKeyLocking,
+  UPDATE_SCRIPT,
 } from '../../lambda/shared/redis-store';
 import { readSecretViaExtension } from '../../lambda/shared/secrets-extension';
 import { measureDb } from '../../lambda/shared/timing';
@@ -164,6 +171,151 @@ describe('Redis store semantics against a real redis-server', () => {
     expect(stored).toEqual(contenders[winners[0]].person);
     expect(await admin.zcard(byTypeKey('Passport'))).toBeGreaterThanOrEqual(1);
     expect(await admin.zscore(byTypeKey('Passport'), 'RS-RACE')).not.toBeNull();
+  });
+});
+
+describe('scripts declare every key they touch (Upstash locks only the KEYS of a flagged script)', () => {
+  let users = 0;
+  /**
+   * A connection as an ACL user that may touch exactly `keys`: a command or a script reaching
+   * any other key fails with NOPERM (Redis checks a script's calls against its caller's ACL:
+   * https://redis.io/docs/latest/operate/oss_and_stack/management/security/acl/).
+   */
+  async function keysOnly(keys: readonly string[]): Promise<Redis> {
+    users += 1;
+    const user = `keys-only-${users}`;
+    await admin.call(
+      'ACL',
+      'SETUSER',
+      user,
+      'on',
+      `>${PASSWORD}`,
+      'resetkeys',
+      ...keys.map((k) => `~${k}`),
+      '+@all',
+    );
+    const client = new Redis({ port: engine.port, host: '127.0.0.1', username: user, password: PASSWORD });
+    client.on('error', () => {});
+    return client;
+  }
+  const json = (govId: string, type: string) => JSON.stringify({ ...person(govId), GovIdType: type });
+
+  it('runs each script with only its KEYS reachable', async () => {
+    const id = 'RS-KEYS-1';
+    const [p, passport, ssn] = [personKey(id), byTypeKey('Passport'), byTypeKey('SSN')];
+    const run = async (keys: string[], script: string, args: string[]) => {
+      const client = await keysOnly(keys);
+      try {
+        return await client.eval(script, keys.length, ...keys, ...args);
+      } finally {
+        client.disconnect();
+      }
+    };
+    expect(await run([p, passport], SCRIPTS.create, [json(id, 'Passport'), '1', id])).toBe(1);
+    expect(JSON.parse(String(await run([p], SCRIPTS.update, ['1 Main St'])))).toMatchObject({
+      Address: '1 Main St',
+    });
+    // Same type: KEYS[3] is KEYS[2]; one round trip.
+    expect(
+      await run([p, passport, passport], SCRIPTS.overwrite, [json(id, 'Passport'), '2', id, 'Passport']),
+    ).toBe(1);
+    // A new type while the caller believes it unchanged: the stored type comes back, nothing written.
+    expect(await run([p, ssn, ssn], SCRIPTS.overwrite, [json(id, 'SSN'), '3', id, 'SSN'])).toBe('Passport');
+    expect(await admin.zscore(ssn, id)).toBeNull();
+    // Sent again with the stored type's set declared: moved.
+    expect(await run([p, ssn, passport], SCRIPTS.overwrite, [json(id, 'SSN'), '4', id, 'Passport'])).toBe(1);
+    expect(await admin.zscore(passport, id)).toBeNull();
+    expect(await admin.zscore(ssn, id)).toBe('4');
+    expect(await run([personKey('RS-KEYS-none'), ssn, ssn], SCRIPTS.overwrite, ['{}', '5', 'x', 'SSN'])).toBe(
+      0,
+    );
+  });
+
+  it('the check can fail: a script that builds a key inside is refused', async () => {
+    const client = await keysOnly([personKey('RS-KEYS-2')]);
+    try {
+      const built = "return redis.call('GET', ARGV[1] .. 'RS-KEYS-2-other')";
+      await expect(client.eval(built, 1, personKey('RS-KEYS-2'), personKey(''))).rejects.toThrow(/NOPERM|can.t access/);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it("runs the store's every operation as a user that may touch one Person and its two types only", async () => {
+    const id = 'RS-KEYS-3';
+    const keys = [personKey(id), byTypeKey('KeysA'), byTypeKey('KeysB')];
+    (await keysOnly(keys)).disconnect();
+    const s = createRedisStore({
+      target: {
+        host: '127.0.0.1',
+        port: engine.port,
+        username: `keys-only-${users}`,
+        password: PASSWORD,
+        tls: false,
+      },
+      keepAlive: 'on',
+    });
+    stores.push(s);
+    const p = { ...person(id), GovIdType: 'KeysA' };
+    expect(await s.create(p, deadline())).toBe('created');
+    expect(await s.get(id, deadline())).toEqual(p);
+    expect(await s.update(id, { Address: 'Elsewhere' }, deadline())).toMatchObject({ Address: 'Elsewhere' });
+    const sent = s.requestsSent();
+    expect(await s.overwrite({ ...p, GovIdType: 'KeysB' }, deadline())).toBe('replaced');
+    // The type changed: the second round trip declared the old type's set.
+    expect(s.requestsSent() - sent).toBe(2);
+    expect(await s.query('KeysB', 10, deadline())).toEqual([{ ...p, GovIdType: 'KeysB' }]);
+    expect(await s.query('KeysA', 10, deadline())).toEqual([]);
+  });
+
+  it('adds the allow-key-locking flag only for Upstash: Redis 7.0 refuses it', async () => {
+    expect(supportsKeyLocking('eu1-lab-12345.upstash.io')).toBe(true);
+    expect(supportsKeyLocking('127.0.0.1')).toBe(false);
+    expect(supportsKeyLocking('redis.example.com')).toBe(false);
+    expect(scriptFor(UPDATE_SCRIPT, true)).toBe(`#!lua flags=allow-key-locking\n${UPDATE_SCRIPT}`);
+    expect(scriptFor(UPDATE_SCRIPT, false)).toBe(UPDATE_SCRIPT);
+    for (const body of [CREATE_SCRIPT, OVERWRITE_SCRIPT, UPDATE_SCRIPT]) {
+      await expect(admin.eval(scriptFor(body, true), 0)).rejects.toThrow(
+        /Unexpected flag in script shebang: allow-key-locking/,
+      );
+    }
+  });
+});
+
+describe('SNI on rediss://', () => {
+  it('sends the host name as the TLS server name, and no name for an IP address', async () => {
+    const certDir = await mkdtemp(join(tmpdir(), 'redis-sni-'));
+    const certs = await ensureCertificates(certDir);
+    const seen: (string | false)[] = [];
+    // A TLS front that records the client's server name and relays to the engine.
+    const server = tls.createServer(
+      { cert: await readFile(certs.certPath), key: await readFile(certs.keyPath) },
+      (socket) => {
+        seen.push((socket as tls.TLSSocket & { servername: string | false }).servername);
+        const upstream = net.connect(engine.port, '127.0.0.1');
+        socket.pipe(upstream).pipe(socket);
+        socket.on('error', () => upstream.destroy());
+        upstream.on('error', () => socket.destroy());
+      },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const ca = await readFile(certs.caCertPath, 'utf8');
+    try {
+      for (const host of ['localhost', '127.0.0.1']) {
+        const s = createRedisStore({
+          target: parseRedisUrl(`rediss://default:${PASSWORD}@${host}:${port}`, 'test'),
+          keepAlive: 'off',
+          tls: { ca },
+        });
+        stores.push(s);
+        expect(await s.get('RS-SEED', deadline())).toEqual(person('RS-SEED'));
+      }
+      expect(seen).toEqual(['localhost', false]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(certDir, { recursive: true, force: true });
+    }
   });
 });
 
