@@ -86,6 +86,12 @@ export interface LabOptions {
    * at full host speed, as where cgroups cannot be used, and says so. @default true
    */
   readonly cgroups?: boolean;
+  /**
+   * Freeze each environment between invocations (cgroup freezer), as Lambda freezes a sandbox
+   * after its response: work a function leaves behind runs in its next invocation, under its
+   * CPU share. @default true where cgroups are used
+   */
+  readonly freeze?: boolean;
 }
 
 /** One database target as it runs locally. */
@@ -261,7 +267,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         node,
         version: invokedVersion(assembly.templates, fn),
         memoryMb: opts.memoryMb,
-        cgroups: tree ? { tree, hostCores: memoryModel.hostCores } : undefined,
+        cgroups: tree ? { tree, hostCores: memoryModel.hostCores, freeze: opts.freeze ?? true } : undefined,
         log: (line) => opts.onFunctionLog?.(fn.name, line),
       });
       pools.set(fn.name, pool);

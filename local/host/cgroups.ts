@@ -75,7 +75,11 @@ const isRunning = (pid: number): boolean => {
 interface Dirs {
   readonly cpu: string;
   readonly memory: string;
+  /** v1's freezer hierarchy, when mounted (v2 freezes with cgroup.freeze in the same directory). */
+  readonly freezer?: string;
 }
+
+const dirsOf = (d: Dirs): string[] => [...new Set([d.cpu, d.memory, ...(d.freezer ? [d.freezer] : [])])];
 
 /** One execution environment's cgroup. */
 export class EnvironmentCgroup {
@@ -87,7 +91,40 @@ export class EnvironmentCgroup {
 
   /** Where a process id goes to join this cgroup (the v1 hierarchies each need it). */
   get procsFiles(): string[] {
-    return [...new Set([this.dirs.cpu, this.dirs.memory])].map((d) => join(d, 'cgroup.procs'));
+    return dirsOf(this.dirs).map((d) => join(d, 'cgroup.procs'));
+  }
+
+  private get freezeFile(): string | undefined {
+    if (this.mechanism === 'cgroup-v2') return join(this.dirs.cpu, 'cgroup.freeze');
+    return this.dirs.freezer ? join(this.dirs.freezer, 'freezer.state') : undefined;
+  }
+
+  /** Can stop every process of the environment between invocations, as Lambda freezes a sandbox. */
+  get canFreeze(): boolean {
+    const f = this.freezeFile;
+    return f !== undefined && existsSync(f);
+  }
+
+  /** Stops the environment's processes where they are (best effort: a failure leaves it running). */
+  freeze(): void {
+    const f = this.freezeFile;
+    if (!f) return;
+    try {
+      writeFileSync(f, this.mechanism === 'cgroup-v2' ? '1' : 'FROZEN');
+    } catch {
+      // Running on, unfrozen, costs fidelity only.
+    }
+  }
+
+  /** Lets the environment's processes run again. */
+  thaw(): void {
+    const f = this.freezeFile;
+    if (!f) return;
+    try {
+      writeFileSync(f, this.mechanism === 'cgroup-v2' ? '0' : 'THAWED');
+    } catch {
+      // gone already
+    }
   }
 
   addProcess(pid: number): void {
@@ -149,7 +186,8 @@ export class EnvironmentCgroup {
   async remove(): Promise<void> {
     if (this.removed) return;
     this.removed = true;
-    for (const d of new Set([this.dirs.cpu, this.dirs.memory])) await removeDir(d);
+    this.thaw();
+    for (const d of dirsOf(this.dirs)) await removeDir(d);
   }
 }
 
@@ -181,8 +219,12 @@ export class CgroupTree {
   /** A fresh cgroup for one environment. */
   create(label: string): EnvironmentCgroup {
     const name = `env-${++this.next}-${label.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60)}`;
-    const dirs = { cpu: join(this.parents.cpu, name), memory: join(this.parents.memory, name) };
-    for (const d of new Set([dirs.cpu, dirs.memory])) mkdirSync(d);
+    const dirs: Dirs = {
+      cpu: join(this.parents.cpu, name),
+      memory: join(this.parents.memory, name),
+      ...(this.parents.freezer ? { freezer: join(this.parents.freezer, name) } : {}),
+    };
+    for (const d of dirsOf(dirs)) mkdirSync(d);
     const cg = new EnvironmentCgroup(this.mechanism, dirs);
     this.children.add(cg);
     this.weigh();
@@ -217,9 +259,7 @@ export class CgroupTree {
   /** Removes every child left and the parent itself. */
   async remove(): Promise<void> {
     for (const cg of [...this.children]) await this.release(cg).catch(() => {});
-    for (const d of new Set([this.parents.cpu, this.parents.memory])) {
-      await removeStale(d);
-    }
+    for (const d of dirsOf(this.parents)) await removeStale(d);
   }
 }
 
@@ -229,6 +269,13 @@ async function removeStale(parent: string): Promise<void> {
   for (const e of readdirSync(parent, { withFileTypes: true })) {
     if (!e.isDirectory()) continue;
     const dir = join(parent, e.name);
+    // A frozen process cannot die until it is thawed.
+    for (const [file, value] of [
+      ['freezer.state', 'THAWED'],
+      ['cgroup.freeze', '0'],
+    ]) {
+      if (existsSync(join(dir, file))) writeFileSync(join(dir, file), value);
+    }
     for (const pid of read(join(dir, 'cgroup.procs')).split('\n').filter(Boolean)) {
       try {
         process.kill(Number(pid), 'SIGKILL');
@@ -266,11 +313,13 @@ function bases(mountinfo: string, procCgroup: string): { mechanism: CgroupMechan
   const cpu1 = v1('cpu');
   const mem1 = v1('memory');
   if (cpu1 && mem1) {
+    const freezer = v1('freezer');
     return {
       mechanism: 'cgroup-v1',
       dirs: {
         cpu: join(cpu1.mountPoint, own.get('cpu') ?? '/'),
         memory: join(mem1.mountPoint, own.get('memory') ?? '/'),
+        ...(freezer ? { freezer: join(freezer.mountPoint, own.get('freezer') ?? '/') } : {}),
       },
     };
   }
@@ -319,7 +368,7 @@ export async function openCgroups(opts: OpenCgroupsOptions = {}): Promise<Opened
   if (typeof found === 'string') return notModeled(found);
   const { mechanism, dirs } = found;
   let removedStale = 0;
-  for (const base of new Set([dirs.cpu, dirs.memory])) {
+  for (const base of dirsOf(dirs)) {
     try {
       for (const e of readdirSync(base, { withFileTypes: true })) {
         const owner = PARENT_NAME.exec(e.name);
@@ -332,10 +381,14 @@ export async function openCgroups(opts: OpenCgroupsOptions = {}): Promise<Opened
     }
   }
   const name = `${PARENT_PREFIX}${opts.ownerPid ?? process.pid}-${++parentsMade}`;
-  const parents = { cpu: join(dirs.cpu, name), memory: join(dirs.memory, name) };
+  const parents: Dirs = {
+    cpu: join(dirs.cpu, name),
+    memory: join(dirs.memory, name),
+    ...(dirs.freezer ? { freezer: join(dirs.freezer, name) } : {}),
+  };
   const made: string[] = [];
   try {
-    for (const d of new Set([parents.cpu, parents.memory])) {
+    for (const d of dirsOf(parents)) {
       mkdirSync(d);
       made.push(d);
     }

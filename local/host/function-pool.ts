@@ -45,7 +45,7 @@ export interface PoolOptions {
    * The lab's cgroups (local/host/cgroups.ts): each environment then runs under the CPU share
    * and memory ceiling of its memory setting. Without them it runs at full host speed.
    */
-  readonly cgroups?: { readonly tree: CgroupTree; readonly hostCores: number };
+  readonly cgroups?: { readonly tree: CgroupTree; readonly hostCores: number; readonly freeze?: boolean };
 }
 
 export type Invocation =

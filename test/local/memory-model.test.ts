@@ -25,8 +25,16 @@ import { type ApiServer, compileRoute, startApiServer } from '../../local/server
 const BUNDLE = `
 import { getHeapStatistics } from 'node:v8';
 const held = [];
+let ticks = 0;
 export const handler = async (event) => {
   const body = event.body ? JSON.parse(event.body) : {};
+  if (body.tick) {
+    // Work left running after the response: a frozen sandbox does none of it until the next call.
+    const seen = ticks;
+    ticks = 0;
+    setInterval(() => { ticks += 1; }, 20).unref();
+    return { statusCode: 200, body: JSON.stringify({ ticksSinceLastCall: seen }) };
+  }
   let spin = 0;
   if (body.spinIterations) {
     // CPU-bound and deterministic: the same work at every memory size.
@@ -76,14 +84,14 @@ async function cgroups(): Promise<{ tree: CgroupTree; hostCores: number }> {
 }
 
 const pools: FunctionPool[] = [];
-async function pool(memorySize: number, env: Record<string, string> = {}, withCgroups = true) {
+async function pool(memorySize: number, env: Record<string, string> = {}, freeze = false) {
   const lines: string[] = [];
   const p = new FunctionPool({
     fn: fn(memorySize),
     env,
     maxEnvironments: 2,
     log: (l) => lines.push(l),
-    cgroups: withCgroups ? await cgroups() : undefined,
+    cgroups: { ...(await cgroups()), freeze },
   });
   pools.push(p);
   return { p, lines };
@@ -214,6 +222,24 @@ describe('environments under cgroups', () => {
       await server?.close();
     }
   }, 90_000);
+
+  it('freezes an environment between invocations, as Lambda freezes a sandbox after its response', async () => {
+    const ticksOver = async (freeze: boolean) => {
+      const { p } = await pool(1769, {}, freeze);
+      const first = await p.invoke(event({ tick: true }));
+      expect(first.ok).toBe(true);
+      // 600 ms of a 20 ms interval: ~30 ticks when it runs on, none while frozen.
+      await new Promise((r) => setTimeout(r, 600));
+      const r = await p.invoke(event({ tick: true }));
+      return (
+        JSON.parse((r.ok ? (r.response as { body: string }).body : '{}') || '{}') as {
+          ticksSinceLastCall: number;
+        }
+      ).ticksSinceLastCall;
+    };
+    expect(await ticksOver(false)).toBeGreaterThanOrEqual(5);
+    expect(await ticksOver(true)).toBeLessThanOrEqual(2);
+  }, 60_000);
 
   it('replaces the environments when the memory setting changes, with no re-synth', async () => {
     const { p, lines } = await pool(256);
