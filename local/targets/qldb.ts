@@ -4,21 +4,65 @@
  * custom resource bundle, run as CloudFormation would run it.
  */
 import { join } from 'node:path';
-import { type LocalTarget, localName, localNamesOf, withEngine } from './types';
+import type { Assembly } from '../assembly/cloud-assembly';
+import { type LocalTarget, localName, withEngine } from './types';
 
 const LEDGER = 'AWS::QLDB::Ledger';
+
+interface LedgerProperties {
+  readonly Name: string;
+  readonly PermissionsMode: string;
+  readonly DeletionProtection: boolean;
+}
+
+/** The template's ledgers with the properties CreateLedger takes (QLDB's defaults where unset). */
+function templateLedgers(assembly: Assembly): LedgerProperties[] {
+  return Object.entries(assembly.templates).flatMap(([stack, t]) =>
+    Object.entries(t.Resources)
+      .filter(([, r]) => r.Type === LEDGER)
+      .map(([id, r]) => {
+        const p =
+          (r as { Properties?: { PermissionsMode?: string; DeletionProtection?: boolean } }).Properties ?? {};
+        return {
+          Name: localName(stack, id),
+          PermissionsMode: p.PermissionsMode ?? 'STANDARD',
+          DeletionProtection: p.DeletionProtection ?? true,
+        };
+      }),
+  );
+}
+
+/** CreateLedger for each; one the journal already holds answers 409, which is what a restart expects. */
+async function createLedgers(endpoint: string, ledgers: readonly LedgerProperties[]): Promise<void> {
+  for (const ledger of ledgers) {
+    const res = await fetch(`${endpoint}/ledgers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ledger),
+    });
+    if (!res.ok && res.status !== 409) {
+      throw new Error(`CreateLedger ${ledger.Name} answered ${res.status}: ${await res.text()}`);
+    }
+  }
+}
 
 export const qldbTarget: LocalTarget = {
   async start(opts) {
     const { startQldbEngine } = await import('../engines/qldb');
     const dataDir = opts.dataDir && join(opts.dataDir, 'qldb');
     const idleTimeoutS = opts.idleTimeoutS;
-    // The ledgers that exist are the template's: StartSession on any other name is refused with
-    // BadRequestException, as QLDB refuses a ledger that does not exist.
-    const ledgers = localNamesOf(opts.assembly, LEDGER);
-    let engine = await startQldbEngine({ dataDir, idleTimeoutS, ledgers, log: opts.log });
+    // The ledgers that exist are the template's, created through the control plane's CreateLedger
+    // as CloudFormation creates an AWS::QLDB::Ledger: StartSession on any other name is refused
+    // with BadRequestException, as QLDB refuses a ledger that does not exist.
+    const ledgers = templateLedgers(opts.assembly);
+    const start = async (port?: number) => {
+      const started = await startQldbEngine({ port, dataDir, idleTimeoutS, log: opts.log });
+      await createLedgers(started.endpoint, ledgers);
+      return started;
+    };
+    let engine = await start();
     return withEngine(() => engine, {
-      tables: ledgers,
+      tables: ledgers.map((l) => l.Name),
       description: 'QLDB Session emulation',
       nameOf: (stack, id, type) => (type === LEDGER ? localName(stack, id) : undefined),
       // The driver (QLDB Session) and the control plane answer on the same port.
@@ -35,7 +79,7 @@ export const qldbTarget: LocalTarget = {
       },
       async restart() {
         await engine.stop();
-        engine = await startQldbEngine({ port: engine.port, dataDir, idleTimeoutS, ledgers, log: opts.log });
+        engine = await start(engine.port);
       },
       stop: () => engine.stop(),
     });

@@ -36,7 +36,7 @@ function driverFor(engine: QldbEngine): QldbDriver {
 }
 
 async function start(dataDir: string): Promise<QldbEngine> {
-  const engine = await startQldbEngine({ dataDir });
+  const engine = await startQldbEngine({ dataDir, ledgers: [LEDGER] });
   engines.push(engine);
   return engine;
 }

@@ -4,7 +4,12 @@
  * the PartiQL subset, the control plane and session expiry. Each test uses a ledger of its own
  * (the engine creates a ledger on first use), so the tests share one engine process.
  */
-import { DescribeLedgerCommand, ListLedgersCommand, QLDBClient } from '@aws-sdk/client-qldb';
+import {
+  CreateLedgerCommand,
+  DescribeLedgerCommand,
+  ListLedgersCommand,
+  QLDBClient,
+} from '@aws-sdk/client-qldb';
 import {
   BadRequestException,
   InvalidSessionException,
@@ -35,7 +40,8 @@ let engine: QldbEngine;
 const drivers: QldbDriver[] = [];
 
 beforeAll(async () => {
-  engine = await startQldbEngine({ pageSize: PAGE_SIZE });
+  // Each case makes its own ledger: more than QLDB's default quota of 5 active ledgers.
+  engine = await startQldbEngine({ pageSize: PAGE_SIZE, activeLedgerLimit: 50 });
 }, 30_000);
 
 afterAll(async () => {
@@ -53,9 +59,19 @@ beforeEach(() => {
 });
 
 let ledgerCount = 0;
-function newLedgerName(): string {
+/** A new ledger, made through the control plane's CreateLedger (no other name is a ledger). */
+async function newLedgerName(endpoint = engine.endpoint): Promise<string> {
   ledgerCount += 1;
-  return `test-${ledgerCount}-${process.pid}`;
+  const name = `test-${ledgerCount}-${process.pid}`;
+  const client = new QLDBClient({ region: REGION, credentials: CREDENTIALS, endpoint, maxAttempts: 1 });
+  try {
+    await client.send(
+      new CreateLedgerCommand({ Name: name, PermissionsMode: 'STANDARD', DeletionProtection: false }),
+    );
+  } finally {
+    client.destroy();
+  }
+  return name;
 }
 
 function driverFor(ledgerName: string, endpoint = engine.endpoint): QldbDriver {
@@ -140,7 +156,7 @@ function getEvent(govId: string): APIGatewayProxyEvent {
 
 describe('the tables custom resource against the endpoint', () => {
   it('creates the table and its index, and a second Create changes nothing', async () => {
-    const ledgerName = newLedgerName();
+    const ledgerName = await newLedgerName();
     const first = await onEvent(tablesEvent(ledgerName), (name) => driverFor(name));
     const second = await onEvent(tablesEvent(ledgerName), (name) => driverFor(name));
     expect(second).toEqual(first);
@@ -163,7 +179,7 @@ describe('the tables custom resource against the endpoint', () => {
     vi.stubEnv('AWS_ACCESS_KEY_ID', CREDENTIALS.accessKeyId);
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', CREDENTIALS.secretAccessKey);
     vi.stubEnv('AWS_ENDPOINT_URL_QLDB_SESSION', engine.endpoint);
-    const ledgerName = newLedgerName();
+    const ledgerName = await newLedgerName();
     const response = await tablesHandler(tablesEvent(ledgerName));
     expect(response.PhysicalResourceId).toBe(`qldb-tables:${ledgerName}`);
     const [table] = await rows(driverFor(ledgerName), 'SELECT tableId FROM information_schema.user_tables');
@@ -175,7 +191,7 @@ describe('the create and get handlers against the endpoint', () => {
   it('lets exactly one of many concurrent creates of one GovId win (201), the rest 409', async () => {
     // Each handler call also writes its EMF line to stdout.
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    const ledgerName = newLedgerName();
+    const ledgerName = await newLedgerName();
     await createPersonTable(ledgerName);
     const racers = 6;
     // One driver per racer, as separate Lambda environments would have.
@@ -209,7 +225,7 @@ describe('the create and get handlers against the endpoint', () => {
 
 describe('the commit digest', () => {
   it('refuses a commit whose digest does not match the statements, and accepts the right one', async () => {
-    const ledgerName = newLedgerName();
+    const ledgerName = await newLedgerName();
     await createPersonTable(ledgerName);
     const client = sessionClient();
     try {
@@ -250,7 +266,7 @@ describe('the commit digest', () => {
 
 describe('paging', () => {
   it(`returns results in pages of ${PAGE_SIZE} with a NextPageToken, and the driver reads them all`, async () => {
-    const ledgerName = newLedgerName();
+    const ledgerName = await newLedgerName();
     await createPersonTable(ledgerName);
     const driver = driverFor(ledgerName);
     await driver.executeLambda(async (txn) => {
@@ -309,7 +325,7 @@ describe('paging', () => {
 
 describe('the PartiQL subset', () => {
   it('updates fields in place and overwrites a document with DELETE + INSERT in one transaction', async () => {
-    const ledgerName = newLedgerName();
+    const ledgerName = await newLedgerName();
     await createPersonTable(ledgerName);
     const driver = driverFor(ledgerName);
     await rows(driver, 'INSERT INTO Person ?', person('UPD-1'));
@@ -342,7 +358,7 @@ describe('the PartiQL subset', () => {
   });
 
   it('answers BadRequestException naming what QLDB does not support, with line and column', async () => {
-    const ledgerName = newLedgerName();
+    const ledgerName = await newLedgerName();
     await createPersonTable(ledgerName);
     const driver = driverFor(ledgerName);
     const refused = rows(driver, 'SELECT * FROM Person ORDER BY GovId');
@@ -354,7 +370,7 @@ describe('the PartiQL subset', () => {
 
 describe('the control plane on the same port', () => {
   it('answers DescribeLedger and ListLedgers as the QLDB REST API does', async () => {
-    const ledgerName = newLedgerName();
+    const ledgerName = await newLedgerName();
     await createPersonTable(ledgerName);
     const client = new QLDBClient({
       region: REGION,
@@ -382,14 +398,14 @@ describe('the control plane on the same port', () => {
 describe('session and transaction expiry', () => {
   let short: QldbEngine;
   beforeAll(async () => {
-    short = await startQldbEngine({ sessionIdleMs: 300, transactionTimeoutMs: 400 });
+    short = await startQldbEngine({ sessionIdleMs: 300, transactionTimeoutMs: 400, activeLedgerLimit: 50 });
   }, 30_000);
   afterAll(() => short?.stop());
 
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('expires an idle session (InvalidSessionException) and the driver starts a new one by itself', async () => {
-    const ledgerName = newLedgerName();
+    const ledgerName = await newLedgerName(short.endpoint);
     const client = sessionClient(short.endpoint);
     try {
       const start = await client.send(new SendCommandCommand({ StartSession: { LedgerName: ledgerName } }));
@@ -412,7 +428,7 @@ describe('session and transaction expiry', () => {
   });
 
   it('expires a transaction not committed in time, and commits nothing of it', async () => {
-    const ledgerName = newLedgerName();
+    const ledgerName = await newLedgerName(short.endpoint);
     const driver = driverFor(ledgerName, short.endpoint);
     await driver.executeLambda((txn) => txn.execute('CREATE TABLE Person'));
     const slow = driver.executeLambda(async (txn) => {

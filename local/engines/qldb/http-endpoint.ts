@@ -3,8 +3,10 @@
  * - QLDB Session (the data plane the driver uses): AWS JSON 1.0, `POST /` with
  *   `X-Amz-Target: QLDBSession.SendCommand`; blobs (IonBinary, CommitDigest) are base64;
  *   errors are status 400 with `x-amzn-errortype` and `{"__type": "...#Code", "Message"}`.
- * - QLDB control plane (REST-JSON), the read-only part: `GET /ledgers/{name}` (DescribeLedger)
- *   and `GET /ledgers` (ListLedgers), so `AWS_ENDPOINT_URL_QLDB` can point here too.
+ * - QLDB control plane (REST-JSON): `POST /ledgers` (CreateLedger), `GET /ledgers/{name}`
+ *   (DescribeLedger), `GET /ledgers` (ListLedgers), `PATCH /ledgers/{name}` (UpdateLedger) and
+ *   `DELETE /ledgers/{name}` (DeleteLedger), so `AWS_ENDPOINT_URL_QLDB` can point here too.
+ *   https://docs.aws.amazon.com/qldb/latest/developerguide/API_Operations_Amazon_QLDB.html
  * SigV4 is not verified (the lab signs with fixed local credentials); the region is read from
  * the signature's credential scope only to build ARNs.
  */
@@ -12,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { SendCommandRequest } from '@aws-sdk/client-qldb-session';
 import { QldbError } from './errors';
-import type { QldbSessionService } from './session-service';
+import { ControlPlaneError, type LedgerDescription, type QldbSessionService } from './session-service';
 
 const SEND_COMMAND_TARGET = 'QLDBSession.SendCommand';
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -122,6 +124,28 @@ export function decodeSendCommand(body: unknown): SendCommandRequest {
   };
 }
 
+/** Status codes of QLDB's control-plane errors (its REST-JSON model). */
+const CONTROL_STATUS: Record<ControlPlaneError['code'], number> = {
+  InvalidParameterException: 400,
+  LimitExceededException: 400,
+  ResourceAlreadyExistsException: 409,
+  ResourceInUseException: 409,
+  ResourceNotFoundException: 404,
+  ResourcePreconditionNotMetException: 412,
+};
+
+function sendControlError(res: ServerResponse, err: ControlPlaneError): void {
+  send(
+    res,
+    CONTROL_STATUS[err.code],
+    {
+      Message: err.message,
+      ...(err.resourceName ? { ResourceType: 'LEDGER', ResourceName: err.resourceName } : {}),
+    },
+    { 'x-amzn-errortype': err.code },
+  );
+}
+
 function regionOf(req: IncomingMessage): string {
   const auth = req.headers.authorization ?? '';
   return /Credential=[^/]+\/\d{8}\/([a-z0-9-]+)\//.exec(auth)?.[1] ?? DEFAULT_REGION;
@@ -131,53 +155,92 @@ export function createQldbHttpServer(
   service: QldbSessionService,
   options: QldbHttpEndpointOptions = {},
 ): Server {
-  const startedAt = Math.floor(Date.now() / 1000);
+  const arn = (name: string, region: string) => `arn:aws:qldb:${region}:${LOCAL_ACCOUNT}:ledger/${name}`;
+  const described = (d: LedgerDescription, region: string) => ({ ...d, Arn: arn(d.Name, region) });
 
-  const ledgerDescription = (name: string, region: string) => ({
-    Name: name,
-    Arn: `arn:aws:qldb:${region}:${LOCAL_ACCOUNT}:ledger/${name}`,
-    State: 'ACTIVE',
-    CreationDateTime: startedAt,
-    PermissionsMode: 'STANDARD',
-    DeletionProtection: false,
-  });
-
-  const controlPlane = (req: IncomingMessage, res: ServerResponse, path: string): void => {
-    const ns = 'com.amazonaws.qldb';
-    if (req.method !== 'GET') {
-      sendError(res, 400, ns, 'InvalidParameterException', `${req.method} ${path} is not supported locally`);
-      return;
+  /** QLDB's REST-JSON control plane: CreateLedger, DescribeLedger, ListLedgers, UpdateLedger, DeleteLedger. */
+  const controlPlane = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    const region = regionOf(req);
+    const raw = await readBody(req);
+    let body: Record<string, unknown> = {};
+    if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+      } catch {
+        sendControlError(
+          res,
+          new ControlPlaneError('InvalidParameterException', 'The request body is not valid JSON'),
+        );
+        return;
+      }
     }
-    if (path === '/ledgers') {
-      send(res, 200, {
-        Ledgers: service
-          .ledgerNames()
-          .map((Name) => ({ Name, State: 'ACTIVE', CreationDateTime: startedAt })),
-      });
-      return;
-    }
-    const name = decodeURIComponent(path.slice('/ledgers/'.length));
-    if (name.includes('/')) {
-      sendError(res, 400, ns, 'InvalidParameterException', `${path} is not supported locally`);
-    } else if (!service.ledgerExists(name)) {
-      send(
-        res,
-        404,
-        { Message: `Ledger ${name} does not exist`, ResourceType: 'LEDGER', ResourceName: name },
-        {
-          'x-amzn-errortype': 'ResourceNotFoundException',
-        },
-      );
-    } else {
-      send(res, 200, ledgerDescription(name, regionOf(req)));
+    try {
+      if (path === '/ledgers' && req.method === 'POST') {
+        const created = await service.createLedger({
+          Name: typeof body.Name === 'string' ? body.Name : undefined,
+          PermissionsMode: typeof body.PermissionsMode === 'string' ? body.PermissionsMode : undefined,
+          DeletionProtection:
+            typeof body.DeletionProtection === 'boolean' ? body.DeletionProtection : undefined,
+        });
+        const { EncryptionDescription: _e, ...rest } = created;
+        send(res, 200, { ...rest, Arn: arn(created.Name, region), KmsKeyArn: 'AWS_OWNED_KMS_KEY' });
+        return;
+      }
+      if (path === '/ledgers' && req.method === 'GET') {
+        send(res, 200, { Ledgers: service.listLedgers() });
+        return;
+      }
+      const name = decodeURIComponent(path.slice('/ledgers/'.length));
+      if (name.includes('/')) {
+        sendControlError(
+          res,
+          new ControlPlaneError(
+            'InvalidParameterException',
+            `${req.method} ${path} is not a QLDB operation the local engine serves`,
+          ),
+        );
+        return;
+      }
+      switch (req.method) {
+        case 'GET':
+          send(res, 200, described(service.describeLedger(name), region));
+          return;
+        case 'PATCH':
+          send(
+            res,
+            200,
+            described(
+              await service.updateLedger(name, {
+                DeletionProtection:
+                  typeof body.DeletionProtection === 'boolean' ? body.DeletionProtection : undefined,
+              }),
+              region,
+            ),
+          );
+          return;
+        case 'DELETE':
+          await service.deleteLedger(name);
+          send(res, 200, {});
+          return;
+        default:
+          sendControlError(
+            res,
+            new ControlPlaneError(
+              'InvalidParameterException',
+              `${req.method} ${path} is not a QLDB operation`,
+            ),
+          );
+      }
+    } catch (err) {
+      if (err instanceof ControlPlaneError) sendControlError(res, err);
+      else throw err;
     }
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/ledgers' || path.startsWith('/ledgers/')) {
-      req.resume();
-      controlPlane(req, res, path);
+      await controlPlane(req, res, path);
       return;
     }
     const ns = 'com.amazonaws.qldbsession';

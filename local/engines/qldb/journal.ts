@@ -29,6 +29,7 @@ interface JournalLine {
   readonly tables: CommitRecord['tables'];
   readonly indexes: CommitRecord['indexes'];
   readonly schema?: CommitRecord['schema'];
+  readonly control?: CommitRecord['control'];
   readonly docs: readonly { table: string; id: string; version: number; ion: string | null }[];
 }
 
@@ -41,6 +42,7 @@ export function encodeRecord(record: CommitRecord): string {
     tables: record.tables,
     indexes: record.indexes,
     ...(record.schema ? { schema: record.schema } : {}),
+    ...(record.control ? { control: record.control } : {}),
     docs: record.documents.map((d) => ({
       table: d.table,
       id: d.id,
@@ -61,6 +63,7 @@ export function decodeRecord(text: string): CommitRecord {
     tables: line.tables,
     indexes: line.indexes,
     ...(line.schema ? { schema: line.schema } : {}),
+    ...(line.control ? { control: line.control } : {}),
     documents: line.docs.map((d) => {
       const data = d.ion === null ? null : dom.load(d.ion);
       if (d.ion !== null && data === null) throw new Error(`document ${d.id} holds no Ion value`);

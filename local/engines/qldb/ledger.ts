@@ -48,6 +48,8 @@ export const QLDB_QUOTAS = {
   statementLength: 100_000,
   transactionBytes: 4 * 1024 * 1024,
   concurrentSessions: 3000,
+  /** Default quota: active ledgers per account and Region. */
+  activeLedgers: 5,
   /** Length of a table name and of an indexed field name. */
   nameLength: 128,
 } as const;
@@ -87,6 +89,11 @@ export type SchemaChange =
   | { readonly op: 'dropTable' | 'undropTable'; readonly table: string; readonly tableId: string }
   | { readonly op: 'dropIndex'; readonly table: string; readonly tableId: string; readonly indexId: string };
 
+export type LedgerControl =
+  | { readonly op: 'createLedger'; readonly deletionProtection: boolean; readonly permissionsMode: string }
+  | { readonly op: 'updateLedger'; readonly deletionProtection: boolean }
+  | { readonly op: 'deleteLedger' };
+
 /** What one commit changed: applied to memory at commit and replayed from the journal at start. */
 export interface CommitRecord {
   readonly ledger: string;
@@ -96,6 +103,8 @@ export interface CommitRecord {
   readonly indexes: readonly { readonly table: string; readonly field: string; readonly indexId: string }[];
   /** DROP TABLE, UNDROP TABLE, DROP INDEX. */
   readonly schema?: readonly SchemaChange[];
+  /** A control-plane change of the ledger itself (no tables or documents then). */
+  readonly control?: LedgerControl;
   /** New revisions in order; `data: null` deletes the document. */
   readonly documents: readonly {
     readonly table: string;

@@ -10,8 +10,12 @@ export interface QldbServerConfig {
   readonly port?: number;
   /** Keep the journal in this folder (created if missing); absent keeps everything in memory. */
   readonly dataDir?: string;
-  /** The ledgers that exist. @default any name, created on first StartSession */
+  /** Ledgers that exist from the start (fixtures); others are made with CreateLedger. @default none */
   readonly ledgers?: readonly string[];
+  /** How long a ledger stays CREATING or DELETING, ms. @default 0 */
+  readonly ledgerTransitionMs?: number;
+  /** Active ledgers CreateLedger allows. @default 5 (QLDB's default quota) */
+  readonly activeLedgerLimit?: number;
   /** Values per result page. @default 200 */
   readonly pageSize?: number;
   /** A session not in a transaction expires after this long idle. @default 60 000 (QLDB) */
@@ -34,6 +38,8 @@ export function createQldbEndpoint(
   const service = new QldbSessionService(
     {
       ledgers: config.ledgers,
+      ledgerTransitionMs: config.ledgerTransitionMs,
+      activeLedgerLimit: config.activeLedgerLimit,
       pageSize: config.pageSize,
       sessionIdleMs: config.sessionIdleMs,
       sessionLifetimeMs: config.sessionLifetimeMs,
