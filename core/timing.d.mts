@@ -3,8 +3,12 @@ export interface Timing {
   readonly dbMs: number;
   readonly newConnection: boolean;
   readonly dbRequests: number;
+  /** absent from timings written before it existed */
+  readonly dbRoundTrips?: number;
   readonly coldStart: boolean;
   readonly initType: string;
+  /** the execution environment (its log stream name); absent from timings written before it existed */
+  readonly environment?: string;
 }
 /** One line of the timings JSONL the Artillery processor writes: one per response. */
 export interface TimingLine {

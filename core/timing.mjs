@@ -7,9 +7,20 @@
  *
  *   dbMs           database time of this invocation, ms, 3 decimals (performance.now)
  *   newConnection  true when the database call opened a connection
- *   dbRequests     requests (HTTP) or commands (TCP protocols) the database call sent
+ *   dbRequests     what the database call sent: HTTP requests (DynamoDB 1, QLDB one per
+ *                  SendCommand), Redis commands (AUTH and QUIT included), PostgreSQL frontend
+ *                  messages for DSQL (SSLRequest, startup, token, and Parse/Bind/Describe/Execute/Sync
+ *                  per statement)
+ *   dbRoundTrips   the times the call sent and then waited for the database's answer: one per
+ *                  HTTP request and per Redis command (nothing is pipelined), one per flight of
+ *                  PostgreSQL messages (a statement's five messages are one); TCP and TLS
+ *                  handshakes are not counted (newConnection marks the calls that paid them)
  *   coldStart      true for the first invocation of this execution environment
  *   initType       AWS_LAMBDA_INITIALIZATION_TYPE: on-demand | provisioned-concurrency | snap-start
+ *   environment    the execution environment's id: its log stream (AWS_LAMBDA_LOG_STREAM_NAME),
+ *                  one per environment in Lambda and on the local host
+ *
+ * dbRoundTrips and environment are absent from timings written before they existed.
  */
 
 /** Letters, digits, '-' and '_': safe in a URL path segment without encoding. */
@@ -37,8 +48,11 @@ export function isTiming(v) {
     typeof v.dbRequests === 'number' &&
     Number.isInteger(v.dbRequests) &&
     v.dbRequests >= 0 &&
+    (v.dbRoundTrips === undefined ||
+      (typeof v.dbRoundTrips === 'number' && Number.isInteger(v.dbRoundTrips) && v.dbRoundTrips >= 0)) &&
     typeof v.coldStart === 'boolean' &&
-    typeof v.initType === 'string'
+    typeof v.initType === 'string' &&
+    (v.environment === undefined || typeof v.environment === 'string')
   );
 }
 

@@ -46,6 +46,8 @@ export function readStepView(
             coldStart: t.coldStart,
             initType: t.initType,
             dbRequests: t.dbRequests,
+            dbRoundTrips: t.dbRoundTrips ?? null,
+            environment: t.environment ?? null,
           },
         ];
       });

@@ -52,6 +52,10 @@ export interface Call {
   readonly coldStart: boolean;
   readonly initType: string;
   readonly dbRequests: number;
+  /** round trips the call waited for; null in timings written before it existed */
+  readonly dbRoundTrips: number | null;
+  /** the execution environment that answered (its log stream); null before it existed */
+  readonly environment: string | null;
 }
 
 export interface CallFilter {

@@ -12,8 +12,8 @@
  * then idleGapS pass with no traffic, then the phase shows which connections survived the gap
  * (LabRow.afterGap).
  */
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { OPERATIONS, type Operation } from '../core/lab-functions';
 import {
   filterTimings,
@@ -318,6 +318,50 @@ export function writeLoadSummary(
   const summary = { generatedAt: new Date().toISOString(), lab, runs: rows, failedPhases: failed };
   writeFileSync(path, `${JSON.stringify(summary, null, 2)}\n`);
   return path;
+}
+
+/**
+ * The summary.json of a run of several closed-loop levels (npm run load --parallel 1,10,100):
+ * every level's rows (each row says its parallel) and failed phases, and per level its folder,
+ * lab block (concurrency reached, a cap's note) and throughput per minute of each phase.
+ */
+export function writeLevelsSummary(
+  outDir: string,
+  levels: readonly { readonly parallel: number; readonly dir: string }[],
+): string {
+  const read = levels.map((l) => ({
+    ...l,
+    summary: JSON.parse(readFileSync(join(l.dir, 'summary.json'), 'utf8')) as {
+      lab: Record<string, unknown>;
+      runs: LabRow[];
+      failedPhases: FailedPhase[];
+    },
+  }));
+  const first = read[0]?.summary.lab ?? {};
+  const lab = {
+    ...first,
+    parallel: levels.map((l) => l.parallel),
+    maxInFlight: undefined,
+    concurrencyNote: undefined,
+    levels: read.map(({ parallel, dir, summary }) => ({
+      parallel,
+      dir: relative(outDir, dir),
+      maxInFlight: summary.lab.maxInFlight ?? null,
+      ...(summary.lab.concurrencyNote ? { concurrencyNote: summary.lab.concurrencyNote } : {}),
+      perMinute: summary.runs.map((r) => ({
+        target: r.target,
+        keepAlive: r.keepAlive,
+        phase: r.phase,
+        requestsPerMinute: Math.round(r.throughputPerSec * 60),
+      })),
+    })),
+  };
+  return writeLoadSummary(
+    outDir,
+    lab,
+    read.flatMap((r) => r.summary.runs),
+    read.flatMap((r) => r.summary.failedPhases),
+  );
 }
 
 /** 1 when a request or a phase failed. */

@@ -29,8 +29,9 @@ const HELP = `Usage: npm run load -- [options]
 
   --duration S          seconds per phase (default 20)
   --rate N              arrivals per second, an open loop (default 10)
-  --parallel N          a closed loop instead: N workers, each sending its next request as soon
-                        as the last one answered (one value per run; npm run experiment sweeps lists)
+  --parallel LIST       a closed loop instead: N workers, each sending its next request as soon
+                        as the last one answered; a comma list (1,10,100) runs each level in its
+                        own folder (parallel-N/) and one summary.json holds every level's rows
   --idle-gap S          before each phase after create: a short warm-up of it, then S seconds
                         with no traffic, so kept connections age (default 0: none)
   --targets LIST        comma list of ${TARGETS.join(', ')} (default dynamodb)
@@ -59,14 +60,12 @@ Deployed stack (--target aws):
 /** One line per target x keep-alive x phase run at several memory sizes: warm function p50 at each. */
 function memoryComparison(rows: readonly LabRow[]): string[] {
   const out: string[] = [];
-  const keys = [...new Set(rows.map((r) => `${r.target} keep-alive ${r.keepAlive} ${r.phase}`))];
+  // A --parallel list runs each level apart: sizes are compared within a level.
+  const keyOf = (r: LabRow) =>
+    `${r.target} keep-alive ${r.keepAlive} ${r.phase}${r.parallel === null ? '' : ` parallel ${r.parallel}`}`;
+  const keys = [...new Set(rows.map(keyOf))];
   for (const key of keys) {
-    const sized = rows.filter(
-      (r) =>
-        `${r.target} keep-alive ${r.keepAlive} ${r.phase}` === key &&
-        r.memoryMb !== undefined &&
-        r.functionMs,
-    );
+    const sized = rows.filter((r) => keyOf(r) === key && r.memoryMb !== undefined && r.functionMs);
     if (sized.length < 2) continue;
     const largest = sized.reduce((a, b) => ((b.memoryMb ?? 0) > (a.memoryMb ?? 0) ? b : a));
     const base = largest.functionMs?.p50 ?? 0;
@@ -120,12 +119,12 @@ runCli(
     }
     const durationS = intOption('duration', values.duration, 1, 3600, 20);
     const ratePerS = numberOption('rate', values.rate, 0.1, 10_000, 10);
-    if (values.parallel?.includes(','))
-      throw new UsageError('--parallel takes one value per run; npm run experiment sweeps a list');
     if (values.parallel !== undefined && values.rate !== undefined)
       throw new UsageError('--parallel (closed loop) and --rate (open loop) exclude each other');
-    const parallel =
-      values.parallel === undefined ? undefined : intOption('parallel', values.parallel, 1, 1000, 1);
+    const levels =
+      values.parallel === undefined
+        ? [undefined]
+        : [...new Set(values.parallel.split(',').map((v) => intOption('parallel', v.trim(), 1, 1000, 1)))];
     const idleGapS = numberOption('idle-gap', values['idle-gap'], 0, 3600, 0);
     const idleTimeoutS = intOption('idle-timeout', values['idle-timeout'], 1, 86_400, DEFAULT_IDLE_TIMEOUT_S);
     const targets = listOption('targets', values.targets, TARGETS, ['dynamodb']);
@@ -167,38 +166,64 @@ runCli(
     }
 
     const { runLoad } = await import('./run-load');
-    const run = await runLoad({
-      outDir,
-      targets,
-      variants,
-      operations,
-      durationS,
-      ratePerS,
-      parallel,
-      idleGapS,
-      where,
-      local: {
-        engine,
-        ...network,
-        seed,
-        dataDir: values.data,
-        maxEnvironments,
-        nodePath: values.node,
-        idleTimeoutS,
-        memories,
-        ...(values['prewarm-connection'] ? { context: { prewarmConnection: 'true' } } : {}),
-      },
-      aws: {
-        region: values.region,
-        profile: where === 'aws' ? values.profile : undefined,
-        stackPrefix: values['stack-prefix'],
-        platform: values.platform,
-      },
-      signal: abort.signal,
-      log: (line) => console.log(line),
-      logError: (line) => console.error(line),
-    });
-    if (run.interrupted) return 130;
+    const runLevel = (parallel: number | undefined, levelDir: string) =>
+      runLoad({
+        outDir: levelDir,
+        targets,
+        variants,
+        operations,
+        durationS,
+        ratePerS,
+        parallel,
+        idleGapS,
+        where,
+        local: {
+          engine,
+          ...network,
+          seed,
+          dataDir: values.data,
+          maxEnvironments,
+          nodePath: values.node,
+          idleTimeoutS,
+          memories,
+          ...(values['prewarm-connection'] ? { context: { prewarmConnection: 'true' } } : {}),
+        },
+        aws: {
+          region: values.region,
+          profile: where === 'aws' ? values.profile : undefined,
+          stackPrefix: values['stack-prefix'],
+          platform: values.platform,
+        },
+        signal: abort.signal,
+        log: (line) => console.log(line),
+        logError: (line) => console.error(line),
+      });
+    let run: Awaited<ReturnType<typeof runLevel>>;
+    if (levels.length === 1) run = await runLevel(levels[0], outDir);
+    else {
+      // Each level a run of its own (its lab, Artillery files, timings and report), one summary.
+      const runs: { parallel: number; dir: string; run: Awaited<ReturnType<typeof runLevel>> }[] = [];
+      for (const parallel of levels as number[]) {
+        console.log(`\n##### --parallel ${parallel}`);
+        const dir = join(outDir, `parallel-${parallel}`);
+        const level = await runLevel(parallel, dir);
+        if (level.interrupted) return 130;
+        runs.push({ parallel, dir, run: level });
+      }
+      const { writeLevelsSummary } = await import('./load-phases');
+      writeLevelsSummary(
+        outDir,
+        runs.map(({ parallel, dir }) => ({ parallel, dir })),
+      );
+      run = {
+        rows: runs.flatMap((r) => r.run.rows),
+        failed: runs.flatMap((r) => r.run.failed),
+        url: runs[0].run.url,
+        interrupted: false,
+        reportHtml: runs[0].run.reportHtml,
+        network: runs[0].run.network,
+      };
+    }
     const { rows, failed } = run;
     const { formatSummaryTable } = await import('./summary-table');
     console.log(`\n${formatSummaryTable(rows)}\n`);

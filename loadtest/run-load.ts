@@ -17,7 +17,7 @@ import type { EngineKind } from '../local/engines/types';
 import { memoryModelLine } from '../local/host/cgroups';
 import { CFS_PERIOD_US, INIT_BURST_MS, MB_PER_VCPU } from '../local/host/lambda-memory';
 import type { RunningLab } from '../local/lab';
-import { DEFAULT_IDLE_TIMEOUT_S, localSigningEnv } from '../local/lab-defaults';
+import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, localSigningEnv } from '../local/lab-defaults';
 import type { LabRow } from '../runs/results';
 import type { FailedPhase } from './load-phases';
 
@@ -331,6 +331,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
           durationS: o.durationS,
           ...loadShapeOf(o),
           idleGapS: o.idleGapS ?? 0,
+          ...concurrencyBlock(o, phases.rows),
           ...(o.where === 'local'
             ? {
                 engine: o.local?.engine ?? 'dynalite',
@@ -363,6 +364,25 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
     o.logError(`The report could not be written: ${e instanceof Error ? e.message : String(e)}`);
     return result;
   }
+}
+
+/**
+ * What concurrency the run reached: the most requests in flight at once over its phases
+ * (client side: a request queued in the host counts) and, when the local lab's environment
+ * cap was below the workers asked for, a note that the lab capped it.
+ */
+function concurrencyBlock(o: RunLoadOptions, rows: readonly LabRow[]): Record<string, unknown> {
+  const reached = rows.flatMap((r) => (r.maxInFlight === undefined ? [] : [r.maxInFlight]));
+  const cap = o.local?.maxEnvironments ?? DEFAULT_MAX_ENVIRONMENTS;
+  const capped = o.where === 'local' && o.parallel !== undefined && o.parallel > cap;
+  return {
+    maxInFlight: reached.length > 0 ? Math.max(...reached) : null,
+    ...(capped
+      ? {
+          concurrencyNote: `--max-envs ${cap} capped the lab at ${cap} execution environments for ${o.parallel} workers: the rest waited in the host's queue, where Lambda would have started more environments`,
+        }
+      : {}),
+  };
 }
 
 /**

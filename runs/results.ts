@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isRecord, isTimingLine, type TimingLine } from '../core/timing.mjs';
-import { databaseSamples, dbPercentiles, dbRequestStats } from './samples';
+import { databaseSamples, dbPercentiles, dbRequestStats, dbRoundTripStats, type TimedCall } from './samples';
 
 export type { Timing, TimingLine } from '../core/timing.mjs';
 
@@ -83,6 +83,12 @@ export interface TimingSummary {
   readonly dbMs: { readonly p50: number; readonly p99: number } | null;
   /** requests (HTTP) or commands the database calls sent, per call */
   readonly dbRequests: { readonly p50: number; readonly max: number } | null;
+  /** round trips the database calls waited for, per call; null in timings written before them */
+  readonly dbRoundTrips: { readonly p50: number; readonly max: number } | null;
+  /** distinct execution environments that answered (timing.environment); null before it existed */
+  readonly environments: number | null;
+  /** most requests in flight at once, from each response's time and its time to first byte */
+  readonly maxInFlight: number;
   readonly newConnections: number;
   /** newConnections / databaseCalls; null without any */
   readonly newConnectionShare: number | null;
@@ -131,6 +137,15 @@ export interface LabRow extends LoadShape {
   readonly dbMs: { readonly p50: number; readonly p99: number } | null;
   /** requests or commands per database call: DynamoDB 1, QLDB 3-5 */
   readonly dbRequests: { readonly p50: number; readonly max: number } | null;
+  /** round trips per database call (see core/timing.mjs); absent in rows written before them */
+  readonly dbRoundTrips?: { readonly p50: number; readonly max: number } | null;
+  /** distinct execution environments that answered; absent in rows written before it existed */
+  readonly environments?: number | null;
+  /**
+   * The most requests in flight at once (from each response's time minus its time to first
+   * byte): what "N workers" reached. Absent in rows written before it existed.
+   */
+  readonly maxInFlight?: number;
   readonly newConnectionShare: number | null;
   readonly coldStarts: number;
   /** Init Duration p50 from the REPORT lines, which artillery does not see */
@@ -355,7 +370,8 @@ export function summarizeTimings(lines: readonly TimingLine[]): TimingSummary {
   let withTiming = 0;
   let coldStarts = 0;
   const initTypes: Record<string, number> = {};
-  const calls: { status: number; dbMs: number; newConnection: boolean; dbRequests: number }[] = [];
+  const calls: TimedCall[] = [];
+  const environments = new Set<string>();
   for (const { status, timing } of lines) {
     if (!timing) continue;
     withTiming += 1;
@@ -364,7 +380,9 @@ export function summarizeTimings(lines: readonly TimingLine[]): TimingSummary {
       dbMs: timing.dbMs,
       newConnection: timing.newConnection,
       dbRequests: timing.dbRequests,
+      dbRoundTrips: timing.dbRoundTrips,
     });
+    if (timing.environment !== undefined) environments.add(timing.environment);
     if (timing.coldStart) coldStarts += 1;
     initTypes[timing.initType] = (initTypes[timing.initType] ?? 0) + 1;
   }
@@ -375,11 +393,35 @@ export function summarizeTimings(lines: readonly TimingLine[]): TimingSummary {
     databaseCalls: db.calls,
     dbMs: dbPercentiles(db),
     dbRequests: dbRequestStats(db),
+    dbRoundTrips: dbRoundTripStats(db),
+    environments: environments.size > 0 ? environments.size : null,
+    maxInFlight: maxInFlight(lines),
     newConnections: db.newConnections,
     newConnectionShare: db.newConnectionShare,
     coldStarts,
     initTypes,
   };
+}
+
+/**
+ * The most requests in flight at once: each response spans [at - clientMs, at] (its time to
+ * first byte before the moment it was processed); responses without a client time are left out.
+ */
+export function maxInFlight(lines: readonly Pick<TimingLine, 'at' | 'clientMs'>[]): number {
+  const edges: [number, number][] = [];
+  for (const l of lines) {
+    if (l.clientMs === null) continue;
+    edges.push([l.at - l.clientMs, 1], [l.at, -1]);
+  }
+  // Ends before starts at the same instant: back-to-back requests are not concurrent.
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let now = 0;
+  let max = 0;
+  for (const [, d] of edges) {
+    now += d;
+    max = Math.max(max, now);
+  }
+  return max;
 }
 
 export interface LabRowLabels {
@@ -432,6 +474,9 @@ export function toLabRow(
     latencyMs: run.latencyMs,
     dbMs: timings.dbMs,
     dbRequests: timings.dbRequests,
+    dbRoundTrips: timings.dbRoundTrips,
+    environments: timings.environments,
+    maxInFlight: timings.maxInFlight,
     newConnectionShare: timings.newConnectionShare,
     coldStarts: timings.coldStarts,
     initMsP50,

@@ -13,6 +13,8 @@ export interface TimedCall {
   readonly newConnection: boolean;
   /** Requests or commands the call sent (absent in timings written before it existed). */
   readonly dbRequests?: number;
+  /** Round trips the call waited for (absent in timings written before it existed). */
+  readonly dbRoundTrips?: number;
 }
 
 export interface DatabaseSamples {
@@ -26,6 +28,8 @@ export interface DatabaseSamples {
   readonly reusedDbMs: RunningDistribution;
   /** Requests or commands per call, over the calls that report it. */
   readonly dbRequests: RunningDistribution;
+  /** Round trips per call, over the calls that report it. */
+  readonly dbRoundTrips: RunningDistribution;
 }
 
 export function databaseSamples(calls: Iterable<TimedCall>): DatabaseSamples {
@@ -33,6 +37,7 @@ export function databaseSamples(calls: Iterable<TimedCall>): DatabaseSamples {
   const newConnectionDbMs = new RunningDistribution();
   const reusedDbMs = new RunningDistribution();
   const dbRequests = new RunningDistribution();
+  const dbRoundTrips = new RunningDistribution();
   let n = 0;
   let fresh = 0;
   for (const c of calls) {
@@ -41,6 +46,7 @@ export function databaseSamples(calls: Iterable<TimedCall>): DatabaseSamples {
     n += 1;
     dbMs.record(ms);
     if (c.dbRequests !== undefined) dbRequests.record(c.dbRequests);
+    if (c.dbRoundTrips !== undefined) dbRoundTrips.record(c.dbRoundTrips);
     if (c.newConnection) {
       fresh += 1;
       newConnectionDbMs.record(ms);
@@ -54,6 +60,7 @@ export function databaseSamples(calls: Iterable<TimedCall>): DatabaseSamples {
     newConnectionDbMs,
     reusedDbMs,
     dbRequests,
+    dbRoundTrips,
   };
 }
 
@@ -62,6 +69,14 @@ export function dbRequestStats(
   samples: DatabaseSamples,
 ): { readonly p50: number; readonly max: number } | null {
   const [p50, max] = samples.dbRequests.valuesAt([50, 100]);
+  return p50 === undefined || max === undefined ? null : { p50: Math.round(p50), max: Math.round(max) };
+}
+
+/** Round trips per call, p50 and max; null without calls that report them. */
+export function dbRoundTripStats(
+  samples: DatabaseSamples,
+): { readonly p50: number; readonly max: number } | null {
+  const [p50, max] = samples.dbRoundTrips.valuesAt([50, 100]);
   return p50 === undefined || max === undefined ? null : { p50: Math.round(p50), max: Math.round(max) };
 }
 

@@ -42,7 +42,7 @@ export interface OpenClientOptions {
   /** Each query, on the client (DSQL does not take SET statement_timeout). @default REQUEST_TIMEOUT_MS */
   readonly queryTimeoutMs?: number;
   /** Hears of every frontend message written. */
-  readonly onMessages: (n: number) => void;
+  readonly onMessages: (n: number, roundTrips: number) => void;
 }
 
 /** A pg Client wired as described above; connect() it yourself. */

@@ -201,7 +201,7 @@ interface Kept {
 export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
   const { keepAlive } = opts;
   const maxAge = opts.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS;
-  const counts = { sockets: 0, messages: 0, conflictRetries: 0 };
+  const counts = { sockets: 0, messages: 0, roundTrips: 0, conflictRetries: 0 };
   let kept: Kept | undefined;
   let opening: Promise<Kept> | undefined;
 
@@ -212,8 +212,9 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
       tls: opts.tls,
       connectTimeoutMs: opts.connectTimeoutMs,
       queryTimeoutMs: opts.queryTimeoutMs,
-      onMessages: (n) => {
+      onMessages: (n, roundTrips) => {
         counts.messages += n;
+        counts.roundTrips += roundTrips;
       },
     });
     const conn: Kept = { client, openedAt: Date.now(), dead: false };
@@ -311,6 +312,7 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
     name: 'DSQL',
     socketsOpened: () => counts.sockets,
     requestsSent: () => counts.messages,
+    roundTripsMade: () => counts.roundTrips,
     conflictRetries: () => counts.conflictRetries,
     async prewarm(signal) {
       // Connects (TCP, TLS, startup, token) and runs the cheapest statement there is.

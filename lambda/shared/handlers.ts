@@ -18,7 +18,7 @@ import {
   validateQuery,
 } from './person';
 import { InvalidInputError, type PersonStore } from './person-store';
-import { initType, measureDb, nextInvocationIsCold, type Timing } from './timing';
+import { environmentId, initType, measureDb, nextInvocationIsCold, type Timing } from './timing';
 
 export type ApiHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
@@ -55,8 +55,10 @@ export function makeHandler<Input, Output>(
         dbMs: 0,
         newConnection: false,
         dbRequests: 0,
+        dbRoundTrips: 0,
         coldStart,
         initType: initType(),
+        environment: environmentId(),
       };
       emitTiming(fn, 400, timing);
       return respond(400, { error: input.error, field: input.field }, timing);
@@ -67,8 +69,10 @@ export function makeHandler<Input, Output>(
       dbMs: m.dbMs,
       newConnection: m.newConnection,
       dbRequests: m.dbRequests,
+      dbRoundTrips: m.dbRoundTrips,
       coldStart,
       initType: initType(),
+      environment: environmentId(),
     };
     let result: APIGatewayProxyResult;
     if (m.outcome.ok) {

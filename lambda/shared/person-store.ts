@@ -22,6 +22,12 @@ export interface PersonStore {
   socketsOpened(): number;
   /** Requests (HTTP) or commands (TCP protocols) sent so far, retries and handshakes included. */
   requestsSent(): number;
+  /**
+   * Round trips so far: the times the client sent and then waited for the database's answer
+   * (TCP and TLS handshakes not counted: newConnection marks the calls that paid them).
+   * @default requestsSent(): an HTTP request and an unpipelined Redis command are one each
+   */
+  roundTripsMade?(): number;
 }
 
 /**

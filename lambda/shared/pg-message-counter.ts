@@ -1,7 +1,8 @@
 /**
  * Counts the PostgreSQL frontend messages a `pg` client writes, at the protocol level: every
  * message on the wire, whether pg sends it through a query or by itself. The timing block's
- * `dbRequests` for the dsql target is the delta of this count over a call.
+ * `dbRequests` for the dsql target is the delta of this count over a call; `dbRoundTrips` is
+ * the delta of the messages after which the client waits for the server's answer.
  *
  * What is counted: SSLRequest (the 8-byte request before TLS), StartupMessage, PasswordMessage
  * (the IAM token), and every typed message after it: Parse, Bind, Describe, Execute, Sync for a
@@ -12,12 +13,19 @@
  * socket after the server's 'S'. The counter watches that property, wraps the write of each
  * stream assigned to it, and frames the plaintext it writes: untyped messages (length, code)
  * until the StartupMessage, typed ones (type byte, length) after it.
+ *
+ * Round trips: pg sends a parameterized query's five messages in one flight and waits once, at
+ * Sync. The messages that end a flight are SSLRequest/GSSENCRequest (the server answers one
+ * byte), StartupMessage and PasswordMessage (authentication), Sync, Query, Flush and
+ * FunctionCall. Terminate and CancelRequest wait for nothing.
  */
 import type { Client } from 'pg';
 
 const SSL_REQUEST_CODE = 80877103;
 const GSSENC_REQUEST_CODE = 80877104;
 const CANCEL_REQUEST_CODE = 80877102;
+/** Typed messages the client waits after: PasswordMessage, Sync, Query, Flush, FunctionCall. */
+const FLIGHT_ENDS = new Set(['p', 'S', 'Q', 'H', 'F'].map((c) => c.charCodeAt(0)));
 
 type Write = (chunk: unknown, ...rest: unknown[]) => boolean;
 interface WritableStream {
@@ -31,6 +39,7 @@ interface HasStream {
 /** Frames a frontend byte stream into messages and counts them; chunks may split anywhere. */
 export class FrontendMessageFramer {
   #messages = 0;
+  #roundTrips = 0;
   /** Until the StartupMessage, messages have no type byte. */
   #untyped = true;
   /** Bytes of the current message's header read so far. */
@@ -40,6 +49,11 @@ export class FrontendMessageFramer {
 
   get messages(): number {
     return this.#messages;
+  }
+
+  /** Messages after which the client waits for the server: one per round trip. */
+  get roundTrips(): number {
+    return this.#roundTrips;
   }
 
   push(chunk: Uint8Array): void {
@@ -63,11 +77,13 @@ export class FrontendMessageFramer {
         const length = this.#header.readInt32BE(0);
         const code = this.#header.readInt32BE(4);
         this.#skip = Math.max(0, length - 8);
+        if (code !== CANCEL_REQUEST_CODE) this.#roundTrips += 1;
         if (code !== SSL_REQUEST_CODE && code !== GSSENC_REQUEST_CODE && code !== CANCEL_REQUEST_CODE) {
           this.#untyped = false;
         }
       } else {
         this.#skip = Math.max(0, this.#header.readInt32BE(1) - 4);
+        if (FLIGHT_ENDS.has(this.#header[0])) this.#roundTrips += 1;
       }
       this.#header = Buffer.alloc(0);
     }
@@ -75,10 +91,13 @@ export class FrontendMessageFramer {
 }
 
 /**
- * Makes `onMessages(n)` hear of every frontend message the client writes from now on. Call it
- * on a new client, before connect().
+ * Makes `onMessages(n, roundTrips)` hear of every frontend message the client writes from now
+ * on, and of the round trips they end. Call it on a new client, before connect().
  */
-export function countFrontendMessages(client: Client, onMessages: (n: number) => void): void {
+export function countFrontendMessages(
+  client: Client,
+  onMessages: (n: number, roundTrips: number) => void,
+): void {
   const connection = client.connection as unknown as HasStream;
   const framer = new FrontendMessageFramer();
   let current: WritableStream;
@@ -88,8 +107,9 @@ export function countFrontendMessages(client: Client, onMessages: (n: number) =>
       // Only the stream pg currently talks through: the raw socket below TLS carries ciphertext.
       if (stream === current && chunk instanceof Uint8Array) {
         const before = framer.messages;
+        const tripsBefore = framer.roundTrips;
         framer.push(chunk);
-        if (framer.messages > before) onMessages(framer.messages - before);
+        if (framer.messages > before) onMessages(framer.messages - before, framer.roundTrips - tripsBefore);
       }
       return write(chunk, ...rest);
     };

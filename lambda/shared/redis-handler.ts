@@ -10,7 +10,7 @@ import { type ApiHandler, makeHandler, type Operation } from './handlers';
 import { emitTiming } from './metrics';
 import type { PersonStore } from './person-store';
 import { type RedisPersonStore, readRedisEnv, redisStoreFromEnv } from './redis-store';
-import { initType, nextInvocationIsCold, type Timing } from './timing';
+import { environmentId, initType, nextInvocationIsCold, type Timing } from './timing';
 
 export function makeRedisHandler<Input, Output>(
   op: Operation<Input, Output>,
@@ -37,8 +37,10 @@ export function makeRedisHandler<Input, Output>(
         dbMs: 0,
         newConnection: false,
         dbRequests: 0,
+        dbRoundTrips: 0,
         coldStart: nextInvocationIsCold(),
         initType: initType(env),
+        environment: environmentId(env),
       };
       const message = `Redis ${op.name} failed: the database URL could not be read: ${(error as Error).message}`;
       console.error(JSON.stringify({ level: 'error', message, timing }));

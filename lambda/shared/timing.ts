@@ -19,20 +19,31 @@ export function initType(env: NodeJS.ProcessEnv = process.env): string {
   return env.AWS_LAMBDA_INITIALIZATION_TYPE ?? 'unknown';
 }
 
+/**
+ * This execution environment's id: its log stream's name, which Lambda gives each environment
+ * (the local host sets one per environment as Lambda does). 'unknown' outside Lambda.
+ */
+export function environmentId(env: NodeJS.ProcessEnv = process.env): string {
+  return env.AWS_LAMBDA_LOG_STREAM_NAME ?? 'unknown';
+}
+
 export interface Measured<T> {
   readonly dbMs: number;
   readonly newConnection: boolean;
   readonly dbRequests: number;
+  readonly dbRoundTrips: number;
   readonly outcome: { ok: true; value: T } | { ok: false; error: unknown };
 }
 
 /** Times one database operation, counting the connections it opened and the requests it sent. Never throws. */
 export async function measureDb<T>(
-  store: Pick<PersonStore, 'socketsOpened' | 'requestsSent'>,
+  store: Pick<PersonStore, 'socketsOpened' | 'requestsSent' | 'roundTripsMade'>,
   op: () => Promise<T>,
 ): Promise<Measured<T>> {
   const before = store.socketsOpened();
   const requestsBefore = store.requestsSent();
+  const roundTrips = () => store.roundTripsMade?.() ?? store.requestsSent();
+  const roundTripsBefore = roundTrips();
   const start = performance.now();
   let outcome: Measured<T>['outcome'];
   try {
@@ -45,6 +56,7 @@ export async function measureDb<T>(
     dbMs,
     newConnection: store.socketsOpened() > before,
     dbRequests: store.requestsSent() - requestsBefore,
+    dbRoundTrips: roundTrips() - roundTripsBefore,
     outcome,
   };
 }

@@ -5,6 +5,7 @@
  * Node 24's. It runs one invocation at a time; a crash or timeout ends it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -67,6 +68,16 @@ export function defaultLambdaNode(): NodeRuntime {
 }
 
 /** Finds `index.mjs|js|cjs` and the export for a handler string like `index.handler`. */
+/**
+ * A new environment's log stream name, as Lambda names it (`2026/11/25/[$LATEST]` and 32 hex
+ * digits): Lambda gives each execution environment a stream of its own and sets
+ * AWS_LAMBDA_LOG_STREAM_NAME to it, so the handlers name their environment from it.
+ */
+export function logStreamName(version: string, now = new Date()): string {
+  const day = now.toISOString().slice(0, 10).replaceAll('-', '/');
+  return `${day}/[${version}]${randomBytes(16).toString('hex')}`;
+}
+
 export function resolveHandler(fn: AssemblyFunction): { file: string; exportName: string } {
   const dot = fn.handler.lastIndexOf('.');
   const base = fn.handler.slice(0, dot);
@@ -205,7 +216,11 @@ export class ExecutionEnvironment {
     opts.onLog(initStartLine(node.version, opts.env.AWS_REGION ?? 'us-east-1'));
     const spawnedAt = performance.now();
     const child = fork(WORKER, [file, exportName], {
-      env: { ...opts.env, AWS_LAMBDA_INITIALIZATION_TYPE: opts.initType },
+      env: {
+        ...opts.env,
+        AWS_LAMBDA_INITIALIZATION_TYPE: opts.initType,
+        AWS_LAMBDA_LOG_STREAM_NAME: logStreamName(opts.env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST'),
+      },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       ...(cgroup
         ? {

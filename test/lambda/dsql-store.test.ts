@@ -125,10 +125,12 @@ describe('dsql handlers against PostgreSQL behind the DSQL front', () => {
     const get = makeGetHandler(s, 'dsql-get');
     const created = await create(createEvent(samplePerson('DSQL-1')));
     expect(created.statusCode).toBe(201);
-    expect(bodyOf(created).timing).toMatchObject({ newConnection: true, dbRequests: 8 });
+    // New connection: SSLRequest, startup, token, then one statement's five messages; the client
+    // waits after SSLRequest, startup, token and Sync.
+    expect(bodyOf(created).timing).toMatchObject({ newConnection: true, dbRequests: 8, dbRoundTrips: 4 });
     const again = await create(createEvent({ ...samplePerson('DSQL-1'), FirstName: 'Grace' }));
     expect(again.statusCode).toBe(409);
-    expect(bodyOf(again).timing).toMatchObject({ newConnection: false, dbRequests: 5 });
+    expect(bodyOf(again).timing).toMatchObject({ newConnection: false, dbRequests: 5, dbRoundTrips: 1 });
     const found = await get(getEvent('DSQL-1'));
     expect(found.statusCode).toBe(200);
     expect(bodyOf(found).person).toEqual(samplePerson('DSQL-1'));

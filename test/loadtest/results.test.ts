@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type ArtilleryReport,
   filterTimings,
+  maxInFlight,
   parseArtilleryReport,
   parseTimingLines,
   readArtilleryReport,
@@ -148,6 +149,49 @@ describe('timings', () => {
   it('names the line that does not fit', () => {
     expect(() => parseTimingLines('{"at":1}\n')).toThrow('timings line 1 is not a timing line');
     expect(() => parseTimingLines('\n{oops\n')).toThrow('timings line 2');
+  });
+});
+
+describe('concurrency, environments and round trips', () => {
+  const line = (
+    at: number,
+    clientMs: number | null,
+    environment?: string,
+    dbRoundTrips?: number,
+  ): TimingLine => ({
+    at,
+    target: 'dsql',
+    variant: 'on',
+    phase: 'get',
+    status: 200,
+    clientMs,
+    govId: 'x',
+    timing: {
+      dbMs: 1,
+      newConnection: false,
+      dbRequests: 5,
+      ...(dbRoundTrips === undefined ? {} : { dbRoundTrips }),
+      coldStart: false,
+      initType: 'on-demand',
+      ...(environment === undefined ? {} : { environment }),
+    },
+  });
+
+  it('counts the most requests in flight at once; back-to-back requests are not concurrent', () => {
+    // [0,10] [10,20] back to back; [5,15] and [6,16] overlap the first and each other.
+    expect(maxInFlight([line(10, 10), line(20, 10)])).toBe(1);
+    expect(maxInFlight([line(10, 10), line(20, 10), line(15, 10), line(16, 10)])).toBe(3);
+    expect(maxInFlight([line(10, null)])).toBe(0);
+  });
+
+  it('counts the distinct environments and the round trips per call, absent in old timings', () => {
+    const s = summarizeTimings([line(10, 5, 'env-a', 1), line(20, 5, 'env-b', 1), line(30, 5, 'env-a', 4)]);
+    expect(s.environments).toBe(2);
+    expect(s.dbRoundTrips).toEqual({ p50: 1, max: 4 });
+    expect(s.maxInFlight).toBe(1);
+    const old = summarizeTimings([line(10, 5)]);
+    expect(old.environments).toBeNull();
+    expect(old.dbRoundTrips).toBeNull();
   });
 });
 

@@ -34,7 +34,7 @@ export const handler = async (event) => {
   if (body.sleepMs) await sleep(body.sleepMs);
   console.log('handled', calls);
   return { statusCode: 200, headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ calls, pid: process.pid, initType: process.env.AWS_LAMBDA_INITIALIZATION_TYPE,
+    body: JSON.stringify({ calls, pid: process.pid, initType: process.env.AWS_LAMBDA_INITIALIZATION_TYPE, stream: process.env.AWS_LAMBDA_LOG_STREAM_NAME,
       params: event.pathParameters, path: event.path, resource: event.resource, stage: event.requestContext?.stage, FOO: process.env.FOO }) };
 };
 export const notJson = async () => 'not a proxy result';
@@ -120,6 +120,9 @@ describe('function pool', () => {
     );
     expect(rb.pid).toBe(ra.pid);
     expect(rb.calls).toBe(2);
+    // Lambda names each environment's log stream, and sets AWS_LAMBDA_LOG_STREAM_NAME to it.
+    expect(ra.stream).toMatch(/^\d{4}\/\d\d\/\d\d\/\[\$LATEST\][0-9a-f]{32}$/);
+    expect(rb.stream).toBe(ra.stream);
     expect(ra).toMatchObject({ initType: 'on-demand', FOO: 'bar' });
     const reports = lines.filter((l) => l.startsWith('REPORT'));
     expect(reports).toHaveLength(2);
@@ -140,6 +143,10 @@ describe('function pool', () => {
       results.map((r) => (r.ok ? JSON.parse((r.response as { body: string }).body).pid : 0)),
     );
     expect(pids.size).toBe(2);
+    const streams = new Set(
+      results.map((r) => (r.ok ? JSON.parse((r.response as { body: string }).body).stream : '')),
+    );
+    expect(streams.size).toBe(2);
     // The third waited for one of the two to finish: two sleeps in a row.
     expect(Date.now() - started).toBeGreaterThanOrEqual(1200);
     expect(p.snapshot()).toMatchObject({ environments: 2, coldStarts: 2, queued: 1 });
