@@ -28,6 +28,8 @@ export const KEEP_ALIVE_FIGURES = {
 
 export const QLDB_FIGURES = {
   source: SEEDS.qldb,
+  /** Power Tuning (lumigo-cli powertune-lambda -s balanced) on the QLDB get function: the best trade-off */
+  powerTuningBalancedMb: 512,
   /** creates and gets against QLDB after the article's tuning */
   qldbMs: 40,
   /** DynamoDB creates and gets: "single-digit millisecond" averages */

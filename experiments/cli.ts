@@ -20,7 +20,13 @@ import {
 import { DEFAULT_MAX_ENVIRONMENTS } from '../local/lab-defaults';
 import { EXPERIMENTS, findExperiment } from './registry';
 import { missingTargets } from './rows';
-import { type ExperimentDefinition, estimateS, formatDuration, type PlanContext } from './types';
+import {
+  type ExperimentDefinition,
+  estimateS,
+  estimateTuningS,
+  formatDuration,
+  type PlanContext,
+} from './types';
 
 const HELP = `Usage: npm run experiment -- NAME [options]
        npm run experiment -- --list
@@ -55,7 +61,13 @@ function stamp(): string {
 
 /** The targets a plan runs, in the order they first appear. */
 function planTargets(e: ExperimentDefinition, ctx: PlanContext): string[] {
-  return [...new Set(e.plan(ctx).flatMap((s) => s.targets))];
+  const tuned = (e.tunings?.(ctx) ?? []).map((t) => t.function.split('-')[0]);
+  return [...new Set([...e.plan(ctx).flatMap((s) => s.targets), ...tuned])];
+}
+
+/** Seconds an experiment should take: its load steps and its tuning runs. */
+function estimate(e: ExperimentDefinition, ctx: PlanContext): number {
+  return estimateS(e.plan(ctx)) + (e.tunings ? estimateTuningS(e.tunings(ctx)) : 0);
 }
 
 function listText(): string {
@@ -72,7 +84,7 @@ function listText(): string {
       `  article   ${e.article}`,
       `  runs      ${e.summary}`,
       `  targets   ${planTargets(e, full).join(', ')}${missing ? `; ${missing}` : ''}`,
-      `  duration  ~${formatDuration(estimateS(e.plan(full)))} by default, ~${formatDuration(estimateS(e.plan(quick)))} with --quick (local lab, estimated)`,
+      `  duration  ~${formatDuration(estimate(e, full))} by default, ~${formatDuration(estimate(e, quick))} with --quick (local lab, estimated)`,
       '',
     );
   }

@@ -4,6 +4,7 @@
  */
 import { keepAlive } from './definitions/keep-alive';
 import { newsTop10 } from './definitions/news-top10';
+import { powerTuning } from './definitions/power-tuning';
 import { provisionedIdle } from './definitions/provisioned-idle';
 import { qldbVsDynamodb } from './definitions/qldb-vs-dynamodb';
 import { redisVsOthers } from './definitions/redis-vs-others';
@@ -15,6 +16,7 @@ export const EXPERIMENTS: readonly ExperimentDefinition[] = [
   redisVsOthers,
   provisionedIdle,
   newsTop10,
+  powerTuning,
 ];
 
 export function findExperiment(name: string): ExperimentDefinition | undefined {

@@ -9,7 +9,7 @@ import type { EngineKind } from '../local/engines/types';
 import type { ExperimentStepReport } from '../report/experiment-report';
 import type { ExperimentBlock, ExperimentStep } from '../report/report-model';
 import { missingTargets } from './rows';
-import type { ExperimentDefinition, PlanContext, StepView } from './types';
+import type { ExperimentDefinition, PlanContext, StepView, TuningView } from './types';
 
 export interface RunExperimentOptions {
   readonly definition: ExperimentDefinition;
@@ -119,7 +119,59 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
       wallS,
     });
   }
-  const outcome = d.rows(views, ctx);
+  const tuningViews = new Map<string, TuningView>();
+  const tuningDirs: string[] = [];
+  for (const t of d.tunings?.(ctx) ?? []) {
+    if (!ctx.targets.includes(t.function.split('-')[0] as Target)) {
+      warnings.push(`tuning ${t.name} did not run: its target is not among those chosen`);
+      continue;
+    }
+    if (where === 'aws') {
+      // The deployed stack has the real state machine: npm run tune runs it.
+      warnings.push(
+        `tuning ${t.name} did not run: on the deployed stack run npm run tune -- --function ${t.function} --power-values ${t.powerValues.join(',')} --strategy ${t.strategy}`,
+      );
+      continue;
+    }
+    if (o.signal?.aborted) return { interrupted: true, block: null, exitCode: 130 };
+    const dir = join(o.outDir, 'steps', t.name);
+    o.log(`\n=== ${d.name} tuning ${t.name}: ${t.description}`);
+    const t0 = Date.now();
+    const { runLocalTune } = await import('../tune/local-tune');
+    try {
+      const { output } = await runLocalTune({
+        function: t.function,
+        powerValues: t.powerValues,
+        num: t.num,
+        strategy: t.strategy,
+        outDir: dir,
+        lab: {
+          profile: o.local?.profile,
+          rttMs: o.local?.rttMs,
+          rttByTarget: o.local?.rttByTarget,
+          seed: o.local?.seed,
+          nodePath: o.local?.nodePath,
+        },
+        signal: o.signal,
+        log: (line) => o.log(line),
+      });
+      const wallS = (Date.now() - t0) / 1000;
+      tuningViews.set(t.name, { plan: t, wallS, ...output });
+      tuningDirs.push(dir);
+      steps.push({
+        name: t.name,
+        description: t.description,
+        dir: relative(o.outDir, dir),
+        wallS,
+        kind: 'tuning',
+      });
+    } catch (e) {
+      if (o.signal?.aborted) return { interrupted: true, block: null, exitCode: 130 };
+      exitCode = 1;
+      warnings.push(`tuning ${t.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  const outcome = d.rows(views, ctx, tuningViews);
   const block: ExperimentBlock = {
     name: d.name,
     article: d.article,
@@ -133,7 +185,9 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
     tables: outcome.tables ?? [],
   };
   const { writeExperimentReport } = await import('../report/experiment-report');
-  const { files } = await writeExperimentReport(o.outDir, block, reports, warnings);
+  const { readTuning } = await import('../report/build-report');
+  const tuning = await readTuning(tuningDirs, warnings);
+  const { files } = await writeExperimentReport(o.outDir, block, reports, warnings, tuning);
   for (const w of warnings) o.logError(w);
   return { interrupted: false, block, reportHtml: files.html, exitCode };
 }

@@ -83,6 +83,32 @@ export interface StepView {
   group(target: string, variant: KeepAliveVariant, phase: Operation): GroupReport | undefined;
 }
 
+/** One local Power Tuning run of an experiment (tune/local-tune.ts): its file goes to outDir/steps/<name>/. */
+export interface TuningPlan {
+  /** kebab-case, unique within the experiment */
+  readonly name: string;
+  readonly description: string;
+  /** a function key, e.g. `qldb-get` */
+  readonly function: string;
+  readonly powerValues: readonly number[];
+  readonly num: number;
+  readonly strategy: 'cost' | 'speed' | 'balanced';
+}
+
+/** A finished tuning run, as a definition reads it: Power Tuning's output shape. */
+export interface TuningView {
+  readonly plan: TuningPlan;
+  readonly wallS: number;
+  readonly power: number;
+  readonly cost: number;
+  readonly duration: number;
+  readonly stats: readonly {
+    readonly value: number;
+    readonly averageDuration?: number;
+    readonly averagePrice?: number;
+  }[];
+}
+
 export interface ExperimentOutcome {
   readonly rows: readonly ExperimentRow[];
   readonly tables?: readonly ExperimentTable[];
@@ -99,8 +125,14 @@ export interface ExperimentDefinition {
   /** The targets the article compared or this experiment adds (dsql wherever targets are compared). */
   readonly articleTargets: readonly string[];
   readonly plan: (ctx: PlanContext) => StepPlan[];
-  /** The "Article vs this run" rows, from the finished steps (by step name). */
-  readonly rows: (steps: ReadonlyMap<string, StepView>, ctx: PlanContext) => ExperimentOutcome;
+  /** Local Power Tuning runs, after the load steps (the local lab only). @default none */
+  readonly tunings?: (ctx: PlanContext) => TuningPlan[];
+  /** The "Article vs this run" rows, from the finished steps and tuning runs (by name). */
+  readonly rows: (
+    steps: ReadonlyMap<string, StepView>,
+    ctx: PlanContext,
+    tunings?: ReadonlyMap<string, TuningView>,
+  ) => ExperimentOutcome;
 }
 
 // ---------------------------------------------------------------- wall time, before running
@@ -129,6 +161,20 @@ export function estimateS(steps: readonly StepPlan[]): number {
     if (gap > 0) s += (phases - 1) * (gap + Math.min(WARMUP_S, step.durationS) + PHASE_OVERHEAD_S);
   }
   return Math.round(s);
+}
+
+/** Measured on this machine: one environment start at a new memory size, and one invocation. */
+const ENV_START_S = 1.5;
+const INVOKE_S = 0.05;
+
+/** Seconds a plan's tuning runs should take (one lab each, every power value, num invocations). */
+export function estimateTuningS(tunings: readonly TuningPlan[]): number {
+  return Math.round(
+    tunings.reduce(
+      (s, t) => s + LAB_START_S + t.powerValues.length * (ENV_START_S + t.num * INVOKE_S),
+      REPORT_S,
+    ),
+  );
 }
 
 /** `45 s`, `3 min 10 s`. */

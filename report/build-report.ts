@@ -557,7 +557,8 @@ function collectFunctions(
 
 // ---------------------------------------------------------------- Power Tuning outputs
 
-async function readTuning(dirs: readonly string[], warnings: string[]): Promise<TuningReport[]> {
+/** Power Tuning result files (cloud or local) in these folders, as the report shows them. */
+export async function readTuning(dirs: readonly string[], warnings: string[]): Promise<TuningReport[]> {
   const files: string[] = [];
   for (const dir of [...new Set(dirs.map((d) => resolve(d)))]) {
     if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;

@@ -7,7 +7,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { KEEP_ALIVE_REFERENCE } from './article-figures';
-import type { ExperimentBlock, GroupReport, LabReport, MalformedSummary } from './report-model';
+import type { Plot } from './plots';
+import type { ExperimentBlock, GroupReport, LabReport, MalformedSummary, TuningReport } from './report-model';
 import type { ReportFiles } from './write-report';
 
 export interface ExperimentStepReport {
@@ -41,6 +42,7 @@ export function combineExperimentReport(
   steps: readonly ExperimentStepReport[],
   now: Date = new Date(),
   warnings: readonly string[] = [],
+  tuning: readonly TuningReport[] = [],
 ): LabReport {
   const byStep = <T>(pick: (s: ExperimentStepReport) => readonly T[]) => steps.flatMap(pick);
   const stepDir = (name: string) => experiment.steps.find((s) => s.name === name)?.dir ?? name;
@@ -66,7 +68,7 @@ export function combineExperimentReport(
     ),
     functions: byStep((s) => s.report.functions.map((f) => ({ ...f, name: `${s.name}/${f.name}` }))),
     insights: null,
-    tuning: [],
+    tuning,
     malformed: mergeMalformed(steps.map((s) => s.report.malformed)),
     warnings: [...warnings, ...byStep((s) => s.report.warnings.map((w) => `${s.name}: ${w}`))],
     experiment,
@@ -83,14 +85,28 @@ export async function writeExperimentReport(
   experiment: ExperimentBlock,
   steps: readonly ExperimentStepReport[],
   warnings: readonly string[] = [],
+  tuning: readonly TuningReport[] = [],
 ): Promise<{ report: LabReport; files: ReportFiles }> {
   const dir = resolve(outDir);
-  const report = combineExperimentReport(experiment, steps, new Date(), warnings);
+  const report = combineExperimentReport(experiment, steps, new Date(), warnings, tuning);
   const [{ renderHtml }, { renderMarkdown }, { reportJson }] = await Promise.all([
     import('./render-html'),
     import('./render-markdown'),
     import('./write-report'),
   ]);
+  // Power Tuning's curves are few and small: drawn here, as its visualization draws them.
+  const plots: Plot[] = [];
+  if (tuning.length > 0) {
+    const { plotSpecs, renderSvg } = await import('./plots');
+    for (const s of plotSpecs(report).filter((p) => p.section === 'tuning'))
+      plots.push({
+        id: s.id,
+        section: s.section,
+        title: s.title,
+        caption: s.caption,
+        svg: await renderSvg(s),
+      });
+  }
   await mkdir(dir, { recursive: true });
   const files = {
     html: join(dir, 'report.html'),
@@ -98,8 +114,8 @@ export async function writeExperimentReport(
     json: join(dir, 'report.json'),
   };
   await Promise.all([
-    writeFile(files.html, renderHtml(report, [])),
-    writeFile(files.markdown, renderMarkdown(report, [])),
+    writeFile(files.html, renderHtml(report, plots)),
+    writeFile(files.markdown, renderMarkdown(report, plots)),
     writeFile(files.json, reportJson(report)),
   ]);
   return { report, files };

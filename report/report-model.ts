@@ -270,6 +270,8 @@ export interface ExperimentStep {
   /** the step's results folder, relative to the combined report */
   readonly dir: string;
   readonly wallS: number;
+  /** `tuning`: a local Power Tuning run (its result file in dir), not a load run. @default load */
+  readonly kind?: 'tuning';
 }
 
 /** What `npm run experiment` adds to the report it writes: the article's figures beside ours. */

@@ -16,6 +16,7 @@ export const SLOW_TESTS = [
   'test/lab/idle-connections.test.ts',
   'test/local/qldb-durability.test.ts',
   'test/local/ensure-synth.test.ts',
+  'test/tune/local-tune-lab.test.ts',
 ];
 
 /**

@@ -6,7 +6,7 @@
  * step's results folder beside it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,20 @@ describe('npm run experiment -- NAME --quick, on the local lab', () => {
         }
       }
       for (const step of e?.steps ?? []) {
+        if (step.kind === 'tuning') {
+          // A Power Tuning run: its result file, in Power Tuning's output shape.
+          const files = readdirSync(join(out, step.dir)).filter((f) => f.endsWith('.json'));
+          expect(files, step.dir).toHaveLength(1);
+          const saved = JSON.parse(readFileSync(join(out, step.dir, files[0]), 'utf8'));
+          expect(Object.keys(saved.output).sort()).toEqual([
+            'cost',
+            'duration',
+            'power',
+            'stateMachine',
+            'stats',
+          ]);
+          continue;
+        }
         expect(existsSync(join(out, step.dir, 'summary.json')), step.dir).toBe(true);
         expect(existsSync(join(out, step.dir, 'report.html')), step.dir).toBe(true);
       }

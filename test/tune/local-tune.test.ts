@@ -1,12 +1,9 @@
 /**
  * Local Power Tuning: Power Tuning 4.4.0's rules (durations from REPORT lines with Init
  * Duration, the trimmed mean, the cost formula and its prices, the three strategies, the
- * output shape), the command line, and one real run on the local lab.
+ * output shape), the command line. The run on the lab: local-tune-lab.test.ts (slow tier).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES, lambdaCostUsd } from '../../core/cost';
 import { parseTuneResultFile } from '../../tune/power-tuning-result';
 import {
@@ -168,39 +165,4 @@ describe('npm run tune -- --target local, arguments', () => {
       parseTuneArgs(['--function', 'dynamodb-get', '--rtt', '1', '--region', 'eu-west-1'], { env: {} }),
     ).toThrow(/--rtt is for --target local/);
   });
-});
-
-describe('local Power Tuning on the lab', () => {
-  const out = mkdtempSync(join(tmpdir(), 'lab-local-tune-'));
-  afterAll(() => rmSync(out, { recursive: true, force: true }));
-
-  it('invokes the function at each power value on new environments and saves the result in its shape', async () => {
-    const { runLocalTune } = await import('../../tune/local-tune');
-    const lines: string[] = [];
-    const { output, file } = await runLocalTune({
-      function: 'dynamodb-get',
-      powerValues: [128, 1769],
-      num: 5,
-      strategy: 'speed',
-      outDir: out,
-      log: (l) => lines.push(l),
-    });
-    expect(readdirSync(out)).toEqual([file.split('/').pop()]);
-    const saved = JSON.parse(readFileSync(file, 'utf8'));
-    expect(saved).toMatchObject({ where: 'local', function: { key: 'dynamodb-get' }, profile: 'in-region' });
-    expect(saved.output).toEqual(output);
-    // The result says how memory was applied (cgroups, or not modeled and why).
-    expect(typeof saved.memoryModel.modeled).toBe('boolean');
-    expect(output.stats.map((s) => s.value)).toEqual([128, 1769]);
-    for (const s of output.stats) {
-      expect(s.averageDuration).toBeGreaterThan(0);
-      expect(s.averagePrice).toBeGreaterThan(0);
-    }
-    // Every invocation answered 200: the Person was created first, each one read it.
-    expect(lines.filter((l) => /5x 200/.test(l))).toHaveLength(2);
-    // The speed strategy picks the power value with the lowest average duration.
-    const fastest = [...output.stats].sort((a, b) => (a.averageDuration ?? 0) - (b.averageDuration ?? 0))[0];
-    expect(output.power).toBe(fastest.value);
-    expect(output.duration).toBe(fastest.averageDuration);
-  }, 300_000);
 });

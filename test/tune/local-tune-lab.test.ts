@@ -1,0 +1,40 @@
+/** Local Power Tuning, one real run on the local lab (slow tier: it starts a lab). */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+describe('local Power Tuning on the lab', () => {
+  const out = mkdtempSync(join(tmpdir(), 'lab-local-tune-'));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('invokes the function at each power value on new environments and saves the result in its shape', async () => {
+    const { runLocalTune } = await import('../../tune/local-tune');
+    const lines: string[] = [];
+    const { output, file } = await runLocalTune({
+      function: 'dynamodb-get',
+      powerValues: [128, 1769],
+      num: 5,
+      strategy: 'speed',
+      outDir: out,
+      log: (l) => lines.push(l),
+    });
+    expect(readdirSync(out)).toEqual([file.split('/').pop()]);
+    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    expect(saved).toMatchObject({ where: 'local', function: { key: 'dynamodb-get' }, profile: 'in-region' });
+    expect(saved.output).toEqual(output);
+    // The result says how memory was applied (cgroups, or not modeled and why).
+    expect(typeof saved.memoryModel.modeled).toBe('boolean');
+    expect(output.stats.map((s) => s.value)).toEqual([128, 1769]);
+    for (const s of output.stats) {
+      expect(s.averageDuration).toBeGreaterThan(0);
+      expect(s.averagePrice).toBeGreaterThan(0);
+    }
+    // Every invocation answered 200: the Person was created first, each one read it.
+    expect(lines.filter((l) => /5x 200/.test(l))).toHaveLength(2);
+    // The speed strategy picks the power value with the lowest average duration.
+    const fastest = [...output.stats].sort((a, b) => (a.averageDuration ?? 0) - (b.averageDuration ?? 0))[0];
+    expect(output.power).toBe(fastest.value);
+    expect(output.duration).toBe(fastest.averageDuration);
+  }, 300_000);
+});
