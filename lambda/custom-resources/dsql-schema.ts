@@ -13,7 +13,7 @@
  * DSQL runs one DDL statement per transaction, so every statement here is its own.
  */
 import type { ConnectionOptions } from 'node:tls';
-import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import type pg from 'pg';
 import { destroyClient, newDsqlClient } from '../shared/dsql-client';
 import { clusterEndpoint, type DsqlTokenOptions, dsqlTokenSource } from '../shared/dsql-token';
@@ -79,8 +79,91 @@ export function readGrantsProperties(raw: Record<string, unknown>): GrantsProper
   return { ...base, RoleArns: [...new Set(arns as string[])] };
 }
 
-/** Creates what is missing: table, index, role, privileges. */
-export async function ensureSchema(client: pg.Client, role: string): Promise<string[]> {
+/**
+ * Time kept back from the function's remaining time when waiting for the index job: enough to
+ * grant the role, close the connection and answer the Provider before Lambda ends the function.
+ */
+export const JOB_WAIT_MARGIN_MS = 15_000;
+/** The wait when the remaining time is unknown (a caller without a Lambda context). */
+export const DEFAULT_JOB_WAIT_MS = 60_000;
+
+export interface SchemaOptions {
+  /** Milliseconds the function has left (Lambda's context.getRemainingTimeInMillis). */
+  readonly remainingMs?: () => number;
+}
+
+/** The job id `CREATE INDEX ASYNC` answers with (DSQL); none where the index is built at once (locally). */
+function jobIdOf(result: pg.QueryResult): string | undefined {
+  const row = result.rows?.[0] as Record<string, unknown> | undefined;
+  const id = row?.job_id ?? (row ? Object.values(row)[0] : undefined);
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/**
+ * Blocks until DSQL's index job ends (`sys.wait_for_job`, true on success), within what the
+ * function has left less JOB_WAIT_MARGIN_MS, so the resource answers before its timeout.
+ * https://docs.aws.amazon.com/aurora-dsql/latest/userguide/working-with-create-index-async.html
+ */
+export async function waitForIndexJob(
+  client: pg.Client,
+  jobId: string,
+  opts: SchemaOptions = {},
+): Promise<void> {
+  const budgetMs = Math.min(
+    DEFAULT_JOB_WAIT_MS,
+    (opts.remainingMs?.() ?? DEFAULT_JOB_WAIT_MS + JOB_WAIT_MARGIN_MS) - JOB_WAIT_MARGIN_MS,
+  );
+  const pending = `index ${BY_TYPE_INDEX}: build job ${jobId}`;
+  if (budgetMs <= 0) throw new Error(`${pending} not awaited: no time left before the function's timeout`);
+  let ok: unknown;
+  try {
+    // pg reads a per-query query_timeout (its types do not list it): this one query gets the budget.
+    const query: pg.QueryConfig<string[]> & { query_timeout: number } = {
+      text: 'SELECT sys.wait_for_job($1) AS ok',
+      values: [jobId],
+      query_timeout: budgetMs,
+    };
+    const out = await client.query<{ ok: unknown }>(query);
+    ok = out.rows[0]?.ok;
+  } catch (error) {
+    if (/timeout/i.test((error as Error).message)) {
+      throw new Error(
+        `${pending} still running after ${budgetMs} ms; it goes on in DSQL (SELECT * FROM sys.jobs): deploy again once it has finished`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  if (ok !== true) throw new Error(`${pending} failed (SELECT * FROM sys.jobs says why)`);
+}
+
+/** DSQL's answer to a GRANT on a schema it manages (public, sys), measured: SQLSTATE 0A000. */
+const SYSTEM_ENTITY = /feature not supported on system entity/;
+
+/**
+ * USAGE on schema public for the role. AWS's example grants USAGE on the schema before the
+ * table privileges (https://docs.aws.amazon.com/aurora-dsql/latest/userguide/using-database-and-iam-roles.html);
+ * PostgreSQL gives every role USAGE on public by default (PUBLIC holds it), and no DSQL page
+ * says whether that default holds there. So the grant is sent; DSQL refuses grants on its
+ * system schemas (0A000 "feature not supported on system entity"), which leaves public as DSQL
+ * manages it, usable by every role: the functions' statements run as this role either way.
+ */
+async function grantSchemaUsage(client: pg.Client, role: string): Promise<void> {
+  try {
+    await client.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+  } catch (error) {
+    const e = error as { code?: string; message?: string };
+    if (e.code !== '0A000' || !SYSTEM_ENTITY.test(e.message ?? '')) throw error;
+    console.log(`USAGE on schema public not granted: ${e.message} (DSQL manages that schema)`);
+  }
+}
+
+/** Creates what is missing: table, index (waiting for its job), role, privileges. */
+export async function ensureSchema(
+  client: pg.Client,
+  role: string,
+  opts: SchemaOptions = {},
+): Promise<string[]> {
   const done: string[] = [];
   await client.query(PERSON_TABLE_DDL);
   done.push('table person');
@@ -89,7 +172,9 @@ export async function ensureSchema(client: pg.Client, role: string): Promise<str
     BY_TYPE_INDEX,
   ]);
   if (index.rowCount === 0) {
-    await client.query(BY_TYPE_INDEX_DDL);
+    const jobId = jobIdOf(await client.query(BY_TYPE_INDEX_DDL));
+    // The query reads by this index: the stack is not done until the index is.
+    if (jobId !== undefined) await waitForIndexJob(client, jobId, opts);
     done.push(`index ${BY_TYPE_INDEX}`);
   }
   const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
@@ -97,6 +182,7 @@ export async function ensureSchema(client: pg.Client, role: string): Promise<str
     await client.query(`CREATE ROLE ${role} WITH LOGIN`);
     done.push(`role ${role}`);
   }
+  await grantSchemaUsage(client, role);
   await client.query(`GRANT ${ROLE_PRIVILEGES} ON person TO ${role}`);
   return done;
 }
@@ -128,6 +214,7 @@ export type AdminConnect = (clusterId: string) => Promise<pg.Client>;
 export async function onEvent(
   event: CloudFormationCustomResourceEvent,
   connect: AdminConnect,
+  opts: SchemaOptions = {},
 ): Promise<ProviderResponse> {
   const raw = event.ResourceProperties as Record<string, unknown>;
   if (event.ResourceType === GRANTS_RESOURCE_TYPE) {
@@ -166,7 +253,7 @@ export async function onEvent(
   const props = readSchemaProperties(raw);
   const client = await connect(props.ClusterId);
   try {
-    const done = await ensureSchema(client, props.Role);
+    const done = await ensureSchema(client, props.Role, opts);
     console.log(`schema ensured: ${done.join(', ')}`);
   } finally {
     await client.end();
@@ -211,5 +298,10 @@ export function adminConnect(
   };
 }
 
-export const handler = (event: CloudFormationCustomResourceEvent): Promise<ProviderResponse> =>
-  onEvent(event, adminConnect());
+export const handler = (
+  event: CloudFormationCustomResourceEvent,
+  context?: Context,
+): Promise<ProviderResponse> =>
+  onEvent(event, adminConnect(), {
+    remainingMs: context ? () => context.getRemainingTimeInMillis() : undefined,
+  });

@@ -59,6 +59,10 @@ export const dsqlTarget: TargetDefinition = {
             role: DSQL_ROLE,
           });
         grants.add(fn);
+        // The function, and so its versions and the provisioned-concurrency alias whose
+        // environments connect at init (prewarm), comes after its role is mapped: an
+        // environment started before the grant fails to log in as lab_app.
+        fn.node.addDependency(grants);
       },
     };
   },

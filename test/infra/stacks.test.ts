@@ -663,6 +663,44 @@ describe('dsql target', () => {
   });
 });
 
+describe('dsql deploy order', () => {
+  it('creates every dsql function, and so its version and provisioned alias, after its role is granted', () => {
+    const { api } = synthLab({
+      targets: 'dynamodb,dsql',
+      keepAlive: 'both',
+      provisionedConcurrency: '1',
+      prewarmConnection: 'true',
+    });
+    const [grantsId] = resources(api, 'Custom::DsqlRoleGrants')[0];
+    const all = api.toJSON().Resources as Record<string, Resource>;
+    const dependsOn = (id: string): string[] => [all[id]?.DependsOn ?? []].flat() as string[];
+    /** Everything `id` waits for, directly or through Ref / GetAtt / DependsOn. */
+    const waitsFor = (id: string, seen = new Set<string>()): Set<string> => {
+      for (const d of [
+        ...dependsOn(id),
+        ...JSON.stringify(all[id]?.Properties ?? {}).matchAll(/"(?:Ref|Fn::GetAtt)":\[?"([A-Za-z0-9]+)"/g),
+      ].map((x) => (typeof x === 'string' ? x : x[1]))) {
+        if (!seen.has(d) && all[d]) {
+          seen.add(d);
+          waitsFor(d, seen);
+        }
+      }
+      return seen;
+    };
+    const dsqlFns = labFunctions(api).filter(([, r]) => envOf(r).LAB_FUNCTION.startsWith('dsql-'));
+    expect(dsqlFns).toHaveLength(OPERATIONS.length * 2);
+    for (const [id] of dsqlFns) expect(dependsOn(id), id).toContain(grantsId);
+    const aliases = resources(api, 'AWS::Lambda::Alias').filter(([, r]) =>
+      dsqlFns.some(([fnId]) => JSON.stringify(r.Properties.FunctionName).includes(fnId)),
+    );
+    expect(aliases).toHaveLength(dsqlFns.length);
+    for (const [id, alias] of aliases) {
+      expect(alias.Properties.ProvisionedConcurrencyConfig).toEqual({ ProvisionedConcurrentExecutions: 1 });
+      expect(waitsFor(id).has(grantsId), id).toBe(true);
+    }
+  });
+});
+
 describe('QLDB tables custom resource', () => {
   it('gives CREATE TABLE and CREATE INDEX on a new ledger 90 s, within the Provider framework wait', () => {
     const { data, api } = synthLab({ targets: 'dynamodb,qldb' });

@@ -5,9 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminConnect,
   BY_TYPE_INDEX,
+  BY_TYPE_INDEX_DDL,
+  DEFAULT_JOB_WAIT_MS,
+  ensureSchema,
   GRANTS_RESOURCE_TYPE,
+  JOB_WAIT_MARGIN_MS,
   onEvent,
   SCHEMA_RESOURCE_TYPE,
+  waitForIndexJob,
 } from '../../lambda/custom-resources/dsql-schema';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
 import { dsqlDialect } from '../../local/engines/dsql-front';
@@ -75,6 +80,10 @@ describe('Custom::DsqlSchema', () => {
       "SELECT privilege_type FROM information_schema.role_table_grants WHERE grantee = 'lab_app' AND table_name = 'person' ORDER BY 1",
     );
     expect(privileges.rows.map((r) => r.privilege_type)).toEqual(['INSERT', 'SELECT', 'UPDATE']);
+    // USAGE on public: the grant is sent; DSQL (and the front) refuse grants on system schemas
+    // with 0A000, and the role has USAGE there all the same (README: the lab_app grants).
+    const usage = await admin.query("SELECT has_schema_privilege('lab_app', 'public', 'USAGE') AS usage");
+    expect(usage.rows).toEqual([{ usage: true }]);
   });
 
   it('refuses bad properties before connecting, and deletes as a no-op', async () => {
@@ -87,6 +96,63 @@ describe('Custom::DsqlSchema', () => {
     expect(await onEvent(event(SCHEMA_RESOURCE_TYPE, 'Delete', { Role: 'anything' }), connect())).toEqual({
       PhysicalResourceId: 'existing',
     });
+  });
+});
+
+/**
+ * DSQL answers CREATE INDEX ASYNC with a job id and sys.wait_for_job(id) blocks until the job
+ * ends, true on success:
+ * https://docs.aws.amazon.com/aurora-dsql/latest/userguide/working-with-create-index-async.html
+ * The local front builds the index at once and has no jobs, so these cases drive the wait with
+ * a client that answers as DSQL does.
+ */
+describe('waiting for the index job within the function timeout', () => {
+  type Sent = { text: string; values?: unknown[]; query_timeout?: number };
+  const dsqlLike = (wait: (q: Sent) => Promise<unknown>) => {
+    const sent: Sent[] = [];
+    const client = {
+      query: async (q: string | Sent, values?: unknown[]) => {
+        const query = typeof q === 'string' ? { text: q, values } : q;
+        sent.push(query);
+        if (query.text === BY_TYPE_INDEX_DDL) return { rows: [{ job_id: 'job-42' }], rowCount: 1 };
+        if (query.text.includes('sys.wait_for_job'))
+          return { rows: [{ ok: await wait(query) }], rowCount: 1 };
+        return { rows: [], rowCount: 0 };
+      },
+    };
+    return { client: client as unknown as pg.Client, sent };
+  };
+
+  it('waits for the job CREATE INDEX ASYNC started, then grants, within the time left', async () => {
+    const { client, sent } = dsqlLike(async () => true);
+    const done = await ensureSchema(client, 'lab_app', { remainingMs: () => 80_000 });
+    expect(done).toContain(`index ${BY_TYPE_INDEX}`);
+    const texts = sent.map((q) => q.text);
+    const waited = sent.find((q) => q.text.includes('sys.wait_for_job'));
+    expect(waited).toMatchObject({ values: ['job-42'], query_timeout: DEFAULT_JOB_WAIT_MS });
+    // The grants come after the index is built.
+    expect(texts.indexOf(waited?.text ?? '')).toBeLessThan(
+      texts.indexOf('GRANT USAGE ON SCHEMA public TO lab_app'),
+    );
+  });
+
+  it('bounds the wait by the time left less the margin, and says so when it runs out', async () => {
+    const { client, sent } = dsqlLike(async (q) => {
+      throw new Error(`Query read timeout after ${q.query_timeout}`);
+    });
+    await expect(waitForIndexJob(client, 'job-7', { remainingMs: () => 40_000 })).rejects.toThrow(
+      /build job job-7 still running after 25000 ms.*sys\.jobs/,
+    );
+    expect(sent[0].query_timeout).toBe(40_000 - JOB_WAIT_MARGIN_MS);
+    await expect(waitForIndexJob(client, 'job-8', { remainingMs: () => JOB_WAIT_MARGIN_MS })).rejects.toThrow(
+      /no time left/,
+    );
+    expect(sent).toHaveLength(1);
+  });
+
+  it('fails the resource when the job failed', async () => {
+    const { client } = dsqlLike(async () => false);
+    await expect(waitForIndexJob(client, 'job-9')).rejects.toThrow(/build job job-9 failed/);
   });
 });
 
