@@ -85,6 +85,10 @@ const layerOf = (g: GroupReport, layer: LayerStats['layer']) =>
 
 // ---------------------------------------------------------------- sections
 
+/** `off`, or `off, 128 MB` when the run compared memory sizes. */
+const variantCell = (g: GroupReport): string =>
+  g.memoryMb === null ? g.keepAlive : `${g.keepAlive}, ${g.memoryMb} MB`;
+
 const MEMORY_KEYS = new Set(['memoryModel', 'memory', 'functions']);
 
 /**
@@ -244,7 +248,7 @@ function ladders(report: LabReport, plots: readonly Plot[]): Section | null {
       ],
       rows: members.flatMap((g) =>
         g.layers.map((l) => [
-          g.keepAlive,
+          variantCell(g),
           LAYER_TITLES[l.layer],
           String(l.ladder.count),
           ms(l.ladder.p50),
@@ -265,7 +269,7 @@ function ladders(report: LabReport, plots: readonly Plot[]): Section | null {
     if (through.length > 0) {
       blocks.push({
         kind: 'text',
-        text: `Throughput: ${through.map((g) => `keep-alive ${g.keepAlive} ${perMinute(g)}`).join('; ')}.`,
+        text: `Throughput: ${through.map((g) => `keep-alive ${variantCell(g)} ${perMinute(g)}`).join('; ')}.`,
       });
     }
     const plot = plots.find((p) => p.id === cdfPlotId(target, phase));
