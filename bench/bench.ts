@@ -33,6 +33,7 @@ import { buildEmptyHandler, initOverEmpty } from './init-over-empty';
 import { instrumentationCost } from './instrumentation-cost';
 import { LabClient } from './lab-client';
 import { findMaxRate } from './max-rate';
+import { qldbStatementCost } from './qldb-statements';
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -51,6 +52,7 @@ Prints the lab's own figures (never asserted). Sections: 1 keep-alive off/on, 2 
   --only-max-rate        section 4 only
   --rates LIST           arrival rates section 4 tries
   --only-experiments     each experiment's --quick wall time against its 3-minute budget
+  --only-qldb            section 8 only, without the lab
   --only-engines         section 7 only: the two local DynamoDB engines' start-up and per-request time
   --engine-rounds N      start-ups per engine in section 7 (default 5)
   --engine-requests N    timed requests per engine and operation in section 7 (default 2000)
@@ -59,6 +61,7 @@ Prints the lab's own figures (never asserted). Sections: 1 keep-alive off/on, 2 
 const BENCH_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   'only-experiments': { type: 'boolean' },
+  'only-qldb': { type: 'boolean' },
   'only-engines': { type: 'boolean' },
   'engine-rounds': { type: 'string' },
   'engine-requests': { type: 'string' },
@@ -172,6 +175,10 @@ async function main() {
     startup();
     return;
   }
+  if (values['only-qldb']) {
+    qldbStatements();
+    return;
+  }
   if (values['only-engines']) {
     await engines();
     return;
@@ -233,6 +240,18 @@ async function main() {
     await lab.stop();
   }
   startup();
+  qldbStatements();
+}
+
+function qldbStatements(): void {
+  console.log(
+    '\n8. local QLDB engine, parse (uncached) and execute per statement, 100 indexed people (p50, µs)',
+  );
+  for (const r of qldbStatementCost()) {
+    console.log(
+      `   ${r.statement.padEnd(48)} parse ${r.parseUs.toFixed(1).padStart(5)}   execute ${r.executeUs.toFixed(1).padStart(6)}`,
+    );
+  }
 }
 
 async function maxRate(lab: RunningLab) {

@@ -39,7 +39,6 @@ function p50(xs: number[]): number {
 export function qldbStatementCost(runs = 2000, rows = 100): StatementCost[] {
   const ledger = new Ledger('bench');
   ledger.defineTable('Person', ['GovId']);
-  const seed = ledger.begin('seed', Date.now(), new Uint8Array(32));
   for (let start = 0; start < rows; start += 40) {
     const txn = ledger.begin(`seed${start}`, Date.now(), new Uint8Array(32));
     for (let i = start; i < Math.min(rows, start + 40); i++) {
@@ -47,7 +46,6 @@ export function qldbStatementCost(runs = 2000, rows = 100): StatementCost[] {
     }
     ledger.commit(txn, Date.now());
   }
-  void seed;
   return ARTICLE_STATEMENTS.map(([statement, params]) => {
     const parse: number[] = [];
     const execute: number[] = [];
