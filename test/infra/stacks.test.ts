@@ -727,9 +727,13 @@ describe('routes and the request validator', () => {
     const validators = resources(api, 'AWS::ApiGateway::RequestValidator');
     expect(validators).toHaveLength(1);
     expect(validators[0][1].Properties.ValidateRequestParameters).toBe(true);
+    // No body check: with no request model it would check nothing; the handlers validate bodies.
+    expect(validators[0][1].Properties.ValidateRequestBody).toBe(false);
+    expect(resources(api, 'AWS::ApiGateway::Model')).toEqual([]);
     const byRoute = new Map<string, unknown>();
     for (const [, m] of resources(api, 'AWS::ApiGateway::Method')) {
       expect(m.Properties.RequestValidatorId).toEqual({ Ref: validators[0][0] });
+      expect(m.Properties.RequestModels).toBeUndefined();
       const part = resources(api, 'AWS::ApiGateway::Resource').find(
         ([id]) => id === (m.Properties.ResourceId as { Ref: string }).Ref,
       )?.[1].Properties.PathPart;
