@@ -87,15 +87,21 @@ function pyqldb<T>(served: Served, args: readonly string[], timeoutMs = 60_000):
   });
 }
 
+/** A ledger stays CREATING and DELETING this long on the control-plane engine. */
+const TRANSITION_MS = 500;
+let controlPlane: Served;
+
 beforeAll(async () => {
   certDir = await mkdtemp(join(tmpdir(), 'qldb-conformance-tls-'));
   caCertPath = (await ensureCertificates(certDir)).caCertPath;
   lab = await serve({ ledgers: LEDGERS });
+  controlPlane = await serve({ ledgerTransitionMs: TRANSITION_MS });
   shortLived = await serve({ ledgers: ['expire'], transactionTimeoutMs: SHORT_TRANSACTION_MS });
 }, 60_000);
 
 afterAll(async () => {
   await stop(lab);
+  await stop(controlPlane);
   await stop(shortLived);
   if (certDir) await rm(certDir, { recursive: true, force: true });
 });
@@ -252,5 +258,65 @@ describe("QLDB's 30-second transaction limit, on the engine's own clock", () => 
     });
     expect(service.openSessions).toBe(0);
     expect(service.ledger('clock')?.tableNames()).toEqual(['Early']);
+  });
+});
+
+interface Step<T> {
+  readonly ok?: T;
+  readonly error?: ClientError;
+}
+
+describe('the control plane, driven by boto3 (qldb and qldb-session)', () => {
+  // CreateLedger answers CREATING and the ledger turns ACTIVE (the driver's own integration tests
+  // poll DescribeLedger for it); DeletionProtection defaults to true; DeleteLedger is refused while
+  // it is on (ResourcePreconditionNotMetException, 412); DescribeLedger of a ledger that does not
+  // exist is ResourceNotFoundException (404); a second CreateLedger of a name is
+  // ResourceAlreadyExistsException (409); a session on a ledger that is not ACTIVE is refused.
+  // https://docs.aws.amazon.com/qldb/latest/developerguide/API_CreateLedger.html
+  // https://docs.aws.amazon.com/qldb/latest/developerguide/API_DeleteLedger.html
+  // https://docs.aws.amazon.com/qldb/latest/developerguide/API_UpdateLedger.html
+  // https://docs.aws.amazon.com/qldb/latest/developerguide/API_DescribeLedger.html
+  it('takes a ledger through CREATING, ACTIVE, protected, unprotected and deleted', async () => {
+    const r = await runPythonClient<{
+      create: { State: string; DeletionProtection: boolean };
+      sessionWhileCreating: Step<string>;
+      activeState: string;
+      duplicate: Step<unknown>;
+      listed: boolean;
+      deleteProtected: Step<unknown>;
+      update: Step<boolean>;
+      delete: Step<string>;
+      describeAfterDelete: Step<string>;
+      sessionAfterDelete: Step<string>;
+      describeNeverCreated: Step<unknown>;
+      invalidName: Step<unknown>;
+    }>('qldb_control.py', ['life-1'], {
+      timeoutMs: 60_000,
+      env: {
+        AWS_ENDPOINT_URL_QLDB: controlPlane.model.url,
+        AWS_ENDPOINT_URL_QLDB_SESSION: controlPlane.model.url,
+        AWS_CA_BUNDLE: caCertPath,
+        AWS_REGION: LOCAL_REGION,
+        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        AWS_CONFIG_FILE: '/dev/null',
+        AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+      },
+    });
+    expect(r.create).toEqual({ State: 'CREATING', DeletionProtection: true });
+    expect(r.sessionWhileCreating.error).toMatchObject({ code: 'BadRequestException', status: 400 });
+    expect(r.activeState).toBe('ACTIVE');
+    expect(r.duplicate.error).toMatchObject({ code: 'ResourceAlreadyExistsException', status: 409 });
+    expect(r.listed).toBe(true);
+    expect(r.deleteProtected.error).toMatchObject({
+      code: 'ResourcePreconditionNotMetException',
+      status: 412,
+    });
+    expect(r.update.ok).toBe(false);
+    expect(r.delete.ok).toBe('deleted');
+    expect(r.describeAfterDelete.error).toMatchObject({ code: 'ResourceNotFoundException', status: 404 });
+    expect(r.sessionAfterDelete.error).toMatchObject({ code: 'BadRequestException', status: 400 });
+    expect(r.describeNeverCreated.error).toMatchObject({ code: 'ResourceNotFoundException', status: 404 });
+    expect(r.invalidName.error).toMatchObject({ code: 'InvalidParameterException', status: 400 });
   });
 });

@@ -11,6 +11,7 @@ import { QldbError } from '../../local/engines/qldb/errors';
 import { JOURNAL_FILE, Journal } from '../../local/engines/qldb/journal';
 import { Ledger, type Transaction, toIon } from '../../local/engines/qldb/ledger';
 import { parseStatement } from '../../local/engines/qldb/partiql';
+import { QldbSessionService } from '../../local/engines/qldb/session-service';
 
 describe('the PartiQL parser', () => {
   it.each([
@@ -201,5 +202,56 @@ describe('the journal', () => {
     dir = await mkdtemp(join(tmpdir(), 'qldb-journal-'));
     await writeFile(join(dir, JOURNAL_FILE), 'not json\n{"also":"bad"}\n');
     await expect(Journal.open(dir)).rejects.toThrow(/line 1 is corrupt.*refusing to start/);
+  });
+});
+
+describe('the control plane in the journal', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  async function reopen(path: string): Promise<{ service: QldbSessionService; journal: Journal }> {
+    const opened = await Journal.open(path);
+    return {
+      service: new QldbSessionService({ journal: opened.journal }, opened.records),
+      journal: opened.journal,
+    };
+  }
+
+  // A ledger made with CreateLedger, its deletion protection and its deletion survive a restart; a
+  // deleted ledger's tables are gone with it (the driver's integration suites delete and re-create
+  // their ledger around each run).
+  it('replays CreateLedger, UpdateLedger and DeleteLedger, the ledger data going with it', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'qldb-control-'));
+    let { service, journal } = await reopen(dir);
+    await service.createLedger({ Name: 'kept', PermissionsMode: 'STANDARD' });
+    await service.createLedger({ Name: 'gone', PermissionsMode: 'ALLOW_ALL', DeletionProtection: false });
+    const ledger = service.ledger('gone');
+    if (!ledger) throw new Error('gone is not ACTIVE');
+    const txn = begin(ledger);
+    run(ledger, txn, 'CREATE TABLE T');
+    const record = ledger.commit(txn, Date.now());
+    if (record) await journal.append(record);
+    await expect(service.deleteLedger('kept')).rejects.toMatchObject({
+      code: 'ResourcePreconditionNotMetException',
+    });
+    await service.deleteLedger('gone');
+    await journal.close();
+
+    ({ service, journal } = await reopen(dir));
+    expect(service.describeLedger('kept')).toMatchObject({ State: 'ACTIVE', DeletionProtection: true });
+    expect(() => service.describeLedger('gone')).toThrow(
+      expect.objectContaining({ code: 'ResourceNotFoundException' }),
+    );
+    await service.updateLedger('kept', { DeletionProtection: false });
+    await service.createLedger({ Name: 'gone', PermissionsMode: 'STANDARD' });
+    expect(service.ledger('gone')?.tableNames()).toEqual([]);
+    await journal.close();
+
+    ({ service, journal } = await reopen(dir));
+    expect(service.describeLedger('kept').DeletionProtection).toBe(false);
+    await journal.close();
   });
 });
