@@ -25,6 +25,7 @@ import {
   LOCAL_CALLER,
   LOCAL_SESSION_TOKEN,
 } from './lab-defaults';
+import { labEnvVars } from './lab-env';
 import { type NetworkModelProcess, startNetworkModelProcess } from './network/network-model-process';
 import { resolveProfile } from './network/profile-options';
 import { describeLink, type NetworkProfile } from './network/profiles';
@@ -125,6 +126,11 @@ export interface RunningLab {
    */
   setMemory(memoryMb: number, functionName?: string): Promise<void>;
   stats(): Record<string, PoolStats>;
+  /**
+   * What a program outside the lab needs to reach it: every target's client lines, the region,
+   * the local caller, the CA and the API (local/lab-env.ts; `npm run local` writes them to a file).
+   */
+  clientEnv(): Record<string, string>;
   /** Stops a target's engine (if it still runs) and starts it again on the same port and data. */
   restartEngine(target?: Target): Promise<LocalDatabase>;
   stop(): Promise<void>;
@@ -319,6 +325,12 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         await Promise.all(chosen.map((p) => (p as FunctionPool).setMemory(memoryMb)));
       },
       restartEngine,
+      clientEnv: () =>
+        labEnvVars({
+          apiUrl: server.url,
+          caCertPath: certs.caCertPath,
+          services: Object.assign({}, ...[...running.values()].map((r) => r.database.clientEnv(r.model))),
+        }),
       stats: () => Object.fromEntries([...pools].map(([name, p]) => [name, p.snapshot()])),
       stop: stopAll,
     };

@@ -17,6 +17,7 @@ export const SLOW_TESTS = [
   'test/local/qldb-durability.test.ts',
   'test/local/ensure-synth.test.ts',
   'test/tune/local-tune-lab.test.ts',
+  'test/conformance/local-cloud.test.ts',
 ];
 
 /**

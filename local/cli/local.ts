@@ -3,11 +3,19 @@
  * `sam local start-api` would be, without Docker. Help and bad options load nothing heavy:
  * the lab is imported only once the options are good.
  */
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../../core/errors';
 import { TARGET_INFO, TARGETS } from '../../core/lab-functions';
-import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, DEFAULT_PORT } from '../lab-defaults';
-import { curlSigV4Example } from './curl-example';
+import {
+  DEFAULT_IDLE_TIMEOUT_S,
+  DEFAULT_MAX_ENVIRONMENTS,
+  DEFAULT_PORT,
+  LOCAL_CALLER,
+} from '../lab-defaults';
+import { LAB_ENV_FILE, parseEnvFile, readEnvFile, removeEnvFile, writeEnvFile } from '../lab-env';
 import {
   engineOption,
   intOption,
@@ -17,8 +25,11 @@ import {
   seedOption,
   UsageError,
 } from './options';
+import { awsCliTokenCommand, nodeEndOfLifeNotice, routeLines, startScreen } from './start-screen';
 
 const HELP = `Usage: npm run local -- [options]
+       npm run -s local -- env      the running lab's environment lines, for: eval "$(npm run -s local -- env)"
+       npm run -s local -- token    a DSQL admin auth token for psql (PGPASSWORD), as the AWS CLI would make
 
   --targets LIST                 comma list of ${TARGETS.join(', ')} (default dynamodb)
   --port N                       port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 = any free port)
@@ -35,11 +46,48 @@ ${NETWORK_HELP}
   --prewarm-connection           each function's init opens its database connection (not Redis)
   --node PATH                    Node executable of the environments (default: Lambda's Node 24, pinned)
   --quiet                        do not print function logs
+  --routes                       print every route at start (default: one line per target)
+  --lab-env PATH                 where the lab writes its environment file (default .lab/local.env,
+                                 mode 0600, removed when the lab stops)
 `;
+
+/**
+ * A DSQL admin token for the running lab's endpoint (PGHOST), signed with the local caller as
+ * `aws dsql generate-db-connect-admin-auth-token` signs with the caller's key, for users
+ * without the AWS CLI.
+ */
+async function dsqlAdminToken(envFile: string): Promise<string> {
+  const text = readEnvFile(envFile);
+  if (text instanceof Error) throw text;
+  const env = parseEnvFile(text);
+  if (!env.PGHOST)
+    throw new UsageError('the running lab serves no DSQL target; start it with --targets dsql');
+  const { DsqlSigner } = await import('@aws-sdk/dsql-signer');
+  const signer = new DsqlSigner({
+    hostname: env.PGHOST,
+    region: env.AWS_REGION ?? LOCAL_CALLER.region,
+    credentials: { accessKeyId: LOCAL_CALLER.accessKeyId, secretAccessKey: LOCAL_CALLER.secretAccessKey },
+  });
+  return signer.getDbConnectAdminAuthToken();
+}
+
+/**
+ * True when the AWS CLI v2 is on PATH: v1 has no `dsql generate-db-connect-admin-auth-token`,
+ * so without v2 the screen shows the lab's own token command.
+ */
+function hasAwsCliV2(): boolean {
+  try {
+    const out = execFileSync('aws', ['--version'], { encoding: 'utf8', timeout: 10_000, stdio: 'pipe' });
+    return out.startsWith('aws-cli/2.');
+  } catch {
+    return false;
+  }
+}
 
 runCli(
   async () => {
-    const { values } = parseArgs({
+    const { values, positionals } = parseArgs({
+      allowPositionals: true,
       options: {
         targets: { type: 'string' },
         port: { type: 'string' },
@@ -56,12 +104,29 @@ runCli(
         'idle-timeout': { type: 'string' },
         'prewarm-connection': { type: 'boolean' },
         quiet: { type: 'boolean' },
+        'lab-env': { type: 'string' },
+        routes: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     });
     if (values.help) {
       process.stdout.write(HELP);
+      return 0;
+    }
+    const envFile = resolve(values['lab-env'] ?? LAB_ENV_FILE);
+    const [command, ...extra] = positionals;
+    if (extra.length > 0 || (command !== undefined && !['env', 'token'].includes(command))) {
+      throw new UsageError(`unknown command ${JSON.stringify(positionals.join(' '))}; commands: env, token`);
+    }
+    if (command === 'env') {
+      const text = readEnvFile(envFile);
+      if (text instanceof Error) throw text;
+      process.stdout.write(text);
+      return 0;
+    }
+    if (command === 'token') {
+      process.stdout.write(`${await dsqlAdminToken(envFile)}\n`);
       return 0;
     }
     const keepAlive = values['keep-alive'] ?? 'both';
@@ -88,28 +153,92 @@ runCli(
         ...(values['prewarm-connection'] ? { prewarmConnection: 'true' } : {}),
       },
     };
-    const { startLab } = await import('../lab');
-    const lab = await startLab({
-      ...options,
-      log: (line) => console.log(line),
-      onFunctionLog: values.quiet ? undefined : (fn, line) => console.log(`[${fn}] ${line}`),
+    // The SDK's own multi-line Node warning is replaced by the lab's one line (children inherit this).
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+    const eol = nodeEndOfLifeNotice(process.version);
+    if (eol) console.log(eol);
+    // Engine logs, network-model events and start-up progress: the file, not the screen.
+    const logFile = join(dirname(envFile), 'local.log');
+    mkdirSync(dirname(logFile), { recursive: true });
+    const logStream = createWriteStream(logFile, { flags: 'w', mode: 0o600 });
+    const tail: string[] = [];
+    const toFile = (line: string) => {
+      logStream.write(`${line}\n`);
+      tail.push(line);
+      if (tail.length > 15) tail.shift();
+    };
+    let screenReady = false;
+    console.log(`Starting the lab; engine logs and network-model events: ${logFile}`);
+    const { startLab, memoryModelLine } = await import('../lab');
+    let lab: Awaited<ReturnType<typeof startLab>>;
+    try {
+      lab = await startLab({
+        ...options,
+        log: (line) => {
+          toFile(line);
+          if (line.startsWith('warning:')) console.log(line);
+        },
+        onFunctionLog: (fn, line) => {
+          if (screenReady && !values.quiet) console.log(`[${fn}] ${line}`);
+          else toFile(`[${fn}] ${line}`);
+        },
+      });
+    } catch (e) {
+      console.log(`The lab did not start. The log's last lines (${logFile}):`);
+      for (const line of tail) console.log(`  ${line}`);
+      await new Promise((resolve) => logStream.end(resolve));
+      throw e;
+    }
+    console.log(memoryModelLine(lab.memoryModel));
+    console.log(
+      `Network model: profile ${lab.profile.name}, TLS 1.3 in front of every engine (each target's link: the log)`,
+    );
+    writeEnvFile(envFile, lab.clientEnv());
+    // Also on an exit that skips the stop below (an uncaught error): the file names a live lab only.
+    process.once('exit', () => removeEnvFile(envFile));
+    const env = lab.clientEnv();
+    const defaultEnvFile = envFile === resolve(LAB_ENV_FILE);
+    const labEnvFlag = defaultEnvFile ? '' : ` --lab-env ${envFile}`;
+    const tokenCommand = hasAwsCliV2()
+      ? awsCliTokenCommand(env.PGHOST ?? 'localhost', env.AWS_REGION ?? LOCAL_CALLER.region)
+      : `npm run -s local -- token${labEnvFlag}`;
+    const routes = lab.assembly.routes.map((r) => ({
+      method: r.method,
+      path: r.path,
+      functionName: r.function.name,
+    }));
+    const screen = startScreen({
+      targets: [...lab.targets].map(([target, r]) => ({
+        target,
+        engine: r.database.description
+          .replace(/ \([^)]*\)/g, '')
+          .replace(/ behind a DSQL auth front$/, ' + DSQL front'),
+        modelUrl: r.model.url,
+        env: r.database.clientEnv(r.model),
+        ledgers: target === 'qldb' ? r.database.tables : [],
+      })),
+      apiUrl: lab.url,
+      routes,
+      caCertPath: lab.caCertPath,
+      envFile,
+      envCommand: `npm run -s local -- env${labEnvFlag}`,
+      tokenCommand,
     });
-    console.log(`\nLab API: ${lab.url}  (functions on Node ${lab.node.version})`);
-    for (const r of lab.assembly.routes)
-      console.log(`  ${r.method.padEnd(5)}${lab.url}${r.path}  -> ${r.function.name}`);
+    for (const line of screen) console.log(line);
+    if (values.routes) for (const line of routeLines(lab.url, routes)) console.log(line);
     for (const t of lab.targets.keys()) {
       const notice = (TARGET_INFO[t] as { notice?: string }).notice;
-      if (notice) console.log(`\n${notice}`);
+      if (notice) console.log(notice);
     }
-    console.log('\nEvery route requires SigV4 (IAM authorization, as deployed). For example:');
-    const example = curlSigV4Example(lab.url, lab.assembly.routes);
-    if (example) console.log(`  ${example}`);
     console.log('\nCtrl-C to stop.');
+    screenReady = true;
     await new Promise<void>((resolve) => {
       for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve());
     });
     console.log('Stopping ...');
+    removeEnvFile(envFile);
     await lab.stop();
+    await new Promise((resolve) => logStream.end(resolve));
     return 0;
   },
   { program: 'local' },

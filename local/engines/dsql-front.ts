@@ -74,8 +74,11 @@ export interface DsqlFrontOptions {
   readonly backendSocket: string;
   /** The endpoint name clients connect to; tokens must be signed for it. */
   readonly expectedHost: string;
-  /** The one key tokens are signed with (the functions' local credentials). */
-  readonly credentials: AwsCredentialIdentity;
+  /**
+   * The keys tokens may be signed with: the functions' local credentials, and the local caller
+   * the lab's environment file hands to outside clients (psql with an AWS CLI token).
+   */
+  readonly credentials: AwsCredentialIdentity | readonly AwsCredentialIdentity[];
   /** @default 0 (any free port) */
   readonly port?: number;
   readonly log?: (line: string) => void;
@@ -95,6 +98,17 @@ export interface DsqlFront {
   readonly port: number;
   stats(): DsqlFrontStats;
   close(): Promise<void>;
+}
+
+/** The known key a token names in its credential scope, else the first (which then refuses it). */
+function signingKeyOf(
+  token: string,
+  keys: AwsCredentialIdentity | readonly AwsCredentialIdentity[],
+): AwsCredentialIdentity {
+  const list: readonly AwsCredentialIdentity[] = Array.isArray(keys) ? keys : [keys as AwsCredentialIdentity];
+  const scope = new URLSearchParams(token.slice(token.indexOf('/?') + 2)).get('X-Amz-Credential') ?? '';
+  const keyId = scope.split('/')[0];
+  return list.find((k) => k.accessKeyId === keyId) ?? (list[0] as AwsCredentialIdentity);
 }
 
 /** Reads whole messages from a socket: untyped (length first) until the startup, typed after. */
@@ -592,7 +606,11 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
     const authenticate = async (password: string): Promise<void> => {
       const user = params.get('user') ?? '';
       const action = user === 'admin' ? 'DbConnectAdmin' : 'DbConnect';
-      const verdict = await verifyDsqlToken(password, { host: opts.expectedHost, action }, opts.credentials);
+      const verdict = await verifyDsqlToken(
+        password,
+        { host: opts.expectedHost, action },
+        signingKeyOf(password, opts.credentials),
+      );
       if (!verdict.ok) {
         refused += 1;
         opts.log?.(`[dsql-front] refused ${user}: ${verdict.reason}`);

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { LOCAL_CREDENTIALS } from '../engines/create-table';
 import { type DsqlFront, startDsqlFront } from '../engines/dsql-front';
 import { type PostgresEngine, startPostgres } from '../engines/postgres';
+import { LOCAL_CALLER } from '../lab-defaults';
 import { type LocalTarget, localName, withEngine } from './types';
 
 /** The endpoint name functions connect to and sign their tokens for. */
@@ -42,7 +43,7 @@ export const dsqlTarget: LocalTarget = {
       front = await startDsqlFront({
         backendSocket: engine.socketPath,
         expectedHost: LOCAL_DSQL_HOST,
-        credentials: LOCAL_CREDENTIALS,
+        credentials: [LOCAL_CREDENTIALS, LOCAL_CALLER],
         log: opts.log,
       });
     } catch (error) {
@@ -58,6 +59,17 @@ export const dsqlTarget: LocalTarget = {
       modelStartTls: 'postgres',
       nameOf: (stack, id, type) => (type === CLUSTER_TYPE ? localClusterId(stack, id) : undefined),
       functionEnv: (model) => env(model.port),
+      // libpq's variables: psql, psycopg and node-postgres read them. The token is the password
+      // (PGPASSWORD), made per connection: `aws dsql generate-db-connect-admin-auth-token` or
+      // `npm run -s local -- token`. No AWS_ENDPOINT_URL_DSQL: the local cluster has no control plane.
+      clientEnv: (model) => ({
+        PGHOST: LOCAL_DSQL_HOST,
+        PGPORT: String(model.port),
+        PGUSER: 'admin',
+        PGDATABASE: 'postgres',
+        PGSSLMODE: 'verify-full',
+        PGSSLROOTCERT: opts.certs.caCertPath,
+      }),
       async prepare(model, runCustomResource) {
         await runCustomResource('Custom::DsqlSchema', env(model.port));
         opts.log('DSQL schema, index and role created by the custom resource bundle');

@@ -29,6 +29,7 @@ export const dynamodbTarget: LocalTarget = {
       tables,
       nameOf: (stack, id, type) => (type === 'AWS::DynamoDB::Table' ? localName(stack, id) : undefined),
       functionEnv: (model) => ({ AWS_ENDPOINT_URL_DYNAMODB: model.url }),
+      clientEnv: (model) => ({ AWS_ENDPOINT_URL_DYNAMODB: model.url }),
       async restart() {
         await engine.stop();
         engine = await startEngine({ kind, port: engine.port, dataDir, idleTimeoutS, log: opts.log });

@@ -70,6 +70,10 @@ export const qldbTarget: LocalTarget = {
         AWS_ENDPOINT_URL_QLDB_SESSION: model.url,
         AWS_ENDPOINT_URL_QLDB: model.url,
       }),
+      clientEnv: (model) => ({
+        AWS_ENDPOINT_URL_QLDB_SESSION: model.url,
+        AWS_ENDPOINT_URL_QLDB: model.url,
+      }),
       async prepare(model, runCustomResource) {
         const created = await runCustomResource('Custom::QldbTables', {
           AWS_ENDPOINT_URL_QLDB_SESSION: model.url,

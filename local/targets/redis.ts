@@ -120,6 +120,8 @@ export const redisTarget: LocalTarget = {
           PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(extension.port),
         };
       },
+      // The user named: redis-cli 7.0 -u sends `AUTH "" <password>` for `rediss://:<password>@`, refused.
+      clientEnv: (address) => ({ REDIS_URL: `rediss://default:${password}@localhost:${address.port}` }),
       async restart() {
         await engine.stop();
         engine = await start(engine.port);

@@ -43,6 +43,11 @@ export interface LocalDatabase {
   nameOf(stackName: string, logicalId: string, type: string): string | undefined;
   /** Variables every function of this target gets: endpoints, secrets. */
   functionEnv(model: ModelAddress): Record<string, string>;
+  /**
+   * What a standard client outside the lab sets to reach this target through its model: the
+   * lines of the lab's environment file (AWS_ENDPOINT_URL_<SERVICE>, REDIS_URL, PG*).
+   */
+  clientEnv(model: ModelAddress): Record<string, string>;
   /** Runs after the model is up: what CloudFormation would create before the functions run. */
   prepare?(model: ModelAddress, run: CustomResourceRunner): Promise<void>;
   /** Stops the engine and starts it again on the same port and data. */
