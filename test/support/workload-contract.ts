@@ -50,7 +50,15 @@ interface Handlers {
   readonly query: ApiHandler;
 }
 
-const TIMING_KEYS = ['coldStart', 'dbMs', 'dbRequests', 'initType', 'newConnection'];
+const TIMING_KEYS = [
+  'coldStart',
+  'dbMs',
+  'dbRequests',
+  'dbRoundTrips',
+  'environment',
+  'initType',
+  'newConnection',
+];
 
 /** A GovIdType no other test (or earlier run against a kept engine) has used. */
 const freshType = (label: string) => `T-${label}-${process.hrtime.bigint().toString(36)}`;
