@@ -4,8 +4,8 @@
  * binary parameters and results, paging, OCC and the commit digest the driver checks. The HTTP
  * endpoint the local lab runs is the same implementation; this adds recording and fault injection.
  *
- * Only the engine's PartiQL subset is understood; anything else is refused with a
- * BadRequestException, so a changed statement fails the tests instead of passing silently.
+ * Statements are parsed and run by the engine's PartiQL (QLDB's, as its developer guide documents
+ * it); what QLDB refused is refused with a BadRequestException, so a bad statement fails the tests.
  */
 import {
   BadRequestException,

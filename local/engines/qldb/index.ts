@@ -1,11 +1,12 @@
 /**
- * The local QLDB engine: a QLDB Session endpoint (and the read-only control plane) that the
+ * The local QLDB engine: a QLDB Session endpoint (and the control plane) that the
  * unmodified amazon-qldb-driver-nodejs accepts, so the QLDB bundles run although the service was
  * shut down on 2025-07-31. It runs as a child process (`node --import tsx qldb-server.ts`) so
  * its CPU is not the lab's event loop and a fault test can kill it.
  *
  * Point both SDK clients at `endpoint`: AWS_ENDPOINT_URL_QLDB_SESSION (the driver) and
- * AWS_ENDPOINT_URL_QLDB (DescribeLedger, ListLedgers) take the same URL.
+ * AWS_ENDPOINT_URL_QLDB (CreateLedger, DescribeLedger, ListLedgers, UpdateLedger, DeleteLedger)
+ * take the same URL.
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
