@@ -44,7 +44,7 @@ export async function runTuneCli(argv: readonly string[], deps: TuneCliDeps): Pr
         signal: deps.signal,
         log: (line) => deps.out.write(`${line}\n`),
       });
-      printResult(deps.out, local.function, local.strategy, output);
+      printResult(deps.out, local.function, local.strategy, output, 'local');
       deps.out.write(`Saved ${file}\n`);
       return 0;
     }

@@ -9,6 +9,7 @@ export function printResult(
   key: string,
   strategy: string,
   o: PowerTuningOutput,
+  where: 'aws' | 'local' = 'aws',
 ): void {
   const lines = [
     '',
@@ -16,7 +17,11 @@ export function printResult(
     `  average duration  ${o.duration.toFixed(2)} ms`,
     `  average cost      ${usd(o.cost)} per invocation (${usd(o.cost * 1e6)} per million)`,
   ];
-  if (o.stateMachine?.executionCost !== undefined || o.stateMachine?.lambdaCost !== undefined) {
+  if (where === 'local') {
+    lines.push(
+      `  its invocations   ${usd(o.stateMachine?.lambdaCost)} in Lambda (tuned on the local lab: no Step Functions)`,
+    );
+  } else if (o.stateMachine?.executionCost !== undefined || o.stateMachine?.lambdaCost !== undefined) {
     lines.push(
       `  this run cost     ${usd(o.stateMachine?.executionCost)} Step Functions + ${usd(o.stateMachine?.lambdaCost)} Lambda`,
     );
