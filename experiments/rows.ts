@@ -7,7 +7,7 @@ import { MISSING_TARGETS } from './article-figures';
 
 /** How the local lab differs from the articles' clouds: the usual reason two numbers differ. */
 export const LOCAL_MODEL_NOTE =
-  'local lab: real engines on this machine behind the network model (TLS 1.3, a fixed round trip, connection set-up charged), not a cloud region';
+  'local lab: real engines on this machine behind the network model (TLS 1.3, the profile’s round trip and service time, connection set-up charged), not a cloud region';
 
 export interface RowInput {
   readonly metric: string;

@@ -798,11 +798,19 @@ function experiment(report: LabReport): Section | null {
   }
   blocks.push({ kind: 'heading', text: 'Steps' });
   for (const s of e.steps) {
-    blocks.push({
-      kind: 'link',
-      label: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}`,
-      href: `${s.dir}/report.html`,
-    });
+    // A tuning run has its result file and no report of its own: its curve is in this one.
+    blocks.push(
+      s.kind === 'tuning'
+        ? {
+            kind: 'text',
+            text: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}; result in ${s.dir}/, its curve under Power Tuning below.`,
+          }
+        : {
+            kind: 'link',
+            label: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}`,
+            href: `${s.dir}/report.html`,
+          },
+    );
   }
   return { id: 'experiment', title: 'Article vs this run', blocks };
 }
