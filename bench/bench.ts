@@ -16,6 +16,9 @@
  *   7. (--only-engines) the two local DynamoDB engines: start-up to the first answered request
  *      and PutItem/GetItem/Query p50/p99 on a kept-alive connection, taking turns
  *      (dynamodb-engines.ts); `--engine-rounds N` start-ups, `--engine-requests N` per operation
+ *   9. (--peer serverless-offline, or --only-peer NAME) the lab's host beside a peer local Lambda
+ *      host serving the same handler, interleaved (peer.ts): p50, p99, throughput with 1 and 4
+ *      clients, start to ready, cold first request, CPU ms per request
  */
 
 import { parseArgs } from 'node:util';
@@ -33,6 +36,7 @@ import { buildEmptyHandler, initOverEmpty } from './init-over-empty';
 import { instrumentationCost } from './instrumentation-cost';
 import { LabClient } from './lab-client';
 import { findMaxRate } from './max-rate';
+import { formatPeerFigures, PEER_PINS, peerComparison } from './peer';
 import { qldbStatementCost } from './qldb-statements';
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -56,6 +60,12 @@ Prints the lab's own figures (never asserted). Sections: 1 keep-alive off/on, 2 
   --only-engines         section 7 only: the two local DynamoDB engines' start-up and per-request time
   --engine-rounds N      start-ups per engine in section 7 (default 5)
   --engine-requests N    timed requests per engine and operation in section 7 (default 2000)
+  --peer NAME            add section 9: the lab's host beside NAME (serverless-offline), installed
+                         on first use into .cache/bench-peer/
+  --only-peer NAME       section 9 only, without the lab
+  --peer-requests N      sequential requests per host in section 9 (default 4000, as many again by 4 clients)
+  --peer-rounds N        alternating rounds in section 9 (default 10)
+  --peer-starts N        start-ups per host in section 9 (default 5)
   -h, --help             this text`;
 
 const BENCH_OPTIONS = {
@@ -65,6 +75,11 @@ const BENCH_OPTIONS = {
   'only-engines': { type: 'boolean' },
   'engine-rounds': { type: 'string' },
   'engine-requests': { type: 'string' },
+  peer: { type: 'string' },
+  'only-peer': { type: 'string' },
+  'peer-requests': { type: 'string' },
+  'peer-rounds': { type: 'string' },
+  'peer-starts': { type: 'string' },
   calls: { type: 'string' },
   'max-rate': { type: 'boolean' },
   'only-max-rate': { type: 'boolean' },
@@ -183,6 +198,10 @@ async function main() {
     await engines();
     return;
   }
+  if (values['only-peer']) {
+    await peer(values['only-peer']);
+    return;
+  }
   console.log(`Starting the local lab (defaults) ...`);
   const reportDurations: number[] = [];
   const lab = await startLab({
@@ -241,6 +260,18 @@ async function main() {
   }
   startup();
   qldbStatements();
+  if (values.peer) await peer(values.peer);
+}
+
+async function peer(name: string): Promise<void> {
+  const requests = Number(values['peer-requests'] ?? 4000);
+  const rounds = Number(values['peer-rounds'] ?? 10);
+  const starts = Number(values['peer-starts'] ?? 5);
+  console.log(
+    `\n9. the lab's host beside ${name} (serverless ${PEER_PINS.serverless}, serverless-offline ${PEER_PINS['serverless-offline']}): one handler as a REST route, ${starts} start-ups each, ${requests} sequential + ${requests} 4-client requests each in ${rounds} alternating rounds (lab: IAM on, no cgroups)`,
+  );
+  const rows = await peerComparison(name, { requests, rounds, starts, log: (l) => console.log(`   ${l}`) });
+  for (const line of formatPeerFigures(rows)) console.log(line);
 }
 
 function qldbStatements(): void {
