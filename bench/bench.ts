@@ -23,6 +23,7 @@
 
 import { parseArgs } from 'node:util';
 import { describeCliError, runCli } from '../core/errors';
+import { installInterruptHandler } from '../core/interrupt';
 import { EXPERIMENTS } from '../experiments/registry';
 import { LOCAL_CALLER, type RunningLab, startLab } from '../local/lab';
 import { resolveLambdaNode } from '../local/runtime/lambda-node';
@@ -314,6 +315,9 @@ function experiments() {
 
 runCli(
   async () => {
+    // Ctrl-C, SIGTERM or SIGHUP stop the lab (its stop is registered by startLab) and exit with
+    // the signal's code; a second Ctrl-C quits at once, ending its processes (core/interrupt.ts).
+    installInterruptHandler();
     await main();
     return undefined;
   },

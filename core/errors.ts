@@ -1,8 +1,9 @@
 /**
  * How every CLI of the lab ends, in one place: a usage error prints its message and exits
- * 2; an interrupted run exits 130; any other error prints one line (its stack with
- * LAB_DEBUG=1), with a hint where one helps, and exits 1.
+ * 2; an interrupted run exits 130 (128 + the signal's number: core/interrupt.ts); any other
+ * error prints one line (its stack with LAB_DEBUG=1), with a hint where one helps, and exits 1.
  */
+import { interruptExitCode, interruptedBy, interruptStopped } from './interrupt';
 
 /** A bad flag, option or input file: the message alone, exit 2. Nothing was changed. */
 export class UsageError extends Error {
@@ -68,16 +69,32 @@ export function describeCliError(e: unknown, ctx: CliErrorContext = {}): { code:
   return { code: exit, line: `${program}: ${what}${hint ? ` (${hint})` : ''}` };
 }
 
-/** Runs a CLI main and sets the exit code; the main returns its own code or nothing. */
+/**
+ * Runs a CLI main and sets the exit code; the main returns its own code or nothing. After a
+ * signal (core/interrupt.ts) the code is the signal's and the process exits as soon as the main
+ * has unwound, whatever handles are left: the run is over.
+ */
 export function runCli(main: () => Promise<number | undefined>, ctx: CliErrorContext = {}): void {
+  const finish = (code: number): void => {
+    const signal = interruptedBy();
+    if (signal === undefined) {
+      process.exitCode = code;
+      return;
+    }
+    // The lab's stop may still run (the signal started it): exit once it is done.
+    void interruptStopped().then(() => process.exit(interruptExitCode(signal)));
+  };
   main().then(
     (code) => {
       if (code !== undefined) process.exitCode = code;
+      if (interruptedBy() !== undefined) finish(code ?? 0);
     },
     (e: unknown) => {
       const { code, line } = describeCliError(e, ctx);
-      console.error(line);
-      process.exitCode = code;
+      // After a signal, an error is what stopping the lab under the run caused (an aborted
+      // start, a refused request): the notice said why the run ends. LAB_DEBUG shows it.
+      if (interruptedBy() === undefined || (ctx.debug ?? Boolean(process.env.LAB_DEBUG))) console.error(line);
+      finish(code);
     },
   );
 }

@@ -6,6 +6,7 @@
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli, UsageError } from '../core/errors';
+import { installInterruptHandler } from '../core/interrupt';
 import { TARGETS, type Target } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
 import {
@@ -152,13 +153,9 @@ runCli(
       );
     const outDir = resolve(values.out ?? join(RESULTS_DIR, 'experiments', `${definition.name}-${stamp()}`));
 
-    const abort = new AbortController();
-    for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(sig, () => {
-        console.error(`\n${sig}: stopping ...`);
-        abort.abort();
-      });
-    }
+    // Ctrl-C, SIGTERM or SIGHUP: stop the step's Artillery and lab, then exit with the signal's
+    // code (core/interrupt.ts; a second Ctrl-C quits at once, ending the lab's processes).
+    const signal = installInterruptHandler();
     const quick = values.quick ?? false;
     console.log(
       `Experiment ${definition.name} (${definition.article})${quick ? ' --quick' : ''}, ${where === 'local' ? 'local lab' : 'deployed stack'}: ${definition.summary}`,
@@ -177,7 +174,7 @@ runCli(
         profile: where === 'aws' ? values.profile : undefined,
         stackPrefix: values['stack-prefix'],
       },
-      signal: abort.signal,
+      signal,
       log: (line) => console.log(line),
       logError: (line) => console.error(line),
     });

@@ -25,6 +25,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isTarget, OPERATIONS, type Operation } from '../core/lab-functions';
 import { PROJECT_ROOT } from '../core/paths';
+import { killGroup } from '../local/engines/managed-child';
+import { recordChild } from '../local/run-dir';
 import { ArtilleryOutputParser, type ArtilleryProgress } from './artillery-progress';
 
 export type { ArtilleryProgress } from './artillery-progress';
@@ -243,7 +245,11 @@ export async function runArtillery(opts: RunArtilleryOptions): Promise<RunArtill
     cwd: PROJECT_ROOT,
     env: childEnv(opts.env),
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, recorded: a terminal's Ctrl-C reaches the CLI, which stops it (abort),
+    // and a lab started after this process was SIGKILLed ends it (local/run-dir.ts).
+    detached: true,
   });
+  if (child.pid !== undefined) recordChild(child.pid, 'artillery', true);
 
   return new Promise<RunArtilleryResult>((resolvePromise, reject) => {
     const parser = new ArtilleryOutputParser();
@@ -262,7 +268,7 @@ export async function runArtillery(opts: RunArtilleryOptions): Promise<RunArtill
       if (!alive() || killTimer) return;
       child.kill('SIGTERM');
       killTimer = setTimeout(() => {
-        if (alive()) child.kill('SIGKILL');
+        if (alive()) killGroup(child);
       }, STOP_GRACE_MS);
       killTimer.unref();
     };
@@ -306,7 +312,7 @@ export async function runArtillery(opts: RunArtilleryOptions): Promise<RunArtill
     const onSigterm = (): void => forward('SIGTERM');
     // The parent dies: take the child along (an 'exit' listener must be synchronous).
     const onParentExit = (): void => {
-      if (alive()) child.kill('SIGKILL');
+      if (alive()) killGroup(child);
     };
 
     const timeout = setTimeout(() => stop('timeout'), opts.timeoutMs ?? defaultTimeoutMs(opts));

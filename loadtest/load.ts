@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../core/errors';
+import { installInterruptHandler } from '../core/interrupt';
 import { KEEP_ALIVE_VARIANTS, OPERATIONS, TARGET_INFO, TARGETS } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
 import {
@@ -156,14 +157,9 @@ runCli(
     const outDir = resolve(values.out ?? join(RESULTS_DIR, stamp()));
     mkdirSync(outDir, { recursive: true });
 
-    // Ctrl-C or SIGTERM: stop Artillery, then the lab, then exit with the signal's code.
-    const abort = new AbortController();
-    for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(sig, () => {
-        console.error(`\n${sig}: stopping ...`);
-        abort.abort();
-      });
-    }
+    // Ctrl-C, SIGTERM or SIGHUP: stop Artillery, then the lab, then exit with the signal's code
+    // (core/interrupt.ts; a second Ctrl-C quits at once, ending the lab's processes).
+    const signal = installInterruptHandler();
 
     const { runLoad } = await import('./run-load');
     const runLevel = (parallel: number | undefined, levelDir: string) =>
@@ -194,7 +190,7 @@ runCli(
           stackPrefix: values['stack-prefix'],
           platform: values.platform,
         },
-        signal: abort.signal,
+        signal,
         log: (line) => console.log(line),
         logError: (line) => console.error(line),
       });

@@ -6,8 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InterruptedError } from '../core/errors';
+import { stopOnInterrupt } from '../core/interrupt';
 import { isTarget, TARGET_INFO, type Target } from '../core/lab-functions';
 import { CACHE_DIR } from '../core/paths';
 import { type Assembly, readAssembly } from './assembly/cloud-assembly';
@@ -30,6 +32,7 @@ import { type NetworkModelProcess, startNetworkModelProcess } from './network/ne
 import { resolveProfile } from './network/profile-options';
 import { describeLink, type NetworkProfile } from './network/profiles';
 import { streamSeed } from './network/service-time';
+import { reapDeadLabs } from './run-dir';
 import { type NodeRuntime, resolveLambdaNode } from './runtime/lambda-node';
 import { type ApiServer, compileRoute, startApiServer } from './server/api-gateway';
 import { LOCAL_TARGETS, type LocalDatabase } from './targets';
@@ -181,10 +184,33 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   if (node.warning) log(`warning: ${node.warning}`);
   if (opts.memoryMb !== undefined) checkMemoryMb(opts.memoryMb);
 
+  // Dead labs' leftovers first (a SIGKILLed CLI's engines and folders): see run-dir.ts.
+  const reaped = reapDeadLabs();
+  if (reaped.labs > 0)
+    log(
+      `Removed what ${reaped.labs} stopped lab(s) left in ${tmpdir()}: their folders, and ${reaped.processes} process group(s) still running`,
+    );
   const cleanup: (() => Promise<void>)[] = [];
-  const stopAll = async () => {
-    for (const fn of cleanup.reverse()) await fn().catch(() => {});
-    cleanup.length = 0;
+  let stopping: Promise<void> | undefined;
+  // Idempotent: a signal (core/interrupt.ts) and the run unwinding may both call it.
+  const stopAll = (): Promise<void> => {
+    stopping ??= (async () => {
+      while (cleanup.length > 0) await (cleanup.pop() as () => Promise<void>)().catch(() => {});
+      unregister();
+    })();
+    return stopping;
+  };
+  const unregister = stopOnInterrupt(stopAll);
+  /** Owns what was just started; if the lab is already stopping (a signal), stops it and gives up. */
+  const own = async (stop: () => Promise<void>): Promise<void> => {
+    if (stopping) {
+      await stop().catch(() => {});
+      throw new InterruptedError('the lab was stopped while it started');
+    }
+    cleanup.push(stop);
+  };
+  const checkStopping = (): void => {
+    if (stopping) throw new InterruptedError('the lab was stopped while it started');
   };
   try {
     const cgroups = opts.cgroups === false ? undefined : await openCgroups();
@@ -195,9 +221,10 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       hostCores: availableParallelism(),
     };
     const tree = cgroups?.tree;
-    if (tree) cleanup.push(() => tree.remove());
+    if (tree) await own(() => tree.remove());
     log(memoryModelLine(memoryModel, cgroups?.removedStale ?? 0));
     await ensureSynth(outdir, context, log);
+    checkStopping();
     const assembly = readAssembly(outdir);
     if (assembly.routes.length === 0) throw new Error(`${outdir} has no API routes to serve`);
     if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
@@ -214,7 +241,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         certs,
         log,
       });
-      cleanup.push(() => database.stop());
+      await own(() => database.stop());
       const link = profile.targets[target];
       const model = await startNetworkModelProcess(
         {
@@ -228,7 +255,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         },
         log,
       );
-      cleanup.push(() => model.close());
+      await own(() => model.close());
       running.set(target, { database, model });
       log(
         `${TARGET_INFO[target].label}: ${database.description} (pid ${database.pid}) behind ${model.url}: TLS 1.3, profile ${profile.name}: ${describeLink(link)}; new connections pay TCP + TLS set-up`,
@@ -277,9 +304,10 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         log: (line) => opts.onFunctionLog?.(fn.name, line),
       });
       pools.set(fn.name, pool);
-      cleanup.push(() => pool.stop());
+      await own(() => pool.stop());
     }
     await Promise.all([...pools.values()].map((p) => p.start()));
+    checkStopping();
 
     const routes = assembly.routes.map((r) => compileRoute(r, pools.get(r.function.name) as FunctionPool));
     const server: ApiServer = await startApiServer({
@@ -295,7 +323,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       },
       onRequest: opts.onRequest,
     });
-    cleanup.push(() => server.close());
+    await own(() => server.close());
 
     const dynamodb = running.get('dynamodb') as RunningTarget;
     const restartEngine = async (target: Target = 'dynamodb') => {

@@ -8,6 +8,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../../core/errors';
+import { installInterruptHandler } from '../../core/interrupt';
 import { TARGET_INFO, TARGETS } from '../../core/lab-functions';
 import {
   DEFAULT_IDLE_TIMEOUT_S,
@@ -169,6 +170,9 @@ runCli(
     };
     let screenReady = false;
     console.log(`Starting the lab; engine logs and network-model events: ${logFile}`);
+    // Ctrl-C, SIGTERM or SIGHUP stop the lab (the handler calls its stop) and exit with the
+    // signal's code (core/interrupt.ts); a second Ctrl-C quits at once, ending its processes.
+    const signal = installInterruptHandler();
     const { startLab, memoryModelLine } = await import('../lab');
     let lab: Awaited<ReturnType<typeof startLab>>;
     try {
@@ -233,9 +237,9 @@ runCli(
     console.log('\nCtrl-C to stop.');
     screenReady = true;
     await new Promise<void>((resolve) => {
-      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve());
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
     });
-    console.log('Stopping ...');
     removeEnvFile(envFile);
     await lab.stop();
     await new Promise((resolve) => logStream.end(resolve));

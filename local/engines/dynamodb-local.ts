@@ -5,11 +5,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { labTempDir } from '../run-dir';
 import { assertPortFree, freePort } from './free-port';
 import { describeExit, type ManagedChild, outputSection, spawnChild } from './managed-child';
 import type { Engine, StartEngineOptions } from './types';
@@ -111,7 +111,7 @@ async function launch(
 ): Promise<Engine> {
   // A temp folder of our own, removed on stop: DynamoDB Local 2.x extracts its bundled sqlite4java
   // native library into java.io.tmpdir on every start and only deletes it on a clean JVM exit.
-  const javaTmp = await mkdtemp(join(tmpdir(), 'dynamodb-local-'));
+  const javaTmp = await labTempDir('dynamodb-local-');
   const args = [
     // No /tmp/hsperfdata_<user>/<pid> file: nothing reads it and it is left behind after SIGKILL.
     '-XX:-UsePerfData',

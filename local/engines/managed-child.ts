@@ -1,10 +1,16 @@
 /**
  * A child process we started and own: its output as lines (kept as a short tail for error
- * messages), a promise of its exit, and an idempotent stop() that signals only that child.
+ * messages), a promise of its exit, and an idempotent stop() that signals only that child
+ * (SIGKILL: its process group, which holds what it started, e.g. PostgreSQL's backends).
+ *
+ * Each child leads its own process group (detached), so a Ctrl-C in the terminal reaches the
+ * CLI alone and the lab stops its engines in order; the child is recorded in the lab's run
+ * directory (local/run-dir.ts) so a later start can end it if this process is SIGKILLed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { recordChild } from '../run-dir';
 
 export interface ChildExit {
   readonly code: number | null;
@@ -41,8 +47,18 @@ function killRunningOnExit(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const child of running) child.kill('SIGKILL');
+    for (const child of running) killGroup(child);
   });
+}
+
+/** SIGKILLs the child's process group; only while Node has not reaped it, so never a reused PID. */
+export function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
 }
 
 export async function spawnChild(
@@ -51,7 +67,7 @@ export async function spawnChild(
   opts: SpawnChildOptions,
 ): Promise<ManagedChild> {
   // stdin stays a pipe we never write to: a child can watch for its end to notice we are gone.
-  const child = spawn(command, args, { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   const tail: string[] = [];
   const stdoutListeners: ((line: string) => void)[] = [];
   const record = (line: string): void => {
@@ -83,6 +99,7 @@ export async function spawnChild(
   if (pid === undefined) throw new Error(`${opts.name}: '${command}' started without a pid`);
   running.add(child);
   killRunningOnExit();
+  recordChild(pid, opts.name, true);
 
   let stopping: Promise<void> | undefined;
   const stop = (graceMs = DEFAULT_GRACE_MS): Promise<void> => {
@@ -92,7 +109,7 @@ export async function spawnChild(
       child.kill('SIGTERM');
       if (!(await settlesWithin(exited, graceMs))) {
         opts.log?.(`[${opts.name}] did not exit ${graceMs} ms after SIGTERM: SIGKILL`);
-        child.kill('SIGKILL');
+        killGroup(child);
       }
       await exited;
     })();

@@ -26,12 +26,12 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { CACHE_DIR } from '../../core/paths';
+import { labTempDir } from '../run-dir';
 import { describeExit, type ManagedChild, outputSection, spawnChild } from './managed-child';
 
 export const ENSURE_SCRIPT = 'scripts/ensure-postgres.sh';
@@ -273,8 +273,8 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
   }
   const durable = opts.durable ?? opts.dataDir !== undefined;
   const owned = { data: opts.dataDir === undefined, socket: opts.socketDir === undefined };
-  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'lab-postgres-')));
-  const socketDir = opts.socketDir ?? (await mkdtemp(join(tmpdir(), 'lab-pgsock-')));
+  const dataDir = opts.dataDir ?? (await labTempDir('lab-postgres-'));
+  const socketDir = opts.socketDir ?? (await labTempDir('lab-pgsock-'));
   const cleanUp = async (): Promise<void> => {
     if (owned.data) await rm(dataDir, { recursive: true, force: true });
     if (owned.socket) await rm(socketDir, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AssemblyFunction } from '../assembly/cloud-assembly';
+import { recordChild } from '../run-dir';
 import { type NodeRuntime, resolveLambdaNode } from '../runtime/lambda-node';
 import type { CgroupTree, EnvironmentCgroup } from './cgroups';
 import { initErrorType, initReportLine, initStartLine } from './lambda-log';
@@ -222,6 +223,8 @@ export class ExecutionEnvironment {
         AWS_LAMBDA_LOG_STREAM_NAME: logStreamName(opts.env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST'),
       },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      // Its own process group: a terminal's Ctrl-C reaches the CLI alone, which stops the lab in order.
+      detached: true,
       ...(cgroup
         ? {
             // A shell that puts itself in the cgroup, then becomes node: every byte and every
@@ -232,6 +235,7 @@ export class ExecutionEnvironment {
         : // The host may run under tsx; the environment must not inherit its loader.
           { execPath: node.path, execArgv: nodeArgs }),
     });
+    if (child.pid !== undefined) recordChild(child.pid, `env ${opts.fn.name}`, true);
     const env = new ExecutionEnvironment(child, opts, memoryMb, cgroup);
     // A failed send or kill surfaces as 'error'; the exit that follows ends the invocation.
     child.on('error', () => {});

@@ -8,13 +8,13 @@
  * would run it. The IAM GRANT resource is not run locally: it lives in the API stack with the
  * functions' role ARNs, and locally every function signs with the same key.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LOCAL_CREDENTIALS } from '../engines/create-table';
 import { type DsqlFront, startDsqlFront } from '../engines/dsql-front';
 import { type PostgresEngine, startPostgres } from '../engines/postgres';
 import { LOCAL_CALLER } from '../lab-defaults';
+import { labTempDir } from '../run-dir';
 import { type LocalTarget, localName, withEngine } from './types';
 
 /** The endpoint name functions connect to and sign their tokens for. */
@@ -31,9 +31,9 @@ export const dsqlTarget: LocalTarget = {
   async start(opts) {
     // Without --data: a temporary cluster directory that survives restarts, removed at stop.
     const durable = opts.dataDir !== undefined;
-    const dataDir = opts.dataDir ? join(opts.dataDir, 'dsql') : await mkdtemp(join(tmpdir(), 'lab-dsql-'));
+    const dataDir = opts.dataDir ? join(opts.dataDir, 'dsql') : await labTempDir('lab-dsql-');
     // The server's private socket directory: ours, so a restart keeps the path the front uses.
-    const socketDir = await mkdtemp(join(tmpdir(), 'lab-pgsock-'));
+    const socketDir = await labTempDir('lab-pgsock-');
     const start = () =>
       startPostgres({ dataDir, socketDir, durable, idleTimeoutS: opts.idleTimeoutS, log: opts.log });
     let engine: PostgresEngine;
