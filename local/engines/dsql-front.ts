@@ -630,6 +630,8 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
         fail('3D000', `database "${database}" does not exist`);
         return;
       }
+      // The client may have reset while its token was checked: a backend now would outlive it.
+      if (client.destroyed) return;
       const server = net.connect({ path: opts.backendSocket });
       track(server);
       let connected = false;
@@ -639,6 +641,11 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
       });
       server.once('connect', () => {
         connected = true;
+        // ... or while the backend connection was being made: its 'close' has been and gone.
+        if (client.destroyed) {
+          server.destroy();
+          return;
+        }
         server.write(startupMessage(params));
         const session = new Session({
           counts,

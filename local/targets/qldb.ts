@@ -61,6 +61,8 @@ export const qldbTarget: LocalTarget = {
       return started;
     };
     let engine = await start();
+    // What prepare ran, to run again after a restart that lost the tables (no --data).
+    let createTables: (() => Promise<void>) | undefined;
     return withEngine(() => engine, {
       tables: ledgers.map((l) => l.Name),
       description: 'QLDB Session emulation',
@@ -75,15 +77,23 @@ export const qldbTarget: LocalTarget = {
         AWS_ENDPOINT_URL_QLDB: model.url,
       }),
       async prepare(model, runCustomResource) {
-        const created = await runCustomResource('Custom::QldbTables', {
-          AWS_ENDPOINT_URL_QLDB_SESSION: model.url,
-          AWS_ENDPOINT_URL_QLDB: model.url,
-        });
-        opts.log(`QLDB tables and indexes created by the custom resource bundle (${created.length} ledger)`);
+        createTables = async () => {
+          const created = await runCustomResource('Custom::QldbTables', {
+            AWS_ENDPOINT_URL_QLDB_SESSION: model.url,
+            AWS_ENDPOINT_URL_QLDB: model.url,
+          });
+          opts.log(
+            `QLDB tables and indexes created by the custom resource bundle (${created.length} ledger)`,
+          );
+        };
+        await createTables();
       },
       async restart() {
         await engine.stop();
         engine = await start(engine.port);
+        // In memory the ledger comes back empty: without its tables every request would fail.
+        // The custom resource makes them again (as at start; it is idempotent), the data is gone.
+        if (dataDir === undefined) await createTables?.();
       },
       stop: () => engine.stop(),
     });
