@@ -9,11 +9,7 @@ import { type DsqlLocal, startDsqlLocal } from '../support/dsql-local';
 
 /** PostgreSQL's StartupMessage, protocol 3.0. */
 function startup(params: Record<string, string>): Buffer {
-  const body = Buffer.from(
-    `${Object.entries(params)
-      .flatMap(([k, v]) => [k, v])
-      .join('\0')}\0\0`,
-  );
+  const body = Buffer.from(`${Object.entries(params).flat().join('\0')}\0\0`);
   const head = Buffer.alloc(8);
   head.writeInt32BE(8 + body.length, 0);
   head.writeInt32BE(196_608, 4);
