@@ -52,6 +52,8 @@ export function stopOnInterrupt(stop: () => Promise<void>): () => void {
 export interface InterruptHandlerOptions {
   /** Where the one-line notices go. @default stderr */
   readonly log?: (line: string) => void;
+  /** What the first signal stops, for its notice. @default 'the lab' */
+  readonly stopping?: string;
 }
 
 /**
@@ -71,7 +73,7 @@ export function installInterruptHandler(opts: InterruptHandlerOptions = {}): Abo
       if (received === undefined) {
         received = { signal: sig, at: now };
         const again = sig === 'SIGINT' ? 'Ctrl-C' : sig;
-        safeLog(log, `\n${sig}: stopping the lab ... (${again} again to quit at once)`);
+        safeLog(log, `\n${sig}: stopping ${opts.stopping ?? 'the lab'} ... (${again} again to quit at once)`);
         ctl.abort();
         void stopAll(interruptExitCode(sig));
         return;

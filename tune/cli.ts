@@ -1,6 +1,7 @@
 /**
  * `npm run tune -- --function NAME ...`: see TUNE_HELP in tune-args.ts. The first Ctrl-C
- * stops the Step Functions execution before exiting (no orphan run); a second one quits.
+ * stops the Step Functions execution (or, with --target local, the lab) before exiting 130 (no
+ * orphan run); a second one quits at once.
  * Arguments are checked before the runner (and with it the AWS SDK) is loaded: `--help`
  * and a typo answer at once.
  */
@@ -8,6 +9,12 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AwsOptions } from '../aws/aws-options';
 import { describeCliError } from '../core/errors';
+import {
+  installInterruptHandler,
+  interruptExitCode,
+  interruptedBy,
+  interruptStopped,
+} from '../core/interrupt';
 import { parseTuneArgs, TUNE_HELP, type TuneOptions } from './tune-args';
 import type { OutputStream, TuneClients } from './tune-runner';
 
@@ -67,15 +74,20 @@ export async function runTuneCli(argv: readonly string[], deps: TuneCliDeps): Pr
 
 // Run only as the entry point: tests import runTuneCli without starting a run.
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const controller = new AbortController();
-  process.on('SIGINT', () => {
-    if (controller.signal.aborted) process.exit(130);
-    process.stderr.write('\nStopping (Ctrl-C again to quit without stopping the execution)...\n');
-    controller.abort();
+  // The lab CLIs' handler (core/interrupt.ts): the first Ctrl-C stops the execution, or the local
+  // lab, before exiting 130; a second one (a second or more later) quits at once.
+  const signal = installInterruptHandler({
+    stopping: 'the Step Functions execution (or the local lab)',
   });
-  process.exitCode = await runTuneCli(process.argv.slice(2), {
+  const code = await runTuneCli(process.argv.slice(2), {
     out: process.stdout,
     err: process.stderr,
-    signal: controller.signal,
+    signal,
   });
+  const interrupted = interruptedBy();
+  if (interrupted === undefined) process.exitCode = code;
+  else {
+    await interruptStopped();
+    process.exit(interruptExitCode(interrupted));
+  }
 }

@@ -227,6 +227,40 @@ describe('Ctrl-C on a real run stops everything the lab started', () => {
   }, 600_000);
 });
 
+describe('Ctrl-C on npm run tune -- --target local', () => {
+  it('mid-tuning: exit 130, within 10 s nothing of the run is left', async () => {
+    const tmp = freshDir('lab-interrupt-tune-');
+    const out = freshDir('lab-interrupt-tune-out-');
+    const run = startCli(
+      [
+        'tune',
+        '--',
+        '--target',
+        'local',
+        '--function',
+        'dsql-get',
+        '--power-values',
+        '128,256',
+        '--num',
+        '500',
+        '--out',
+        out,
+      ],
+      tmp,
+    );
+    await run.waitFor(/memory: .*network profile/);
+    await run.watch(3_000);
+    expect(has(run, /postgres/), run.output()).toBe(true);
+    expect(has(run, /runtime-worker/)).toBe(true);
+    ctrlC(run);
+    const gone = await goneWithin(run, tmp, GONE_WITHIN_MS);
+    expect(gone, run.output()).toEqual({ left: [], processes: [] });
+    await expectInterrupted(run);
+    // Interrupted: no result file.
+    expect(readdirSync(out)).toEqual([]);
+  }, 600_000);
+});
+
 describe('a SIGKILLed lab', () => {
   it("leaves its engines and folders, and the next lab's start ends and removes them", async () => {
     const tmp = freshDir('lab-sigkill-');
