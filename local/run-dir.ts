@@ -1,6 +1,7 @@
 /**
  * The lab's run directory: one per process that runs lab engines, environments or Artillery,
- * `<tmpdir>/lab-run-<pid>/` (mode 0711: the postgres user must reach its cluster inside). It holds
+ * `<tmpdir>/lab-run-<pid>/` (`-<threadId>` appended in a worker thread; mode 0711: the postgres
+ * user must reach its cluster inside). It holds
  * - `owner.json`: this process's PID and start time, the lab's own record of who owns the folder;
  * - `children.jsonl`: every child the lab started (PID, start time, own process group or not),
  *   appended the moment it is spawned;
@@ -29,6 +30,7 @@ import {
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 
 const PREFIX = 'lab-run-';
 const OWNER_FILE = 'owner.json';
@@ -97,7 +99,8 @@ function self(): ProcessId {
 /** This process's run directory, made on first use. */
 export function runDir(): string {
   if (own) return own.dir;
-  const dir = join(tmpdir(), `${PREFIX}${process.pid}`);
+  // Worker threads share the PID: each gets a folder of its own.
+  const dir = join(tmpdir(), `${PREFIX}${process.pid}${threadId === 0 ? '' : `-${threadId}`}`);
   // A folder under our PID is a dead process's (a reused PID): reap it before taking the name.
   reapFolder(dir);
   mkdirSync(dir, { mode: 0o711 });
