@@ -9,7 +9,7 @@
  * removes them (by its run directory's records, never by name).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -208,8 +208,21 @@ describe('Ctrl-C on a real run stops everything the lab started', () => {
 
   it('npm run local, serving: exit 130, within 10 s nothing of the run is left', async () => {
     const tmp = freshDir('lab-interrupt-local-');
+    const env = join(freshDir('lab-interrupt-local-env-'), 'local.env');
     const run = startCli(
-      ['local', '--', '--port', '0', '--targets', 'redis', '--provisioned-concurrency', '1', '--quiet'],
+      [
+        'local',
+        '--',
+        '--port',
+        '0',
+        '--targets',
+        'redis',
+        '--provisioned-concurrency',
+        '1',
+        '--quiet',
+        '--lab-env',
+        env,
+      ],
       tmp,
     );
     await run.waitFor(/Ctrl-C to stop/);
@@ -272,7 +285,20 @@ describe('Ctrl-C on npm run tune -- --target local', () => {
 describe('a SIGKILLed lab', () => {
   it("leaves its engines and folders, and the next lab's start ends and removes them", async () => {
     const tmp = freshDir('lab-sigkill-');
-    const first = startCli(['local', '--', '--port', '0', '--targets', 'dsql', '--quiet'], tmp);
+    // The lab's progress lines go to the log beside its environment file.
+    const labDir = freshDir('lab-sigkill-env-');
+    const local = [
+      'local',
+      '--',
+      '--port',
+      '0',
+      '--targets',
+      'dsql',
+      '--quiet',
+      '--lab-env',
+      join(labDir, 'local.env'),
+    ];
+    const first = startCli(local, tmp);
     await first.waitFor(/Ctrl-C to stop/);
     await first.watch(1_000);
     // The CLI's own node process (not npm's shell, whose command line names the script too).
@@ -288,9 +314,9 @@ describe('a SIGKILLed lab', () => {
     expect(orphans.length, first.output()).toBeGreaterThan(0);
     expect(leftIn(tmp)).toEqual([`lab-run-${(cli as ProcessInfo).pid}`]);
 
-    const second = startCli(['local', '--', '--port', '0', '--targets', 'dsql', '--quiet'], tmp);
+    const second = startCli(local, tmp);
     await second.waitFor(/Ctrl-C to stop/);
-    expect(second.output()).toMatch(
+    expect(readFileSync(join(labDir, 'local.log'), 'utf8')).toMatch(
       /Removed what 1 stopped lab\(s\) left in .*: their folders, and \d+ process group\(s\) still running/,
     );
     expect(running(first).map((p) => `${p.pid} ${p.command}`)).toEqual([]);
