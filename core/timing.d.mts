@@ -9,6 +9,18 @@ export interface Timing {
   readonly initType: string;
   /** the execution environment (its log stream name); absent from timings written before it existed */
   readonly environment?: string;
+  /**
+   * What the call was billed, counted by the client layer (lambda/shared/bill-meter.ts):
+   * DynamoDB capacity units, Redis commands, DSQL's bytes and time. Absent when nothing was.
+   */
+  readonly billed?: readonly BilledQuantity[];
+}
+/** How a billed-unit count was obtained: returned by the service, computed by its rules, or modeled. */
+export type UnitBasis = 'measured' | 'computed' | 'modeled';
+export interface BilledQuantity {
+  readonly key: string;
+  readonly quantity: number;
+  readonly basis: UnitBasis;
 }
 /** One line of the timings JSONL the Artillery processor writes: one per response. */
 export interface TimingLine {
@@ -33,6 +45,7 @@ export interface TimingLine {
 export const GOV_ID_PATTERN: RegExp;
 export function isRecord(v: unknown): v is Record<string, unknown>;
 export function isTiming(v: unknown): v is Timing;
+export function isBilledQuantity(v: unknown): v is BilledQuantity;
 export function isTimingLine(v: unknown): v is TimingLine;
 export function timingOfBody(body: string): Timing | null;
 export function reachedDatabase(

@@ -21,7 +21,27 @@
  *                  one per environment in Lambda and on the local host
  *
  * dbRoundTrips and environment are absent from timings written before they existed.
+ *   billed         optional: [{ key, quantity, basis }] the call's billed units (bill-meter.ts)
  */
+
+const BASES = ['measured', 'computed', 'modeled'];
+
+/**
+ * @param {unknown} v
+ * @returns {v is import('./timing.d.mts').BilledQuantity}
+ */
+export function isBilledQuantity(v) {
+  return (
+    isRecord(v) &&
+    typeof v.key === 'string' &&
+    v.key !== '' &&
+    typeof v.quantity === 'number' &&
+    Number.isFinite(v.quantity) &&
+    v.quantity >= 0 &&
+    typeof v.basis === 'string' &&
+    BASES.includes(v.basis)
+  );
+}
 
 /** Letters, digits, '-' and '_': safe in a URL path segment without encoding. */
 export const GOV_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -52,7 +72,8 @@ export function isTiming(v) {
       (typeof v.dbRoundTrips === 'number' && Number.isInteger(v.dbRoundTrips) && v.dbRoundTrips >= 0)) &&
     typeof v.coldStart === 'boolean' &&
     typeof v.initType === 'string' &&
-    (v.environment === undefined || typeof v.environment === 'string')
+    (v.environment === undefined || typeof v.environment === 'string') &&
+    (v.billed === undefined || (Array.isArray(v.billed) && v.billed.every(isBilledQuantity)))
   );
 }
 

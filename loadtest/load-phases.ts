@@ -58,7 +58,7 @@ export interface FailedPhase {
 }
 
 /** What a local lab adds to a phase's row: its memory, the CPU that gave, the functions' Duration. */
-export type PhaseExtras = Pick<LabRow, 'memoryMb' | 'cpu' | 'functionMs'>;
+export type PhaseExtras = Pick<LabRow, 'memoryMb' | 'cpu' | 'functionMs' | 'cost'>;
 
 export interface LoadPhasesOptions {
   readonly outDir: string;
@@ -100,7 +100,9 @@ export interface LoadPhasesOptions {
     target: string,
     variant: string,
     phase: string,
-    memoryMb?: number,
+    memoryMb: number | undefined,
+    /** The phase's timing lines (the cost block reads their billed units). */
+    timings: readonly TimingLine[],
   ) => Promise<PhaseExtras> | PhaseExtras;
   /** The runner; tests inject one. */
   readonly runArtillery: (opts: RunArtilleryOptions) => Promise<RunArtilleryResult>;
@@ -289,7 +291,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
                 load,
                 afterGap ? summarizeAfterGap(lines, gapS) : undefined,
               ),
-              ...(await o.phaseExtras?.(target, variant, phase, memoryMb)),
+              ...(await o.phaseExtras?.(target, variant, phase, memoryMb, lines)),
             };
             rows.push(row);
             o.log(

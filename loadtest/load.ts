@@ -43,6 +43,8 @@ const HELP = `Usage: npm run load -- [options]
   --operations LIST     comma list of ${OPERATIONS.join(', ')} (default create,get), one phase
                         each, create first: get, overwrite and update work on what it wrote
   --out DIR             where results go (default results/<timestamp>)
+  --prices FILE         price file for the cost columns (default core/prices/us-east-1.json;
+                        core/prices/ holds one per region, each price with unit, source, date)
   --target local|aws    local lab (default) or the deployed stack
 Local lab:
 ${NETWORK_HELP}
@@ -99,6 +101,7 @@ runCli(
         memory: { type: 'string' },
         operations: { type: 'string' },
         out: { type: 'string' },
+        prices: { type: 'string' },
         target: { type: 'string' },
         rtt: { type: 'string' },
         seed: { type: 'string' },
@@ -154,6 +157,15 @@ runCli(
       throw new UsageError("--rtt models the local lab's network: a deployed stack has its own");
     const seed = seedOption(values.seed);
     const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
+    // A bad price file is a usage error before any engine starts.
+    const pricesFile = values.prices === undefined ? undefined : resolve(values.prices);
+    const { loadPriceFile, priceFileLabel } = await import('../core/price-file');
+    let pricesLabel: string;
+    try {
+      pricesLabel = priceFileLabel(loadPriceFile(pricesFile));
+    } catch (e) {
+      throw new UsageError(`--prices: ${(e as Error).message}`);
+    }
     const outDir = resolve(values.out ?? join(RESULTS_DIR, stamp()));
     mkdirSync(outDir, { recursive: true });
 
@@ -173,6 +185,7 @@ runCli(
         parallel,
         idleGapS,
         where,
+        prices: pricesFile,
         local: {
           engine,
           ...network,
@@ -220,10 +233,15 @@ runCli(
         network: runs[0].run.network,
       };
     }
+    if (run.interrupted) return 130;
     const { rows, failed } = run;
     const { formatSummaryTable } = await import('./summary-table');
     console.log(`\n${formatSummaryTable(rows)}\n`);
     if (run.network) console.log(run.network);
+    if (rows.some((r) => r.cost))
+      console.log(
+        `Cost: $ per million requests at ${pricesLabel}: Lambda (requests + GB-s of Billed Duration, init included), API (REST API calls), database (DynamoDB capacity units, Redis commands, DSQL DPUs modeled); free tiers and storage not included.`,
+      );
     for (const t of targets) {
       const notice = (TARGET_INFO[t] as { notice?: string }).notice;
       if (notice && where === 'local') console.log(notice);

@@ -18,7 +18,7 @@ import { memoryModelLine } from '../local/host/cgroups';
 import { CFS_PERIOD_US, INIT_BURST_MS, MB_PER_VCPU } from '../local/host/lambda-memory';
 import type { RunningLab } from '../local/lab';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, localSigningEnv } from '../local/lab-defaults';
-import type { LabRow } from '../runs/results';
+import type { LabRow, TimingLine } from '../runs/results';
 import type { FailedPhase } from './load-phases';
 
 export interface RunLoadOptions {
@@ -38,6 +38,8 @@ export interface RunLoadOptions {
   readonly idleGapS?: number;
   /** The local lab (default), or the deployed stack. */
   readonly where: 'local' | 'aws';
+  /** The price file the cost block uses. @default core/prices/us-east-1.json */
+  readonly prices?: string;
   readonly local?: {
     readonly engine?: EngineKind;
     /** The network profile. @default DEFAULT_PROFILE (local/network/profiles.ts) */
@@ -115,6 +117,29 @@ async function initP50(lines: readonly string[], memoryMb?: number): Promise<num
 }
 
 /** Warm invocations' Duration (REPORT lines without Init Duration) of one function at one memory setting. */
+/**
+ * The phase's cost block: its REPORT lines at its memory (the warm-up before an idle gap is
+ * counted apart in warmup-timings, its invocations are not this phase's) and its timing lines.
+ */
+async function phaseCost(
+  lines: readonly string[],
+  memoryMb: number | undefined,
+  timings: readonly TimingLine[],
+  pricesFile: string | undefined,
+): Promise<LabRow['cost']> {
+  const { parseLambdaLog } = await import('../runs/lambda-log-parser');
+  const { runCost } = await import('../runs/run-cost');
+  const { loadPriceFile } = await import('../core/price-file');
+  const reports = parseLambdaLog(lines.join('\n')).reports.filter(
+    (r) => memoryMb === undefined || r.memorySizeMb === memoryMb,
+  );
+  // The lab's functions run on arm64 behind a REST API (lib/constructs/perf-function.ts, api-stack.ts).
+  return runCost(
+    { reports: reports.slice(-timings.length), timings, architecture: 'arm64', api: 'rest' },
+    loadPriceFile(pricesFile),
+  );
+}
+
 async function warmDuration(
   lines: readonly string[],
   memoryMb: number | undefined,
@@ -284,7 +309,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       memories: memories.length > 1 ? memories : undefined,
       setMemory: running ? (mb) => running.setMemory(mb) : undefined,
       phaseExtras: running
-        ? async (target, variant, phase, memoryMb) => {
+        ? async (target, variant, phase, memoryMb, timings) => {
             const fn = [...running.pools.keys()].find((name) => {
               const p = parseFunctionKey(name);
               return (
@@ -303,6 +328,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
                     : null,
               },
               functionMs: await warmDuration(linesOf(target, variant, phase), memory),
+              cost: await phaseCost(linesOf(target, variant, phase), memory, timings, o.prices),
             };
           }
         : undefined,
@@ -332,6 +358,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
           ...loadShapeOf(o),
           idleGapS: o.idleGapS ?? 0,
           ...concurrencyBlock(o, phases.rows),
+          // The file every row's cost block was priced with (the report names it and its date).
+          prices: o.prices ?? (await import('../core/price-file')).DEFAULT_PRICE_FILE,
           ...(o.where === 'local'
             ? {
                 engine: o.local?.engine ?? 'dynalite',

@@ -29,6 +29,10 @@ export function formatSummaryTable(rows: readonly LabRow[]): string {
     'new conn',
     'cold',
     'init p50',
+    '$/M',
+    'lambda',
+    'api',
+    'db',
   ];
   const body = rows.map((r) => [
     r.target,
@@ -49,6 +53,7 @@ export function formatSummaryTable(rows: readonly LabRow[]): string {
     pct(r.newConnectionShare),
     String(r.coldStarts),
     ms(r.initMsP50),
+    ...costCells(r),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells: string[]) =>
@@ -61,4 +66,20 @@ function memoryCell(r: LabRow): string {
   if (r.memoryMb === undefined) return '-';
   if (!r.cpu || r.cpu.vcpus === null) return `${r.memoryMb} MB not modeled`;
   return `${r.memoryMb} MB ${r.cpu.vcpus.toFixed(2)} vCPU`;
+}
+
+/** $ per million requests in total and by Lambda, API and database; '-' without a cost block. */
+function costCells(r: LabRow): string[] {
+  const c = r.cost;
+  if (!c) return ['-', '-', '-', '-'];
+  const usd = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+  // An unpriced database component (an unverified price) is shown as such, never as $0, and a
+  // target whose client records no billed units (QLDB) says so.
+  const hasDb = c.components.some((x) => x.group === 'database');
+  const db = !hasDb
+    ? 'n/a'
+    : c.unpriced.some((k) => c.components.find((x) => x.key === k)?.group === 'database')
+      ? 'unpriced'
+      : usd(c.perMillion.database);
+  return [usd(c.perMillion.total), usd(c.perMillion.lambda), usd(c.perMillion.api), db];
 }

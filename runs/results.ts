@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isRecord, isTimingLine, type TimingLine } from '../core/timing.mjs';
+import type { RunCost } from './run-cost';
 import { databaseSamples, dbPercentiles, dbRequestStats, dbRoundTripStats, type TimedCall } from './samples';
 
 export type { Timing, TimingLine } from '../core/timing.mjs';
@@ -161,6 +162,11 @@ export interface LabRow extends LoadShape {
   readonly cpu?: { readonly mechanism: string; readonly vcpus: number | null };
   /** Duration of warm invocations (no Init Duration) from the REPORT lines, ms. Local runs. */
   readonly functionMs?: { readonly p50: number; readonly p99: number } | null;
+  /**
+   * What the phase cost: its billed units (REPORT lines, timing blocks) and the dollars the
+   * price file makes of them (runs/run-cost.ts). Null when no REPORT line was seen.
+   */
+  readonly cost?: RunCost | null;
 }
 
 const PERIOD_MS = 10_000;

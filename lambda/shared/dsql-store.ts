@@ -16,8 +16,11 @@
  * statement 2 s (on the client: DSQL takes no SET statement_timeout), the whole call within
  * the caller's AbortSignal (5 s).
  */
+
+import { performance } from 'node:perf_hooks';
 import type { ConnectionOptions } from 'node:tls';
 import pg from 'pg';
+import { BillMeter } from './bill-meter';
 import {
   DSQL_PORT,
   type DsqlEndpoint,
@@ -67,6 +70,23 @@ function fromRow(row: PersonRow): Person {
     GovIdType: row.govid_type,
     ...(row.address === null ? {} : { Address: row.address }),
   };
+}
+
+function toRow(p: Person): PersonRow {
+  return {
+    govid: p.GovId,
+    first_name: p.FirstName,
+    last_name: p.LastName,
+    dob: p.DOB,
+    govid_type: p.GovIdType,
+    address: p.Address ?? null,
+  };
+}
+
+/** A row's stored size, modeled: its values in UTF-8 plus created_at's 8 bytes. */
+function rowBytes(r: PersonRow): number {
+  const values = [r.govid, r.first_name, r.last_name, r.dob, r.govid_type, r.address ?? ''];
+  return values.reduce((n, v) => n + Buffer.byteLength(String(v), 'utf8'), 8);
 }
 
 function samePerson(a: Person, b: Person): boolean {
@@ -267,6 +287,24 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
     if (kept === conn) kept = undefined;
   };
 
+  // DSQL's DPUs are modeled from what each transaction did (core/cost.ts dsqlTransactionDpu):
+  // its statement time as compute (an upper bound: it includes the round trip), the bytes of
+  // the rows it returned as read, the rows it wrote (the table's and the by-type index's).
+  const meter = new BillMeter();
+  const read = (rows: readonly PersonRow[]) =>
+    meter.add(
+      'dsql.bytesRead',
+      rows.reduce((n, r) => n + rowBytes(r), 0),
+      'modeled',
+    );
+  const wrote = (person: Person) => {
+    const base = rowBytes(toRow(person));
+    // The index row: govid_type, created_at (8 bytes) and the primary key it points to.
+    const index = Buffer.byteLength(person.GovIdType) + 8 + Buffer.byteLength(person.GovId);
+    meter.add('dsql.rowsWritten', 2, 'modeled');
+    meter.add('dsql.bytesWritten', base + index, 'modeled');
+  };
+
   const run = async <T>(
     signal: AbortSignal,
     op: (client: pg.Client, afterDrop: boolean) => Promise<T>,
@@ -279,7 +317,12 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
       let acquired: { conn: Kept; reused: boolean } | undefined;
       try {
         acquired = await acquire(signal);
-        const result = await untilAborted(op(acquired.conn.client, afterDrop), signal);
+        const started = performance.now();
+        // Every attempt is a transaction DSQL bills, a conflict's retry too.
+        meter.add('dsql.transactions', 1, 'modeled');
+        const result = await untilAborted(op(acquired.conn.client, afterDrop), signal).finally(() =>
+          meter.add('dsql.computeSeconds', (performance.now() - started) / 1000, 'modeled'),
+        );
         release(acquired.conn);
         return result;
       } catch (error) {
@@ -305,6 +348,7 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
 
   const select = async (client: pg.Client, govId: string): Promise<Person | undefined> => {
     const out = await client.query<PersonRow>(SELECT_PERSON, [govId]);
+    read(out.rows);
     return out.rows[0] ? fromRow(out.rows[0]) : undefined;
   };
 
@@ -313,6 +357,7 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
     socketsOpened: () => counts.sockets,
     requestsSent: () => counts.messages,
     roundTripsMade: () => counts.roundTrips,
+    billed: () => meter.snapshot(),
     conflictRetries: () => counts.conflictRetries,
     async prewarm(signal) {
       // Connects (TCP, TLS, startup, token) and runs the cheapest statement there is.
@@ -335,7 +380,10 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
             person.GovIdType,
             person.Address ?? null,
           ]);
-          if (out.rowCount === 1) return 'created';
+          if (out.rowCount === 1) {
+            wrote(person);
+            return 'created';
+          }
           // The first attempt may have committed before its connection died: our own row is ours.
           if (afterDrop) {
             const stored = await select(client, person.GovId);
@@ -362,7 +410,9 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
             person.GovIdType,
             person.Address ?? null,
           ]);
-          return out.rowCount === 1 ? 'replaced' : 'missing';
+          if (out.rowCount !== 1) return 'missing';
+          wrote(person);
+          return 'replaced';
         },
         { ...person },
       );
@@ -373,7 +423,11 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
         signal,
         async (client) => {
           const out = await client.query<PersonRow>(UPDATE_ADDRESS, [govId, changes.Address]);
-          return out.rows[0] ? fromRow(out.rows[0]) : undefined;
+          if (!out.rows[0]) return undefined;
+          // The row is rewritten whole; the index's columns did not change.
+          meter.add('dsql.rowsWritten', 1, 'modeled');
+          meter.add('dsql.bytesWritten', rowBytes(out.rows[0]), 'modeled');
+          return fromRow(out.rows[0]);
         },
         { govId, Address: changes.Address },
       );
@@ -383,6 +437,7 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
         signal,
         async (client) => {
           const out = await client.query<PersonRow>(QUERY_BY_TYPE, [govIdType, limit]);
+          read(out.rows);
           return out.rows.map(fromRow);
         },
         { govIdType, limit },

@@ -8,6 +8,7 @@ import {
   QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { BillMeter } from './bill-meter';
 import { BY_TYPE_INDEX, BY_TYPE_PARTITION, CREATED_AT, PERSON_KEY } from './dynamodb-schema';
 import { readKeepAlive, requireEnv } from './env';
 import { createLabHttp, MAX_ATTEMPTS } from './http-client';
@@ -36,6 +37,28 @@ function sameItem(stored: Record<string, AttributeValue>, sent: Record<string, A
   );
 }
 
+/**
+ * An item's size by DynamoDB's rules: each attribute's name plus its value, a string in UTF-8
+ * bytes, a number about one byte per two significant digits plus one.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html
+ */
+export function itemBytes(item: Record<string, AttributeValue> | undefined): number {
+  if (item === undefined) return 0;
+  let bytes = 0;
+  for (const [name, v] of Object.entries(item)) {
+    bytes += Buffer.byteLength(name, 'utf8');
+    if (v.S !== undefined) bytes += Buffer.byteLength(v.S, 'utf8');
+    else if (v.N !== undefined) bytes += Math.ceil(v.N.replace(/^[-+]?0*|\.|e.*$/gi, '').length / 2) + 1;
+  }
+  return bytes;
+}
+
+// Units by DynamoDB's documented rules (read-write-operations.html), for an engine that returns
+// no ConsumedCapacity and for a failed conditional write, whose exception carries none.
+const readUnits = (bytes: number, consistent: boolean) =>
+  Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
+const writeUnits = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+
 function fromItem(item: Record<string, AttributeValue>): Person {
   const out: Record<string, string> = {};
   for (const f of PERSON_FIELDS) {
@@ -50,18 +73,36 @@ export function createDynamoDbStore(
   tableName: string,
   counters: Pick<PersonStore, 'socketsOpened' | 'requestsSent'>,
 ): PersonStore {
+  const meter = new BillMeter();
+  /** What the engine returned, or the documented rule's figure marked computed. */
+  const bill = (
+    kind: 'read' | 'write',
+    consumed: { CapacityUnits?: number } | undefined,
+    rule: () => number,
+  ) => {
+    const key = kind === 'read' ? 'dynamodb.readRequestUnits' : 'dynamodb.writeRequestUnits';
+    if (typeof consumed?.CapacityUnits === 'number') meter.add(key, consumed.CapacityUnits, 'measured');
+    else meter.add(key, rule(), 'computed');
+  };
   const readItem = async (govId: string, signal: AbortSignal) => {
     // Strongly consistent: the lab reads what it has just written.
     const out = await client.send(
-      new GetItemCommand({ TableName: tableName, Key: { GovId: { S: govId } }, ConsistentRead: true }),
+      new GetItemCommand({
+        TableName: tableName,
+        Key: { GovId: { S: govId } },
+        ConsistentRead: true,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
       { abortSignal: signal },
     );
+    bill('read', out.ConsumedCapacity, () => readUnits(itemBytes(out.Item), true));
     return out.Item;
   };
   return {
     name: 'DynamoDB',
     socketsOpened: counters.socketsOpened,
     requestsSent: counters.requestsSent,
+    billed: () => meter.snapshot(),
     async prewarm(signal) {
       // Reads the table's description, never an item: the role's one extra grant when prewarm is on.
       await client.send(new DescribeTableCommand({ TableName: tableName }), { abortSignal: signal });
@@ -70,10 +111,11 @@ export function createDynamoDbStore(
       // Built once: an SDK retry sends the same CreatedAt, which sameItem relies on.
       const item = toItem(person, Date.now());
       try {
-        await client.send(
+        const out = await client.send(
           new PutItemCommand({
             TableName: tableName,
             Item: item,
+            ReturnConsumedCapacity: 'TOTAL',
             ConditionExpression: 'attribute_not_exists(GovId)',
             // A retried put whose first attempt was written but whose answer was lost meets
             // its own item here; returning it lets the store tell that from a real conflict.
@@ -81,9 +123,13 @@ export function createDynamoDbStore(
           }),
           { abortSignal: signal },
         );
+        bill('write', out.ConsumedCapacity, () => writeUnits(itemBytes(item)));
         return 'created';
       } catch (e) {
         if (!(e instanceof ConditionalCheckFailedException)) throw e;
+        // A failed condition still consumes write units, sized on the existing item; the
+        // exception carries no ConsumedCapacity, so the rule computes them.
+        bill('write', undefined, () => writeUnits(Math.max(itemBytes(e.Item), itemBytes(item))));
         // The item that failed the condition comes with the error (ALL_OLD): one request, as in
         // AWS. Both local engines return it (dynalite through local/engines/dynalite-conformance.mjs).
         return e.Item && sameItem(e.Item, item) ? 'created' : 'exists';
@@ -94,21 +140,28 @@ export function createDynamoDbStore(
       return item ? fromItem(item) : undefined;
     },
     async overwrite(person, signal) {
+      const item = toItem(person, Date.now());
       try {
         // One PutItem: the whole item replaced, only if it exists. A retried attempt whose first
         // write landed meets its own item, which still exists: idempotent without a read.
-        await client.send(
+        const out = await client.send(
           new PutItemCommand({
             TableName: tableName,
-            Item: toItem(person, Date.now()),
+            Item: item,
             ConditionExpression: 'attribute_exists(#key)',
             ExpressionAttributeNames: { '#key': PERSON_KEY },
+            ReturnConsumedCapacity: 'TOTAL',
           }),
           { abortSignal: signal },
         );
+        bill('write', out.ConsumedCapacity, () => writeUnits(itemBytes(item)));
         return 'replaced';
       } catch (e) {
-        if (e instanceof ConditionalCheckFailedException) return 'missing';
+        if (e instanceof ConditionalCheckFailedException) {
+          // No item: the failed condition is billed on the item it would have written.
+          bill('write', undefined, () => writeUnits(itemBytes(item)));
+          return 'missing';
+        }
         throw e;
       }
     },
@@ -124,12 +177,17 @@ export function createDynamoDbStore(
             ExpressionAttributeValues: { ':address': { S: changes.Address } },
             // The updated item in the same answer: no second read.
             ReturnValues: 'ALL_NEW',
+            ReturnConsumedCapacity: 'TOTAL',
           }),
           { abortSignal: signal },
         );
+        bill('write', out.ConsumedCapacity, () => writeUnits(itemBytes(out.Attributes)));
         return out.Attributes ? fromItem(out.Attributes) : undefined;
       } catch (e) {
-        if (e instanceof ConditionalCheckFailedException) return undefined;
+        if (e instanceof ConditionalCheckFailedException) {
+          bill('write', undefined, () => writeUnits(0));
+          return undefined;
+        }
         throw e;
       }
     },
@@ -145,8 +203,16 @@ export function createDynamoDbStore(
           ExpressionAttributeValues: { ':type': { S: govIdType } },
           ScanIndexForward: false,
           Limit: limit,
+          ReturnConsumedCapacity: 'TOTAL',
         }),
         { abortSignal: signal },
+      );
+      // A Query is billed on the summed size of what it read, rounded up to 4 KB once.
+      bill('read', out.ConsumedCapacity, () =>
+        readUnits(
+          (out.Items ?? []).reduce((n, i) => n + itemBytes(i), 0),
+          false,
+        ),
       );
       return (out.Items ?? []).map(fromItem);
     },

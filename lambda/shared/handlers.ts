@@ -73,6 +73,7 @@ export function makeHandler<Input, Output>(
       coldStart,
       initType: initType(),
       environment: environmentId(),
+      ...(m.billed.length > 0 ? { billed: m.billed } : {}),
     };
     let result: APIGatewayProxyResult;
     if (m.outcome.ok) {

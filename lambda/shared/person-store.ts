@@ -1,3 +1,4 @@
+import type { UnitBasis } from './bill-meter';
 import type { Person, PersonChanges } from './person';
 
 /** What a database target offers the handlers. One implementation per database. */
@@ -28,6 +29,11 @@ export interface PersonStore {
    * @default requestsSent(): an HTTP request and an unpipelined Redis command are one each
    */
   roundTripsMade?(): number;
+  /**
+   * Billed units so far (bill-meter.ts), cumulative like requestsSent: a call's are the
+   * difference. @default - the target records none
+   */
+  billed?(): ReadonlyMap<string, { readonly quantity: number; readonly basis: UnitBasis }>;
 }
 
 /**

@@ -327,6 +327,8 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
     name: 'Redis',
     socketsOpened: () => counts.sockets,
     requestsSent: () => counts.commands,
+    // Upstash bills every command it receives; the client counts each one it writes.
+    billed: () => new Map([['redis.commands', { quantity: counts.commands, basis: 'measured' as const }]]),
     close: () => {
       kept?.disconnect();
       kept = undefined;

@@ -3,6 +3,7 @@
  * validator live in core/timing.mjs, which the load runner and the report read with.
  */
 import { performance } from 'node:perf_hooks';
+import { type BilledQuantity, billedBetween } from './bill-meter';
 import type { PersonStore } from './person-store';
 
 export type { Timing } from '../../core/timing.mjs';
@@ -32,18 +33,21 @@ export interface Measured<T> {
   readonly newConnection: boolean;
   readonly dbRequests: number;
   readonly dbRoundTrips: number;
+  /** Units the call was billed; empty when the store records none. */
+  readonly billed: readonly BilledQuantity[];
   readonly outcome: { ok: true; value: T } | { ok: false; error: unknown };
 }
 
 /** Times one database operation, counting the connections it opened and the requests it sent. Never throws. */
 export async function measureDb<T>(
-  store: Pick<PersonStore, 'socketsOpened' | 'requestsSent' | 'roundTripsMade'>,
+  store: Pick<PersonStore, 'socketsOpened' | 'requestsSent' | 'roundTripsMade' | 'billed'>,
   op: () => Promise<T>,
 ): Promise<Measured<T>> {
   const before = store.socketsOpened();
   const requestsBefore = store.requestsSent();
   const roundTrips = () => store.roundTripsMade?.() ?? store.requestsSent();
   const roundTripsBefore = roundTrips();
+  const billedBefore = store.billed?.();
   const start = performance.now();
   let outcome: Measured<T>['outcome'];
   try {
@@ -57,6 +61,10 @@ export async function measureDb<T>(
     newConnection: store.socketsOpened() > before,
     dbRequests: store.requestsSent() - requestsBefore,
     dbRoundTrips: roundTrips() - roundTripsBefore,
+    billed:
+      billedBefore === undefined || store.billed === undefined
+        ? []
+        : billedBetween(billedBefore, store.billed()),
     outcome,
   };
 }

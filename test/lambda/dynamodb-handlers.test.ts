@@ -72,6 +72,33 @@ describe.each(['dynalite', 'dynamodb-local'] as const)('DynamoDB handlers agains
     expect(bodyOf(missing)).toMatchObject({ field: 'govId', error: expect.stringContaining('NOPE-404') });
   });
 
+  it('records the capacity units each call was billed: returned by the engine, computed for a failed condition', async () => {
+    // Every call asks ReturnConsumedCapacity TOTAL; a failed conditional write still consumes
+    // write units but its exception carries no ConsumedCapacity, so DynamoDB's rule computes
+    // them (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html).
+    const store = dynamoDbStoreFromEnv(localEnv('on'));
+    const create = makeCreateHandler(store, 'dynamodb-create');
+    const get = makeGetHandler(store, 'dynamodb-get');
+    const billed = (r: Awaited<ReturnType<typeof create>>) => bodyOf(r).timing.billed;
+    // DynamoDB's TOTAL counts the by-type index's write too (1 + 1), as DynamoDB Local does;
+    // dynalite counts the table's alone (a difference the README lists).
+    expect(billed(await create(createEvent(samplePerson('CU-1001'))))).toEqual([
+      { key: 'dynamodb.writeRequestUnits', quantity: kind === 'dynamodb-local' ? 2 : 1, basis: 'measured' },
+    ]);
+    expect(billed(await create(createEvent(samplePerson('CU-1001'))))).toEqual([
+      { key: 'dynamodb.writeRequestUnits', quantity: 1, basis: 'computed' },
+    ]);
+    // A strongly consistent read of an item under 4 KB: 1 read unit, a miss too.
+    expect(billed(await get(getEvent('CU-1001')))).toEqual([
+      { key: 'dynamodb.readRequestUnits', quantity: 1, basis: 'measured' },
+    ]);
+    expect(billed(await get(getEvent('CU-NONE')))).toEqual([
+      { key: 'dynamodb.readRequestUnits', quantity: 1, basis: 'measured' },
+    ]);
+    // A request refused before the database call was billed nothing.
+    expect(billed(await get(getEvent('not a gov id!')))).toBeUndefined();
+  });
+
   it('a create retried after its written answer was lost is a 201, not a 409 for its own write', async () => {
     // A proxy that delivers the first put to the engine but never returns its answer: the
     // SDK's request timeout fires and it retries on a new connection, which meets the item.

@@ -1,0 +1,43 @@
+/**
+ * Billed units as the client layer counts them, per execution environment: each store adds
+ * what a call was billed (DynamoDB's ConsumedCapacity, Redis commands, DSQL's bytes and time)
+ * and the handler records the difference over one call in the timing block's `billed`. Keys
+ * are price-file keys (core/prices) or, for DSQL, the raw facts its DPU model reads.
+ */
+import type { BilledQuantity, UnitBasis } from '../../core/timing.mjs';
+
+export type { BilledQuantity, UnitBasis };
+
+const ORDER: readonly UnitBasis[] = ['measured', 'computed', 'modeled'];
+
+export class BillMeter {
+  private readonly totals = new Map<string, { quantity: number; basis: UnitBasis }>();
+
+  add(key: string, quantity: number, basis: UnitBasis): void {
+    if (!(Number.isFinite(quantity) && quantity >= 0)) return;
+    const seen = this.totals.get(key);
+    this.totals.set(key, {
+      quantity: (seen?.quantity ?? 0) + quantity,
+      // A sum is only as good as its weakest part.
+      basis: seen === undefined ? basis : ORDER[Math.max(ORDER.indexOf(seen.basis), ORDER.indexOf(basis))],
+    });
+  }
+
+  snapshot(): ReadonlyMap<string, { readonly quantity: number; readonly basis: UnitBasis }> {
+    return new Map(this.totals);
+  }
+}
+
+/** What was billed between two snapshots: one entry per key that grew. */
+export function billedBetween(
+  before: ReadonlyMap<string, { readonly quantity: number }>,
+  after: ReadonlyMap<string, { readonly quantity: number; readonly basis: UnitBasis }>,
+): BilledQuantity[] {
+  const out: BilledQuantity[] = [];
+  for (const [key, a] of after) {
+    const quantity = a.quantity - (before.get(key)?.quantity ?? 0);
+    // Rounded so float sums stay readable in the JSON (units are at most 1e-9 fine).
+    if (quantity > 0) out.push({ key, quantity: Math.round(quantity * 1e9) / 1e9, basis: a.basis });
+  }
+  return out;
+}

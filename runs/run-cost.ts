@@ -1,0 +1,174 @@
+/**
+ * A run's billed units and what they cost: Lambda's Billed Duration and memory from each
+ * REPORT line (init included, as Lambda bills it since 2025-08-01), one request charge and one
+ * API call per invocation, and the database units each response's timing block carries
+ * (DynamoDB capacity units, Redis commands, DSQL's modeled DPUs). summary.json keeps the units
+ * beside the dollars, so `recomputeCost(summary cost block, price file)` gives every figure back.
+ */
+import {
+  type BilledQuantity,
+  type CostBreakdown,
+  costOf,
+  dsqlTransactionDpu,
+  gbSeconds,
+  type UnitBasis,
+} from '../core/cost';
+import { type DsqlMetering, type PriceFile, priceFileLabel } from '../core/price-file';
+import { reachedDatabase, type TimingLine } from '../core/timing.mjs';
+import type { ReportRecord } from './lambda-log-parser';
+
+export type ApiKind = 'rest' | 'http';
+
+export interface RunCostInput {
+  /** The phase's REPORT lines (one per invocation), at the phase's memory. */
+  readonly reports: readonly Pick<ReportRecord, 'billedDurationMs' | 'memorySizeMb'>[];
+  /** The phase's timing lines (one per response). */
+  readonly timings: readonly TimingLine[];
+  readonly architecture: 'arm64' | 'x86_64';
+  /** The lab deploys a REST API (lib/stacks/api-stack.ts). */
+  readonly api: ApiKind;
+}
+
+/** The cost block of one summary.json row. */
+export interface RunCost {
+  /** Price file, region and the date its prices were read. */
+  readonly prices: string;
+  readonly requests: number;
+  readonly invocations: number;
+  /** The run's billed units: what the dollars are recomputed from. */
+  readonly units: readonly BilledQuantity[];
+  readonly components: CostBreakdown['components'];
+  readonly perMillion: CostBreakdown['perMillion'];
+  readonly unpriced: readonly string[];
+  /** $ per request over the invocations: each one's Lambda + API, plus the database mean. */
+  readonly perRequestUsd: { readonly p50: number; readonly p99: number } | null;
+  /** What the database units are: measured by the engine, computed by the rules, or modeled. */
+  readonly databaseBasis: UnitBasis | null;
+}
+
+const DSQL_RAW = [
+  'dsql.transactions',
+  'dsql.computeSeconds',
+  'dsql.bytesRead',
+  'dsql.rowsWritten',
+  'dsql.bytesWritten',
+];
+
+/**
+ * One response's DSQL DPUs by the documented per-transaction formulas; a response that retried
+ * after a conflict ran several transactions, each with its minimums.
+ */
+export function dsqlDpuOf(raw: ReadonlyMap<string, number>, m: DsqlMetering): number {
+  const tx = raw.get('dsql.transactions') ?? 0;
+  if (tx === 0) return 0;
+  const rows = raw.get('dsql.rowsWritten') ?? 0;
+  const written = Math.max(raw.get('dsql.bytesWritten') ?? 0, rows * m.rowMinBytes);
+  const one = dsqlTransactionDpu(
+    {
+      computeSeconds: raw.get('dsql.computeSeconds') ?? 0,
+      bytesRead: raw.get('dsql.bytesRead') ?? 0,
+      rowsWrittenBytes: rows > 0 ? [written] : [],
+    },
+    m,
+  );
+  // Minimums apply per transaction: the extra attempts add at least their floors.
+  const floors = dsqlTransactionDpu(
+    { computeSeconds: 0, bytesRead: 0, rowsWrittenBytes: rows > 0 ? [0] : [] },
+    m,
+  );
+  return one.total + (tx - 1) * (floors.read + floors.write);
+}
+
+/** The database quantities of one response, DSQL's raw facts turned into modeled DPUs. */
+export function databaseQuantities(line: TimingLine, prices: PriceFile): BilledQuantity[] {
+  const billed = line.timing?.billed ?? [];
+  const out = billed.filter((b) => !DSQL_RAW.includes(b.key));
+  const raw = new Map(billed.filter((b) => DSQL_RAW.includes(b.key)).map((b) => [b.key, b.quantity]));
+  if (raw.size > 0)
+    out.push({ key: 'dsql.dpu', quantity: dsqlDpuOf(raw, prices.metering.dsql), basis: 'modeled' });
+  return out;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+/** The run's cost block. Null when the phase left no REPORT line (nothing to bill Lambda on). */
+export function runCost(input: RunCostInput, prices: PriceFile): RunCost | null {
+  const invocations = input.reports.length;
+  if (invocations === 0) return null;
+  const gbsKey = `lambda.gbSeconds.${input.architecture}`;
+  const apiKey = `api.${input.api}.requests`;
+  const perInvocation = input.reports.map((r) => gbSeconds(r.billedDurationMs, r.memorySizeMb));
+  const db: BilledQuantity[] = [];
+  for (const line of input.timings) {
+    if (reachedDatabase(line.status, line.timing)) db.push(...databaseQuantities(line, prices));
+  }
+  const units: BilledQuantity[] = [
+    { key: 'lambda.requests', quantity: invocations, basis: 'measured' },
+    { key: gbsKey, quantity: perInvocation.reduce((s, g) => s + g, 0), basis: 'measured' },
+    { key: apiKey, quantity: invocations, basis: 'measured' },
+    ...db,
+  ];
+  const breakdown = costOf(units, invocations, prices);
+  // One invocation's Lambda + API cost, with the run's database cost per request beside it.
+  const dbPerRequest = breakdown.perMillion.database / 1e6;
+  const each = perInvocation
+    .map(
+      (g) =>
+        costOf(
+          [
+            { key: 'lambda.requests', quantity: 1, basis: 'measured' },
+            { key: gbsKey, quantity: g, basis: 'measured' },
+            { key: apiKey, quantity: 1, basis: 'measured' },
+          ],
+          1,
+          prices,
+        ).perMillion.total /
+          1e6 +
+        dbPerRequest,
+    )
+    .sort((a, b) => a - b);
+  const merged = breakdown.components.filter((c) => c.group === 'database');
+  const order: UnitBasis[] = ['measured', 'computed', 'modeled'];
+  const databaseBasis =
+    merged.length === 0
+      ? null
+      : merged.map((c) => c.basis).reduce((a, b) => (order.indexOf(b) > order.indexOf(a) ? b : a));
+  return {
+    prices: priceFileLabel(prices),
+    requests: input.timings.length,
+    invocations,
+    units: breakdown.components.map((c) => ({ key: c.key, quantity: c.quantity, basis: c.basis })),
+    components: breakdown.components,
+    perMillion: breakdown.perMillion,
+    unpriced: breakdown.unpriced,
+    perRequestUsd: { p50: percentile(each, 50), p99: percentile(each, 99) },
+    databaseBasis,
+  };
+}
+
+/** Recomputes a summary's cost block from its recorded units and a price file: the same figures. */
+export function recomputeCost(
+  cost: Pick<RunCost, 'units' | 'invocations'>,
+  prices: PriceFile,
+): CostBreakdown {
+  return costOf(cost.units, cost.invocations, prices);
+}
+
+/** What provisioned concurrency costs while idle, $ per hour: reserved GB-s x the configured price. */
+export function provisionedIdleUsdPerHour(
+  concurrency: number,
+  memoryMb: number,
+  architecture: 'arm64' | 'x86_64',
+  prices: PriceFile,
+): number | null {
+  const key = `lambda.provisionedGbSeconds.${architecture}`;
+  const c = costOf(
+    [{ key, quantity: concurrency * gbSeconds(3_600_000, memoryMb), basis: 'measured' }],
+    1,
+    prices,
+  );
+  return c.components[0].totalUsd;
+}

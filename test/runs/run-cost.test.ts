@@ -1,0 +1,131 @@
+/**
+ * A run's cost block: Lambda from the REPORT lines (Billed Duration x memory on arm64, a
+ * request charge and a REST API call per invocation), the database from each timing block's
+ * billed units (DSQL's raw facts modeled into DPUs), and summary.json alone recomputes it.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadPriceFile, PRICES_DIR } from '../../core/price-file';
+import type { BilledQuantity, TimingLine } from '../../core/timing.mjs';
+import { isTiming } from '../../core/timing.mjs';
+import { dsqlDpuOf, provisionedIdleUsdPerHour, recomputeCost, runCost } from '../../runs/run-cost';
+
+const prices = loadPriceFile(join(PRICES_DIR, 'us-east-1.json'));
+
+function line(billed: BilledQuantity[], status = 200): TimingLine {
+  return {
+    at: 0,
+    target: 't',
+    variant: 'on',
+    phase: 'get',
+    status,
+    clientMs: 10,
+    govId: 'A-1',
+    timing: { dbMs: 5, newConnection: false, dbRequests: 1, coldStart: false, initType: 'on-demand', billed },
+  };
+}
+
+describe('runCost', () => {
+  it('prices Lambda, API and DynamoDB per million requests, a cold start costing more per request', () => {
+    // 49 warm invocations billed 20 ms and one cold one billed 220 ms (init included), 512 MB.
+    const reports = [
+      ...Array(49).fill({ billedDurationMs: 20, memorySizeMb: 512 }),
+      { billedDurationMs: 220, memorySizeMb: 512 },
+    ];
+    const timings = Array.from({ length: 50 }, () =>
+      line([{ key: 'dynamodb.readRequestUnits', quantity: 1, basis: 'measured' }]),
+    );
+    const c = runCost({ reports, timings, architecture: 'arm64', api: 'rest' }, prices);
+    if (!c) throw new Error('no cost block');
+    const gbs = (49 * 0.02 + 0.22) * 0.5;
+    expect(c.perMillion.lambda).toBeCloseTo(0.2 + ((gbs * 0.0000133334) / 50) * 1e6, 9);
+    expect(c.perMillion.api).toBeCloseTo(3.5, 9);
+    expect(c.perMillion.database).toBeCloseTo(0.125, 9);
+    expect(c.databaseBasis).toBe('measured');
+    expect(c.prices).toBe('us-east-1.json (us-east-1, read 2026-11-25)');
+    // The p99 invocation is the cold one: 200 ms more of 0.5 GB at the arm64 price.
+    expect(c.perRequestUsd?.p99 ?? 0).toBeGreaterThan(c.perRequestUsd?.p50 ?? 0);
+    expect((c.perRequestUsd?.p99 ?? 0) - (c.perRequestUsd?.p50 ?? 0)).toBeCloseTo(
+      0.2 * 0.5 * 0.0000133334,
+      15,
+    );
+  });
+
+  it('leaves out responses that never reached the database, and returns null without a REPORT line', () => {
+    const reports = [{ billedDurationMs: 2, memorySizeMb: 128 }];
+    const c = runCost(
+      {
+        reports,
+        timings: [line([{ key: 'dynamodb.writeRequestUnits', quantity: 1, basis: 'computed' }], 400)],
+        architecture: 'arm64',
+        api: 'rest',
+      },
+      prices,
+    );
+    expect(c?.perMillion.database).toBe(0);
+    expect(runCost({ reports: [], timings: [], architecture: 'arm64', api: 'rest' }, prices)).toBeNull();
+  });
+
+  it('models DSQL DPUs from each transaction by the billing page formulas, a retried conflict paying its floors again', () => {
+    const m = prices.metering.dsql;
+    const insert = new Map([
+      ['dsql.transactions', 1],
+      ['dsql.computeSeconds', 0.008],
+      ['dsql.bytesRead', 0],
+      ['dsql.rowsWritten', 2],
+      ['dsql.bytesWritten', 120],
+    ]);
+    // Two rows under 128 B bill 256 B, under the 1,024 B transaction floor: 0.05 write DPU, 0.00375 read.
+    expect(dsqlDpuOf(insert, m)).toBeCloseTo(0.008 + 1024 * 0.00004883 + 2048 * 0.00000183105, 9);
+    const retried = new Map([...insert, ['dsql.transactions', 2]]);
+    expect(dsqlDpuOf(retried, m) - dsqlDpuOf(insert, m)).toBeCloseTo(
+      1024 * 0.00004883 + 2048 * 0.00000183105,
+      9,
+    );
+    const c = runCost(
+      {
+        reports: [{ billedDurationMs: 10, memorySizeMb: 512 }],
+        timings: [line([...insert].map(([key, quantity]) => ({ key, quantity, basis: 'modeled' as const })))],
+        architecture: 'arm64',
+        api: 'rest',
+      },
+      prices,
+    );
+    expect(c?.components.find((x) => x.key === 'dsql.dpu')).toMatchObject({ basis: 'modeled' });
+    expect(c?.databaseBasis).toBe('modeled');
+  });
+
+  it('summary.json alone reproduces every figure: its recorded units x the price file', () => {
+    const reports = Array.from({ length: 50 }, (_, i) => ({ billedDurationMs: 10 + i, memorySizeMb: 1024 }));
+    const timings = Array.from({ length: 50 }, () =>
+      line([{ key: 'redis.commands', quantity: 3, basis: 'measured' }]),
+    );
+    const c = runCost({ reports, timings, architecture: 'arm64', api: 'rest' }, prices);
+    if (!c) throw new Error('no cost block');
+    // What summary.json holds, read back as JSON.
+    const stored = JSON.parse(JSON.stringify({ runs: [{ cost: c }] })).runs[0].cost;
+    const again = recomputeCost(stored, prices);
+    expect(again.perMillion).toEqual(stored.perMillion);
+    expect(again.components.map((x) => x.usdPerMillionRequests)).toEqual(
+      stored.components.map((x: { usdPerMillionRequests: number }) => x.usdPerMillionRequests),
+    );
+    expect(stored.perMillion.database).toBeCloseTo(3 * 2, 9); // 3 commands at $0.2 per 100,000
+  });
+
+  it('gives provisioned concurrency its idle cost per hour, and none where the price is unverified', () => {
+    // 1 environment of 1,024 MB for an hour: 3,600 GB-s x $0.0000041667 (x86_64, us-east-1).
+    expect(provisionedIdleUsdPerHour(1, 1024, 'x86_64', prices)).toBeCloseTo(0.01500012, 8);
+    expect(provisionedIdleUsdPerHour(1, 1024, 'arm64', prices)).toBeNull();
+  });
+
+  it('the timing block accepts billed units and refuses malformed ones', () => {
+    const ok = line([{ key: 'redis.commands', quantity: 1, basis: 'measured' }]).timing;
+    expect(isTiming(ok)).toBe(true);
+    expect(isTiming({ ...ok, billed: [{ key: 'redis.commands', quantity: -1, basis: 'measured' }] })).toBe(
+      false,
+    );
+    expect(isTiming({ ...ok, billed: [{ key: 'redis.commands', quantity: 1, basis: 'guessed' }] })).toBe(
+      false,
+    );
+  });
+});
