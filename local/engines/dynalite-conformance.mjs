@@ -7,6 +7,11 @@
 //     TransactionCanceledException and CancellationReasons, one operation per item.
 //   - An empty string or binary value for a secondary index key is refused with DynamoDB's
 //     ValidationException (dynalite accepts it and leaves the item out of the index).
+//   - Requests that crash or hang dynalite 4.0.0 get DynamoDB's 400 instead (section 4): a body
+//     that is not a JSON object (`null` kills it), a null where an AttributeValue belongs (Item,
+//     Key, ExpressionAttributeValues, BatchWriteItem/BatchGetItem requests), a TagResource tag
+//     without Key or Value, an IN whose list names an attribute the item lacks (rewritten as the
+//     ORed equalities it means), and redundant parentheses (~2,000 nested ones hang its parser).
 // How: dynalite 4.0.0's own modules are patched where every action calls them (db.checkConditional,
 // db.validateItem, db.updateIndexes; the actions look them up on the module at call time), and a
 // front request handler serves the two transaction operations with dynalite's own validations,
@@ -23,6 +28,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { PassThrough } from 'node:stream';
 
 const require = createRequire(import.meta.url);
 const DIR = dirname(require.resolve('dynalite'));
@@ -301,6 +307,122 @@ async function transactGetItems(body) {
   return { Responses: responses };
 }
 
+// ---- 4. Requests that crash or hang dynalite -------------------------------------------------
+// Each found by an outside conformance suite; without these the engine process dies (or spins)
+// and every table it held in memory is lost. DynamoDB answers each with a 400.
+
+const EMPTY_VALUE = 'Supplied AttributeValue is empty, must contain exactly one of the supported datatypes';
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A null or non-object where an AttributeValue belongs, at any depth of M and L. */
+function badValue(value) {
+  if (!isObject(value)) return true;
+  if (isObject(value.M) && Object.values(value.M).some(badValue)) return true;
+  if (Array.isArray(value.L) && value.L.some(badValue)) return true;
+  return false;
+}
+const badMap = (map) => isObject(map) && Object.values(map).some(badValue);
+
+/** The first AttributeValue position of a request that would crash dynalite, as DynamoDB's message. */
+function nullAttributeValue(body) {
+  if (badMap(body.Item) || badMap(body.Key) || badMap(body.ExpressionAttributeValues)) return EMPTY_VALUE;
+  if (badMap(body.ExclusiveStartKey)) return EMPTY_VALUE;
+  if (isObject(body.RequestItems)) {
+    for (const requests of Object.values(body.RequestItems)) {
+      if (Array.isArray(requests)) {
+        for (const r of requests) {
+          if (isObject(r) && (badMap(r.PutRequest?.Item) || badMap(r.DeleteRequest?.Key))) return EMPTY_VALUE;
+        }
+      } else if (isObject(requests) && Array.isArray(requests.Keys) && requests.Keys.some(badMap)) {
+        return EMPTY_VALUE;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** TagResource: each tag needs its Key and Value, in DynamoDB's (Coral's) words. */
+function badTag(body) {
+  if (!Array.isArray(body.Tags)) return undefined;
+  for (const [i, tag] of body.Tags.entries()) {
+    for (const field of ['Key', 'Value']) {
+      if (!isObject(tag) || typeof tag[field] !== 'string')
+        return `1 validation error detected: Value null at 'tags.${i + 1}.member.${field.toLowerCase()}' failed to satisfy constraint: Member must not be null`;
+    }
+  }
+  return undefined;
+}
+
+const EXPRESSIONS = [
+  'ConditionExpression',
+  'FilterExpression',
+  'KeyConditionExpression',
+  'UpdateExpression',
+  'ProjectionExpression',
+];
+
+/**
+ * DynamoDB refuses a pair of parentheses directly around another pair: `((a = :v))`. Checked
+ * before dynalite's parser, which backtracks for minutes on ~2,000 of them.
+ */
+function redundantParentheses(text) {
+  const open = [];
+  const pairs = new Map(); // open index -> close index
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '(') open.push(i);
+    else if (text[i] === ')' && open.length > 0) pairs.set(open.pop(), i);
+  }
+  const next = (i, step) => {
+    let j = i + step;
+    while (j >= 0 && j < text.length && /\s/.test(text[j])) j += step;
+    return j;
+  };
+  for (const [o, c] of pairs) {
+    const innerOpen = next(o, 1);
+    if (text[innerOpen] === '(' && pairs.get(innerOpen) === next(c, -1)) return true;
+  }
+  return false;
+}
+
+/** The 400 a request gets before it reaches dynalite, or undefined when it may pass. */
+function guard(body) {
+  if (!isObject(body)) return { __type: 'com.amazon.coral.service#SerializationException' };
+  const invalid = (message) => ({ __type: 'com.amazon.coral.validate#ValidationException', message });
+  const attr = nullAttributeValue(body);
+  if (attr) return invalid(attr);
+  const tag = badTag(body);
+  if (tag) return invalid(tag);
+  for (const name of EXPRESSIONS) {
+    if (typeof body[name] === 'string' && redundantParentheses(body[name]))
+      return invalid(`Invalid ${name}: The expression has redundant parentheses;`);
+  }
+  return undefined;
+}
+
+// `a IN (b, c)` means `a = b OR a = c`; dynalite's IN dereferences a missing b and throws. The
+// parsed tree is rewritten once validation has built it (the actions call this module property).
+function rewriteIn(node) {
+  if (!isObject(node)) return node;
+  if ((node.type === 'in' || node.type === 'IN') && Array.isArray(node.args) && node.args.length > 1) {
+    const [lhs, ...list] = node.args;
+    return list
+      .map((v) => ({ type: '=', args: [lhs, v] }))
+      .reduce((acc, eq) => ({ type: 'or', args: [acc, eq] }));
+  }
+  if (['and', 'or', 'not'].includes(node.type) && Array.isArray(node.args))
+    node.args = node.args.map(rewriteIn);
+  return node;
+}
+const validateExpressions = validations.validateExpressions;
+validations.validateExpressions = (data) => {
+  const msg = validateExpressions(data);
+  if (msg) return msg;
+  for (const key of ['_filter', '_condition']) {
+    if (data[key]?.expression) data[key].expression = rewriteIn(data[key].expression);
+  }
+  return msg;
+};
+
 const TRANSACTIONS = {
   'DynamoDB_20120810.TransactWriteItems': transactWriteItems,
   'DynamoDB_20120810.TransactGetItems': transactGetItems,
@@ -320,6 +442,17 @@ function send(req, res, status, data) {
   res.setHeader('Content-Type', type === 'application/x-amz-json-1.0' ? type : 'application/json');
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);
+}
+
+/** The request again, its body already read: what dynalite's handler reads from. */
+function replayOf(req) {
+  const replay = new PassThrough();
+  replay.headers = req.headers;
+  replay.method = req.method;
+  replay.url = req.url;
+  replay.socket = req.socket;
+  replay.connection = req.socket;
+  return replay;
 }
 
 function readBody(req) {
@@ -372,14 +505,31 @@ export function conformingDynalite(options) {
       });
       return;
     }
-    const pass = () => {
-      // A client that left while the request waited: its 'close' has been and gone.
-      if (res.destroyed || req.socket.destroyed) return gate.release(false);
-      res.once('close', () => gate.release(false));
-      inner(req, res);
-    };
-    if (gate.tryShared()) pass();
-    else gate.acquire(false).then(pass);
+    readBody(req)
+      .then((text) => {
+        // Only a body that parses is checked here: dynalite answers unparseable ones itself.
+        let body;
+        try {
+          body = text === '' ? {} : JSON.parse(text);
+        } catch {
+          body = {};
+        }
+        const refused = req.method === 'POST' ? guard(body) : undefined;
+        if (refused) return send(req, res, 400, refused);
+        const replay = replayOf(req);
+        const pass = () => {
+          // A client that left while the request waited: its 'close' has been and gone.
+          if (res.destroyed || req.socket.destroyed) return gate.release(false);
+          res.once('close', () => gate.release(false));
+          inner(replay, res);
+          replay.end(text);
+        };
+        if (gate.tryShared()) pass();
+        else gate.acquire(false).then(pass);
+      })
+      .catch(() => {
+        if (!res.headersSent) res.destroy();
+      });
   });
   return server;
 }
