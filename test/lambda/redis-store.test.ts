@@ -235,7 +235,9 @@ describe('scripts declare every key they touch (Upstash locks only the KEYS of a
     const client = await keysOnly([personKey('RS-KEYS-2')]);
     try {
       const built = "return redis.call('GET', ARGV[1] .. 'RS-KEYS-2-other')";
-      await expect(client.eval(built, 1, personKey('RS-KEYS-2'), personKey(''))).rejects.toThrow(/NOPERM|can.t access/);
+      await expect(client.eval(built, 1, personKey('RS-KEYS-2'), personKey(''))).rejects.toThrow(
+        /NOPERM|can.t access/,
+      );
     } finally {
       client.disconnect();
     }
