@@ -15,13 +15,19 @@ export function articleCell(r: ExperimentRow): string {
 
 export function formatExperimentTable(rows: readonly ExperimentRow[]): string {
   const table = [
-    ['Metric', 'Article', 'This run', 'Unit'],
-    ...rows.map((r) => [r.metric, articleCell(r), formatNumber(r.measured, r.unit), r.unit]),
+    ['Metric', 'Quantity', 'Article', 'This run', 'Unit'],
+    ...rows.map((r) => [
+      r.metric,
+      `${r.kind}, ${r.statistic}`,
+      articleCell(r),
+      formatNumber(r.measured, r.unit),
+      r.unit,
+    ]),
   ];
   const widths = table[0].map((_, i) => Math.max(...table.map((line) => line[i].length)));
   const line = (cells: readonly string[]) =>
     cells
-      .map((c, i) => (i === 2 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .map((c, i) => (i === 3 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
       .join('  ')
       .trimEnd();
   return [line(table[0]), line(widths.map((w) => '-'.repeat(w))), ...table.slice(1).map(line)].join('\n');
@@ -31,11 +37,11 @@ export function formatExperimentTable(rows: readonly ExperimentRow[]): string {
 export function markdownExperimentTable(rows: readonly ExperimentRow[]): string {
   const cell = (s: string) => s.replace(/\|/g, '\\|');
   return [
-    '| Metric | Article | This run | Unit | Note |',
-    '|---|---|---:|---|---|',
+    '| Metric | Quantity | Article | This run | Unit | Note |',
+    '|---|---|---|---:|---|---|',
     ...rows.map(
       (r) =>
-        `| ${cell(r.metric)} | ${cell(articleCell(r))} | ${formatNumber(r.measured, r.unit)} | ${r.unit} | ${cell(r.note)} |`,
+        `| ${cell(r.metric)} | ${r.kind}, ${r.statistic} | ${cell(articleCell(r))} | ${formatNumber(r.measured, r.unit)} | ${r.unit} | ${cell(r.note)} |`,
     ),
   ].join('\n');
 }

@@ -2,8 +2,9 @@
  * Building "Article vs this run" rows: every row carries a finite measured number or says
  * why it has none, and its note says how ours compares with the article's and why.
  */
-import type { ExperimentRow } from '../report/report-model';
-import { MISSING_TARGETS } from './article-figures';
+
+import { MISSING_TARGETS } from '../report/article-figures';
+import type { ExperimentRow, RowKind } from '../report/report-model';
 
 /** How the local lab differs from the articles' clouds: the usual reason two numbers differ. */
 export const LOCAL_MODEL_NOTE =
@@ -11,6 +12,10 @@ export const LOCAL_MODEL_NOTE =
 
 export interface RowInput {
   readonly metric: string;
+  /** the quantity compared: the article's and ours are the same one */
+  readonly kind: RowKind;
+  /** the statistic, the same for both (mean, p50, p99.22, share, single, ...) */
+  readonly statistic: string;
   readonly article: number | null;
   readonly articleText: string;
   readonly measured: number | null | undefined;
@@ -38,6 +43,8 @@ export function row(i: RowInput): ExperimentRow {
     : [`no measured number: ${i.noMeasure ?? 'the run produced no samples for it'}`, i.why];
   return {
     metric: i.metric,
+    kind: i.kind,
+    statistic: i.statistic,
     article: i.article,
     articleText: i.articleText,
     measured,
@@ -53,10 +60,13 @@ export function missingTargetRow(
   article: number | null,
   articleText: string,
   unit: string,
+  quantity: { readonly kind: RowKind; readonly statistic: string },
 ): ExperimentRow {
   const reason = MISSING_TARGETS[target] ?? 'not a target of this lab';
   return {
     metric,
+    kind: quantity.kind,
+    statistic: quantity.statistic,
     article,
     articleText,
     measured: null,

@@ -86,10 +86,18 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
       ratePerS: step.ratePerS ?? 10,
       parallel: step.parallel,
       idleGapS: step.idleGapS,
+      warmupS: step.warmupS,
       where,
       local: {
         ...o.local,
         ...(step.profile ? { profile: step.profile } : {}),
+        // The step's memory unless --memory chose sizes; a deployed stack has the memory it was deployed with.
+        memories:
+          o.local?.memories && o.local.memories.length > 0
+            ? o.local.memories
+            : where === 'local' && step.memoryMb !== undefined
+              ? [step.memoryMb]
+              : undefined,
         idleTimeoutS: step.idleTimeoutS,
         context: step.context,
       },

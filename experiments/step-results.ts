@@ -2,12 +2,12 @@
  * A finished step as the definitions read it (StepView): its summary rows, its handler
  * timings and its report's layers. Loaded after the run: it pulls in the HDR histograms.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KeepAliveVariant, Operation } from '../core/lab-functions';
+import { type KeepAliveVariant, type Operation, parseFunctionKey } from '../core/lab-functions';
 import { reachedDatabase } from '../core/timing.mjs';
 import type { LabReport, Layer } from '../report/report-model';
-import { type Ladder, ladderOf } from '../runs/latency-histogram';
+import { type Ladder, ladderOf, valuesAtPercentiles } from '../runs/latency-histogram';
 import { type LabRow, readTimingLines } from '../runs/results';
 import type { Call, CallFilter, StepPlan, StepView } from './types';
 
@@ -23,12 +23,15 @@ export function readStepView(
   const all = lines
     .filter((l) => l.timing !== null && reachedDatabase(l.status, l.timing))
     .sort((a, b) => a.at - b.at);
+  const logFile = join(dir, 'lambda-logs.log');
+  const logLines = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n') : [];
   const groupOf = (target: string, variant: KeepAliveVariant, phase: Operation) =>
     report?.groups.find((x) => x.target === target && x.keepAlive === variant && x.phase === phase);
   return {
     plan,
     wallS,
     rows,
+    lab: report?.lab ?? null,
     calls(f: CallFilter): readonly Call[] {
       return all.flatMap((l): Call[] => {
         const t = l.timing;
@@ -53,6 +56,24 @@ export function readStepView(
       });
     },
     ladder: (values: readonly number[]): Ladder | null => ladderOf(values),
+    reportDurations(target: string, variant: KeepAliveVariant, phase: Operation): readonly number[] {
+      const out: number[] = [];
+      for (const line of logLines) {
+        // run-load writes each function's lines as `[function] line`.
+        const m = /^\[([^\]]+)\] REPORT RequestId: \S+\tDuration: ([\d.]+) ms/.exec(line);
+        const p = m ? parseFunctionKey(m[1]) : undefined;
+        if (
+          m &&
+          p?.target === target &&
+          p.operation === phase &&
+          (p.keepAlive ?? plan.variants[0]) === variant
+        )
+          out.push(Number(m[2]));
+      }
+      return out;
+    },
+    rungs: (values: readonly number[], percentiles: readonly number[]) =>
+      valuesAtPercentiles(values, percentiles),
     layer(target: string, variant: KeepAliveVariant, phase: Operation, layer: Layer): Ladder | null {
       return groupOf(target, variant, phase)?.layers.find((l) => l.layer === layer)?.ladder ?? null;
     },

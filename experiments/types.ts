@@ -24,8 +24,12 @@ export interface StepPlan {
   readonly parallel?: number;
   /** Wait before each phase after the first. @default 0 */
   readonly idleGapS?: number;
+  /** The uncounted warm-up of a phase before its gap, s; 0: none. @default 2 */
+  readonly warmupS?: number;
   /** Local lab only: engines close connections idle this long. @default the lab's (60 s) */
   readonly idleTimeoutS?: number;
+  /** Function memory, MB (local lab: set on the host; --memory overrides it). @default the template's */
+  readonly memoryMb?: number;
   /** Local lab only: more context flags for the synth. @default none */
   readonly context?: Readonly<Record<string, string>>;
   /** Local lab only: this network profile, whatever --profile says. @default --profile's */
@@ -72,10 +76,16 @@ export interface StepView {
   readonly wallS: number;
   /** summary.json's rows */
   readonly rows: readonly LabRow[];
+  /** summary.json's lab block (settings, bundles, concurrency); null without a report */
+  readonly lab: Readonly<Record<string, unknown>> | null;
   /** the step's calls in arrival order */
   calls(filter: CallFilter): readonly Call[];
   /** HDR ladder (runs/latency-histogram) of some values; null without any */
   ladder(values: readonly number[]): Ladder | null;
+  /** REPORT Duration of each invocation of the phase's function, in log order (local runs); [] without a log */
+  reportDurations(target: string, variant: KeepAliveVariant, phase: Operation): readonly number[];
+  /** HDR values at these percentiles (87.5, 99.21875, ...); [] without any value */
+  rungs(values: readonly number[], percentiles: readonly number[]): number[];
   /** a layer's ladder from the step's report (function = REPORT Duration); null without it */
   layer(target: string, variant: KeepAliveVariant, phase: Operation, layer: Layer): Ladder | null;
   row(target: string, variant: KeepAliveVariant, phase: Operation): LabRow | undefined;
@@ -158,7 +168,8 @@ export function estimateS(steps: readonly StepPlan[]): number {
     s += LAB_START_S + REPORT_S + phases * (step.durationS + PHASE_OVERHEAD_S);
     // Before each gap, run-load warms the phase's functions up (uncounted, up to WARMUP_S).
     const gap = step.idleGapS ?? 0;
-    if (gap > 0) s += (phases - 1) * (gap + Math.min(WARMUP_S, step.durationS) + PHASE_OVERHEAD_S);
+    const warm = Math.min(step.warmupS ?? WARMUP_S, step.durationS);
+    if (gap > 0) s += (phases - 1) * (gap + warm + (warm > 0 ? PHASE_OVERHEAD_S : 0));
   }
   return Math.round(s);
 }

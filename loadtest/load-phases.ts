@@ -76,7 +76,7 @@ export interface LoadPhasesOptions {
   readonly parallel?: number;
   /** Seconds with no traffic before each phase after the first, after a warm-up of it. @default 0 */
   readonly idleGapS?: number;
-  /** Seconds of the warm-up before a gap. @default WARMUP_S, at most durationS */
+  /** Seconds of the warm-up before a gap; 0: none. @default WARMUP_S, at most durationS */
   readonly warmupS?: number;
   readonly platform?: string;
   readonly signal?: AbortSignal;
@@ -236,8 +236,13 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
                   `  ${what}: ${Math.round(p.elapsedS)}/${durationS} s  requests ${p.requests}  errors ${p.errors}`,
                 ),
             });
-          if (afterGap) {
-            const warmupS = Math.min(o.warmupS ?? WARMUP_S, o.durationS);
+          const warmupS = Math.min(o.warmupS ?? WARMUP_S, o.durationS);
+          if (afterGap && warmupS <= 0) {
+            // No warm-up: the phase's environments idle from their init (provisioned ones) to the phase.
+            if (o.signal?.aborted || !(await idleGap(gapS, label, o.log, o.signal))) {
+              return { rows, failed, interrupted: true };
+            }
+          } else if (afterGap) {
             o.log(`  ${label}: warm-up of ${warmupS} s (not counted), then the gap`);
             try {
               const warm = await artillery(

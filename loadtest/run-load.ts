@@ -13,6 +13,7 @@ import {
   parseFunctionKey,
   type Target,
 } from '../core/lab-functions';
+import { measureBundles } from '../local/assembly/bundle-size';
 import type { EngineKind } from '../local/engines/types';
 import { memoryModelLine } from '../local/host/cgroups';
 import { CFS_PERIOD_US, INIT_BURST_MS, MB_PER_VCPU } from '../local/host/lambda-memory';
@@ -36,6 +37,8 @@ export interface RunLoadOptions {
   readonly parallel?: number;
   /** Seconds to wait before each phase after the first, with no traffic: idle connections age. @default 0 */
   readonly idleGapS?: number;
+  /** Seconds of the phase's warm-up before a gap; 0: none. @default WARMUP_S (load-phases) */
+  readonly warmupS?: number;
   /** The local lab (default), or the deployed stack. */
   readonly where: 'local' | 'aws';
   /** The price file the cost block uses. @default core/prices/us-east-1.json */
@@ -303,6 +306,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       ratePerS: o.ratePerS,
       parallel: o.parallel,
       idleGapS: o.idleGapS,
+      warmupS: o.warmupS,
       platform: o.aws?.platform,
       signal: o.signal,
       initMsP50: (target, variant, phase, memoryMb) => initP50(linesOf(target, variant, phase), memoryMb),
@@ -414,13 +418,19 @@ function concurrencyBlock(o: RunLoadOptions, rows: readonly LabRow[]): Record<st
 }
 
 /**
- * summary.json's account of memory: what was modeled and how (the one line the lab printed at
+ * summary.json's account of the functions: their bundles' sizes, and of memory: what was modeled and how (the one line the lab printed at
  * start, the mechanism, the figures), and each function's memory settings in the run.
  */
 function memoryBlock(lab: RunningLab, memories: readonly number[]): Record<string, unknown> {
   const m = lab.memoryModel;
   const now = lab.memory();
   return {
+    // What each function deploys: the zip's size (what the QLDB article's 10.18 -> 1.91 MB measured).
+    bundles: measureBundles(lab.assembly.functions).map(({ name, minifiedBytes, zippedBytes }) => ({
+      name,
+      minifiedBytes,
+      zippedBytes,
+    })),
     memoryModel: memoryModelLine(m),
     memory: {
       modeled: m.modeled,

@@ -1,13 +1,270 @@
 /**
- * What the source articles measured, in one place: the report prints these beside the lab's
- * own numbers, and report.json carries them so a reader sees what was compared with what.
+ * What the source articles measured, in one place: the experiments (npm run experiment) set
+ * these beside their own numbers, and the report prints them beside the lab's; report.json
+ * carries them so a reader sees what was compared with what. Each figure names its seed file
+ * (the article texts are not part of the repository: these constants and their quoted phrases are).
  */
+
+/** The seed files, by the experiment that reproduces each. */
+export const SEEDS = {
+  keepAlive: 'dynamodb-http-keep-alive.txt',
+  qldb: 'qldb-vs-dynamodb-optimising.txt',
+  histograms: 'serverless-redis-vs-faunadb-histograms.txt',
+  provisioned: 'provisioned-concurrency-connections-ja.txt',
+  newsTop10: 'dynamodb-faunadb-upstash-latency-hi.txt',
+} as const;
+
+/** Targets an article had that the lab cannot run, and why. */
+export const MISSING_TARGETS: Readonly<Record<string, string>> = {
+  faunadb: 'service shut down 2025-05-30',
+};
+
+/** One DynamoDB put from Lambda through Node's default agent (new TCP + TLS each call) and with keep-alive. */
+export const KEEP_ALIVE_FIGURES = {
+  source: SEEDS.keepAlive,
+  putAvgMs: { off: 33, on: 10 },
+  /** a function doing 10 sequential DynamoDB operations: its execution time */
+  tenSequentialAvgMs: { off: 180, on: 60 },
+  /** the article's DynamoDB reads: "similar improvements", no figure */
+  readsMs: null,
+} as const;
+
+export const QLDB_FIGURES = {
+  source: SEEDS.qldb,
+  /** "ran a baseline test creating 3000 new records in a 5 minute period": arrivalRate 10, duration 300 */
+  load: { ratePerS: 10, durationS: 300 },
+  /** "Uploading service qldb-perf-demo.zip file to S3 (10.18 MB)" before bundling, "(1.91 MB)" after */
+  bundleMb: { before: 10.18, after: 1.91 },
+  /** "a 200ms reduction in initialisation durations for cold starts, a decrease of 40%" */
+  coldInitSavedMs: 200,
+  coldInitSavedShare: 0.4,
+  /**
+   * Power Tuning (lumigo-cli powertune-lambda -s balanced) on the QLDB get function: "a memory
+   * allocation of 512MB works best in terms of the trade off between cost and performance"
+   */
+  powerTuningBalancedMb: 512,
+  /** "inserts and queries to QLDB responding in around 40ms": Logs Insights avg(@duration) over REPORT lines */
+  qldbMs: 40,
+  /** DynamoDB creates and gets: "single-digit millisecond" averages */
+  dynamodbBelowMs: 10,
+  /** SendCommand calls per request in X-Ray: session, start, execute, commit */
+  qldbCommandsPerRequest: 4,
+  /** keep-alive "roughly halved" average and p95 Duration */
+  keepAliveOffOverOn: 2,
+} as const;
+
+/** Percentile of each ladder rung the histogram article printed (HdrHistogram's halving ladder). */
+export const HISTOGRAM_PERCENTILES = [50, 75, 87.5, 93.75, 99.21875, 99.902344, 100] as const;
+
+export interface HistogramFigure {
+  /** ms at HISTOGRAM_PERCENTILES (the article printed µs) */
+  readonly ladderMs: readonly [number, number, number, number, number, number, number];
+  /** requests completed in the minute the scenario ran */
+  readonly perMinute: number;
+  /** a FaunaDB ladder with too few samples for p99.9 printed its sixth rung at this percentile */
+  readonly sixthPercentile?: number;
+}
+
+export type HistogramOperation = 'get' | 'create' | 'overwrite' | 'update';
+export type HistogramParallelism = 1 | 10 | 100;
+
+/**
+ * Lambda Store (now Upstash Redis) and FaunaDB: read (get), insert (create), overwrite and
+ * update, 60 s each at parallelism 1, 10 and 100, measured by a Go client on EC2 in eu-west-1.
+ */
+export const HISTOGRAM_FIGURES: {
+  readonly source: string;
+  readonly scenarioS: number;
+  readonly scenarios: Readonly<
+    Record<
+      HistogramOperation,
+      Readonly<
+        Record<
+          HistogramParallelism,
+          { readonly lambdaStore: HistogramFigure; readonly faunadb: HistogramFigure }
+        >
+      >
+    >
+  >;
+} = {
+  source: SEEDS.histograms,
+  scenarioS: 60,
+  scenarios: {
+    get: {
+      1: {
+        lambdaStore: {
+          ladderMs: [0.657919, 0.664063, 0.670719, 0.681471, 0.738815, 1.922047, 9.035775],
+          perMinute: 90159,
+        },
+        faunadb: {
+          ladderMs: [7.430143, 10.067967, 13.443071, 19.005439, 112.263167, 378.535935, 934.805503],
+          perMinute: 5060,
+        },
+      },
+      10: {
+        lambdaStore: {
+          ladderMs: [0.672767, 0.689151, 0.719359, 0.748543, 1.042943, 2.996223, 19.775487],
+          perMinute: 864270,
+        },
+        faunadb: {
+          ladderMs: [9.404415, 13.172735, 18.366463, 30.687231, 124.321791, 467.664895, 978.845695],
+          perMinute: 41016,
+        },
+      },
+      100: {
+        lambdaStore: {
+          ladderMs: [3.018751, 3.311615, 3.801087, 4.485119, 8.278015, 14.934015, 35.422207],
+          perMinute: 1919849,
+        },
+        faunadb: {
+          ladderMs: [84.672511, 104.267775, 123.142143, 151.126015, 457.965567, 1233.125375, 1272.971263],
+          perMinute: 60888,
+        },
+      },
+    },
+    create: {
+      1: {
+        lambdaStore: {
+          ladderMs: [0.676863, 0.688127, 0.709119, 0.729087, 2.779135, 7.696383, 19.644415],
+          perMinute: 80460,
+        },
+        faunadb: {
+          ladderMs: [180.355071, 190.316543, 222.822399, 287.309823, 505.675775, 557.842431, 616.038399],
+          perMinute: 304,
+          sixthPercentile: 99.609375,
+        },
+      },
+      10: {
+        lambdaStore: {
+          ladderMs: [0.712191, 0.883199, 1.261567, 1.785855, 14.344191, 181.927935, 1911.554047],
+          perMinute: 360779,
+        },
+        faunadb: {
+          ladderMs: [172.228607, 221.904895, 239.206399, 286.785535, 511.967231, 661.127167, 714.604543],
+          perMinute: 3070,
+        },
+      },
+      100: {
+        lambdaStore: {
+          ladderMs: [7.737343, 11.362303, 20.529151, 32.604159, 283.901951, 664.272895, 2031.091711],
+          perMinute: 370100,
+        },
+        faunadb: {
+          ladderMs: [179.175423, 197.525503, 231.211007, 277.348351, 495.976447, 664.272895, 835.190783],
+          perMinute: 29762,
+        },
+      },
+    },
+    overwrite: {
+      1: {
+        lambdaStore: {
+          ladderMs: [0.670207, 0.680447, 0.697343, 0.716799, 1.756159, 4.820991, 16.121855],
+          perMinute: 83292,
+        },
+        faunadb: {
+          ladderMs: [182.583295, 193.200127, 243.269631, 314.834943, 469.237759, 529.268735, 944.766975],
+          perMinute: 297,
+          sixthPercentile: 99.609375,
+        },
+      },
+      10: {
+        lambdaStore: {
+          ladderMs: [0.697343, 0.771583, 0.973823, 1.715199, 3.962879, 8.732671, 28.622847],
+          perMinute: 660878,
+        },
+        faunadb: {
+          ladderMs: [153.747455, 163.053567, 203.161599, 283.115519, 884.998143, 1523.580927, 1799.356415],
+          perMinute: 3271,
+        },
+      },
+      100: {
+        lambdaStore: {
+          ladderMs: [5.992447, 7.618559, 9.592831, 14.442495, 29.048831, 40.534015, 63.045631],
+          perMinute: 835029,
+        },
+        faunadb: {
+          ladderMs: [177.471487, 197.001215, 223.346687, 293.339135, 569.901055, 871.366655, 1138.753535],
+          perMinute: 29941,
+        },
+      },
+    },
+    update: {
+      1: {
+        lambdaStore: {
+          ladderMs: [0.659455, 0.667647, 0.677375, 0.692735, 0.972799, 5.734399, 206.045183],
+          perMinute: 87742,
+        },
+        faunadb: {
+          ladderMs: [251.789311, 296.747007, 350.224383, 472.907775, 754.450431, 924.844031, 924.844031],
+          perMinute: 209,
+          sixthPercentile: 99.609375,
+        },
+      },
+      10: {
+        lambdaStore: {
+          ladderMs: [0.657407, 0.681983, 0.723455, 0.826367, 4.118527, 7.258111, 15.990783],
+          perMinute: 790974,
+        },
+        faunadb: {
+          ladderMs: [184.942591, 241.958911, 363.069439, 539.492351, 963.117055, 1436.549119, 1584.398335],
+          perMinute: 2476,
+        },
+      },
+      100: {
+        lambdaStore: {
+          ladderMs: [3.966975, 5.631999, 6.868991, 8.208383, 20.807679, 31.997951, 72.155135],
+          perMinute: 1298606,
+        },
+        faunadb: {
+          ladderMs: [231.342079, 530.055167, 824.180735, 1097.859071, 1800.404991, 2283.798527, 3024.093183],
+          perMinute: 13303,
+        },
+      },
+    },
+  },
+};
+
+/** Provisioned concurrency 1 with a DynamoDB client created at init; 256 MB, Node.js 20.x. */
+export const PROVISIONED_FIGURES = {
+  source: SEEDS.provisioned,
+  /** provisioning to the first request took "about 1.5 minutes" */
+  gapS: 90,
+  /** reused within 1 min, a new port after 1 min 5 s: the server closed the idle connection */
+  idleTimeoutS: 60,
+  /** DynamoDB time of the first request after provisioning: keep-alive off, keep-alive on */
+  firstRequestMs: { off: 120.346, on: 256.56 },
+  /** the keep-alive-on run's calls on a kept port (20.232, 20.287, 20.482 and 21.163 ms) */
+  reusedMs: 20,
+  /** calls on a new port after an idle minute */
+  newConnectionMs: { low: 70, high: 180 },
+  /** the function's memory and provisioned concurrency: "メモリ:256MB", one environment */
+  memoryMb: 256,
+  provisionedConcurrency: 1,
+  /**
+   * The keep-alive-on run (its table, rows 2, 4, 5): time since the environment's last activity,
+   * the call's DynamoDB latency ("DynamoDBレイテンシ"), its REPORT Duration, and whether the port
+   * changed (a new connection). Row 2 is the first request after provisioning (~1.5 min).
+   */
+  afterGap: {
+    90: { dbMs: 256.56, durationMs: 1281.08, newConnection: true },
+    60: { dbMs: 20.232, durationMs: 393.81, newConnection: false },
+    65: { dbMs: 70.111, durationMs: 407.46, newConnection: true },
+  } as Readonly<Record<number, { dbMs: number; durationMs: number; newConnection: boolean }>>,
+} as const;
+
+/** The news site's top-10 query, measured inside Lambda with perf_hooks (April 2021). */
+export const NEWS_TOP10_FIGURES = {
+  source: SEEDS.newsTop10,
+  p99Ms: { redis: 50, dynamodb: 200, faunadb: 900 },
+  /** after a refresh, the clients warm */
+  warmMs: { redis: 1, dynamodb: 7 },
+} as const;
 
 /** What the articles measured for one DynamoDB call: 33 ms without keep-alive, 10 ms with it. */
 export const KEEP_ALIVE_REFERENCE = {
-  offMs: 33,
-  onMs: 10,
-  ratio: 3.3,
+  offMs: KEEP_ALIVE_FIGURES.putAvgMs.off,
+  onMs: KEEP_ALIVE_FIGURES.putAvgMs.on,
+  ratio: KEEP_ALIVE_FIGURES.putAvgMs.off / KEEP_ALIVE_FIGURES.putAvgMs.on,
   source: 'the DynamoDB HTTP keep-alive article: 33 ms -> 10 ms per call',
 } as const;
 

@@ -244,9 +244,23 @@ export interface MalformedSummary {
  * One line of an experiment's "Article vs this run" table: what a source article measured
  * beside what this run measured, and why the two agree or differ.
  */
+/**
+ * What an experiment row compares: function Duration (REPORT lines), database time (the
+ * handler's dbMs), a connection's time or share, a bundle size, an init (cold start) time,
+ * throughput, or a count (round trips, commands, environments).
+ */
+export type RowKind = 'duration' | 'db' | 'connection' | 'size' | 'init' | 'throughput' | 'count';
+
 export interface ExperimentRow {
   readonly metric: string;
-  /** The article's figure as a number (from experiments/article-figures.ts); null when it gave a range or none. */
+  /** The quantity, the same for the article's figure and this run's. */
+  readonly kind: RowKind;
+  /**
+   * The statistic, the same for both: mean, p50, p95, p99.22 (an HDR rung), max, share, single
+   * (one observation), total, or a ratio of two of these (`mean ratio`).
+   */
+  readonly statistic: string;
+  /** The article's figure as a number (from report/article-figures.ts); null when it gave a range or none. */
   readonly article: number | null;
   /** The article's figure as the article put it (`~40 ms`, `70-180 ms`), or why there is none. */
   readonly articleText: string;

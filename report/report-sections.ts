@@ -753,6 +753,7 @@ function figure(v: number | null, unit: string): string {
 
 const experimentCells = (r: ExperimentRow) => [
   r.metric,
+  `${r.kind}, ${r.statistic}`,
   // The article's constant as written (0.657919, 33), not rounded to our precision.
   r.article === null ? r.articleText : `${Number(r.article.toPrecision(6))} (${r.articleText})`,
   figure(r.measured, r.unit),
@@ -776,6 +777,7 @@ function experiment(report: LabReport): Section | null {
       kind: 'table',
       columns: [
         { title: 'Metric', wrap: true },
+        { title: 'Quantity' },
         { title: 'Article' },
         { title: 'This run', numeric: true },
         { title: 'Unit' },

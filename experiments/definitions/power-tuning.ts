@@ -7,7 +7,7 @@
  */
 import type { Target } from '../../core/lab-functions';
 import type { ExperimentTable } from '../../report/report-model';
-import { QLDB_FIGURES, SEEDS } from '../article-figures';
+import { QLDB_FIGURES, SEEDS } from '../../report/article-figures';
 import { row } from '../rows';
 import type { ExperimentDefinition, ExperimentOutcome, PlanContext, TuningPlan, TuningView } from '../types';
 
@@ -51,6 +51,8 @@ function rows(
     out.push(
       row({
         metric: `${fn}: memory chosen by the balanced strategy (weight 0.5)`,
+        kind: 'duration',
+        statistic: 'Power Tuning balanced',
         article: isQldbGet ? QLDB_FIGURES.powerTuningBalancedMb : null,
         articleText: isQldbGet
           ? '512 MB (“works best in terms of the trade off between cost and performance”)'
@@ -70,6 +72,8 @@ function rows(
       out.push(
         row({
           metric: `${fn}: average duration at ${lo?.value} MB / at ${hi?.value} MB`,
+          kind: 'duration',
+          statistic: 'trimmed mean ratio',
           article: null,
           articleText: 'the article showed the curve, no figure',
           measured:

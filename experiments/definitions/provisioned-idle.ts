@@ -1,109 +1,139 @@
 /**
- * `provisioned-idle` (provisioned-concurrency-connections-ja.txt): DynamoDB functions with
- * provisioned concurrency whose environments open their connection at init
- * (prewarmConnection), keep-alive on; after a first phase, an idle gap longer than the
- * engines' idle timeout, then reads: is the first read's connection new, and what does it
- * cost against a reused one? The article: first request after provisioning 120-256 ms,
- * reused ~20 ms, new connection 70-180 ms.
+ * `provisioned-idle` (provisioned-concurrency-connections-ja.txt), run as the article ran it:
+ * DynamoDB functions at 256 MB with provisioned concurrency 1 whose environments open their
+ * connection at init (prewarmConnection), keep-alive on, and no request before the gap: the
+ * get function's provisioned environment idles from its init until the first read. One step
+ * per gap (30, 60, 65 and 90 s: within the ~60 s idle timeout, at it, just past it, and the
+ * article's ~1.5 min from provisioning to its first request), and the 90 s gap again with
+ * prewarming off. The article: the first request after provisioning paid a new connection
+ * (256.56 ms DynamoDB, REPORT Duration 1281.08 ms); within a minute the port was kept (~20 ms),
+ * after 1 min 5 s a new one (70-180 ms).
  */
-import { PROVISIONED_FIGURES, SEEDS } from '../article-figures';
-import { LOCAL_MODEL_NOTE, row } from '../rows';
+import { PROVISIONED_FIGURES, SEEDS } from '../../report/article-figures';
+import type { ExperimentRow } from '../../report/report-model';
+import { LOCAL_MODEL_NOTE, mean, row } from '../rows';
 import type { ExperimentDefinition, ExperimentOutcome, PlanContext, StepPlan, StepView } from '../types';
 
-const STEP = 'idle-gap';
-/** --quick: engines drop a connection idle 2 s, and the gap is 3 s. */
-const QUICK = { idleTimeoutS: 2, gapS: 3 } as const;
-
-function settings(ctx: PlanContext): { idleTimeoutS: number; gapS: number } {
-  return ctx.quick
-    ? QUICK
-    : { idleTimeoutS: PROVISIONED_FIGURES.idleTimeoutS, gapS: PROVISIONED_FIGURES.gapS };
+interface Gap {
+  /** the step's idle gap setting, s */
+  readonly gapS: number;
+  /** the article's gap it stands for (PROVISIONED_FIGURES.afterGap), if any */
+  readonly articleGapS: number | null;
+  readonly prewarm: boolean;
 }
 
+const FULL: readonly Gap[] = [
+  { gapS: 30, articleGapS: null, prewarm: true },
+  { gapS: 60, articleGapS: 60, prewarm: true },
+  { gapS: 65, articleGapS: 65, prewarm: true },
+  { gapS: 90, articleGapS: 90, prewarm: true },
+  { gapS: 90, articleGapS: null, prewarm: false },
+];
+/** --quick: engines drop a connection idle 2 s; gaps of 1 s (kept) and 3 s (dropped). */
+const QUICK_IDLE_TIMEOUT_S = 2;
+const QUICK: readonly Gap[] = [
+  { gapS: 1, articleGapS: null, prewarm: true },
+  { gapS: 3, articleGapS: null, prewarm: true },
+  { gapS: 3, articleGapS: null, prewarm: false },
+];
+
+const gapsOf = (ctx: PlanContext) => (ctx.quick ? QUICK : FULL);
+const idleTimeoutOf = (ctx: PlanContext) =>
+  ctx.quick ? QUICK_IDLE_TIMEOUT_S : PROVISIONED_FIGURES.idleTimeoutS;
+const stepName = (g: Gap) => `gap-${g.gapS}s${g.prewarm ? '' : '-no-prewarm'}`;
+
 function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): ExperimentOutcome {
-  const step = steps.get(STEP);
-  const { idleTimeoutS, gapS } = settings(ctx);
-  const reads = step?.calls({ target: 'dynamodb', variant: 'on', phase: 'get' }) ?? [];
-  const first = reads[0];
-  const reused = reads.filter((c) => !c.newConnection);
-  const reusedLadder = step?.ladder(reused.map((c) => c.dbMs)) ?? null;
-  const fresh = reads.filter((c) => c.newConnection);
-  const freshLadder = step?.ladder(fresh.map((c) => c.dbMs)) ?? null;
   const f = PROVISIONED_FIGURES;
+  const idleTimeoutS = idleTimeoutOf(ctx);
   const where = ctx.where === 'local' ? LOCAL_MODEL_NOTE : 'deployed stack';
-  const timeoutNote =
-    ctx.where === 'local'
-      ? `the engines close connections idle ${idleTimeoutS} s${ctx.quick ? ' (--quick shortens the article’s ~60 s)' : ''}`
-      : 'the service’s own idle timeout applies';
-  return {
-    rows: [
+  const out: ExperimentRow[] = [];
+  const reusedDb: number[] = [];
+  for (const g of gapsOf(ctx)) {
+    const step = steps.get(stepName(g));
+    const creates = step?.calls({ target: 'dynamodb', variant: 'on', phase: 'create' }) ?? [];
+    const reads = step?.calls({ target: 'dynamodb', variant: 'on', phase: 'get' }) ?? [];
+    const first = reads[0];
+    const lastCreate = creates.at(-1);
+    // First read's start (its response time less its time to first byte) minus the last create's response.
+    const measuredGapS =
+      first && lastCreate && first.clientMs !== null
+        ? (first.at - first.clientMs - lastCreate.at) / 1000
+        : null;
+    const firstDuration = step?.reportDurations('dynamodb', 'on', 'get')[0];
+    const a = g.articleGapS === null ? undefined : f.afterGap[g.articleGapS];
+    const settings = `setting: gap ${g.gapS} s, idle timeout ${ctx.where === 'local' ? `${idleTimeoutS} s` : 'the service’s'}, prewarm ${g.prewarm ? 'on' : 'off'}, PC ${f.provisionedConcurrency}, ${f.memoryMb} MB`;
+    const label = `${stepName(g)} (${settings})`;
+    const articleText = (v: number | boolean | undefined, what: string) =>
+      a === undefined
+        ? g.prewarm
+          ? 'no call after this gap in the article'
+          : 'no such run in the article (it always created its client at init)'
+        : `${typeof v === 'boolean' ? (v ? 'yes: the port changed' : 'no: the port was kept') : v} (${what})`;
+    for (const r of reads.slice(1)) if (!r.newConnection) reusedDb.push(r.dbMs);
+    out.push(
       row({
-        metric: 'idle gap before the first read',
-        article: f.gapS,
-        articleText: '~90 s (provisioning done to first request, about 1.5 min)',
-        measured: gapS,
+        metric: `${label}: time from the last create to the first read`,
+        kind: 'duration',
+        statistic: 'single',
+        article: g.articleGapS,
+        articleText:
+          g.articleGapS === 90
+            ? '~90 s (provisioning done to the first request, about 1.5 min)'
+            : g.articleGapS === null
+              ? 'no such gap in the article'
+              : `~${g.articleGapS} s since the previous call`,
+        measured: measuredGapS,
         unit: 's',
-        why: `a setting of this run, not a measurement${ctx.quick ? '; --quick: 3 s, longer than its 2 s idle timeout as 90 s is longer than 60 s' : ''}`,
+        why: `measured, not the setting: the gap plus Artillery’s start; the get function’s provisioned environment idled longer, from its init (before the create phase) to this read`,
+        noMeasure: 'no create or no read with a client time',
       }),
       row({
-        metric: 'idle timeout of the database’s connections',
-        article: f.idleTimeoutS,
-        articleText: '~60 s (a port kept within 1 min, a new one after 1 min 5 s)',
-        measured: ctx.where === 'local' ? idleTimeoutS : null,
-        unit: 's',
-        why: 'the server, not the client, closed the idle connection in the article; locally the engines’ idle timeout plays that part',
-        noMeasure: 'against the deployed stack the idle timeout is the service’s and is not a setting',
-      }),
-      row({
-        metric: 'first read after the gap opened a new connection (1 yes, 0 no)',
-        article: 1,
-        articleText: 'yes: the local port changed',
+        metric: `${label}: the first read opened a new connection (1 yes, 0 no)`,
+        kind: 'connection',
+        statistic: 'single',
+        article: a === undefined ? null : a.newConnection ? 1 : 0,
+        articleText: articleText(a?.newConnection, 'the logged local port'),
         measured: first ? (first.newConnection ? 1 : 0) : null,
         unit: 'yes/no',
-        why: `the environment’s kept connection (opened at init by prewarmConnection, used by the phase’s uncounted warm-up) sat idle longer than the timeout and the server closed it; keep-alive cannot keep a connection the server drops; ${timeoutNote}`,
+        why: `${g.prewarm ? 'the connection opened at init survives only if the environment’s idle time stays under the idle timeout' : 'without prewarming the first call opens the connection whatever the gap'}; keep-alive cannot keep a connection the server drops`,
       }),
       row({
-        metric: 'first read after the gap: database time',
-        article: f.firstRequestMs.on,
-        articleText: '120-256 ms (256.56 ms in the keep-alive run)',
+        metric: `${label}: the first read’s database time`,
+        kind: 'db',
+        statistic: 'single',
+        article: a?.dbMs ?? null,
+        articleText: articleText(a?.dbMs, 'DynamoDB latency, ms'),
         measured: first?.dbMs,
         unit: 'ms',
-        why: `a new TCP + TLS connection plus the request; ours follows a warm-up, like the article’s calls after an idle minute (70-180 ms), while its 120-256 ms first request after provisioning also paid first-use costs in a 256 MB function; ${where}`,
+        why: `a new TCP + TLS connection plus the request, or the request alone on a kept one; the article’s 256.56 ms after provisioning also paid the client’s first use in a 256 MB function; ${where}`,
       }),
       row({
-        metric: 'reads on a reused connection: database time p50',
-        article: f.reusedMs,
-        articleText: '~20 ms (port kept)',
-        measured: reusedLadder?.p50,
+        metric: `${label}: the first read’s function Duration (REPORT)`,
+        kind: 'duration',
+        statistic: 'single',
+        article: a?.durationMs ?? null,
+        articleText: articleText(a?.durationMs, 'REPORT Duration, ms'),
+        measured: firstDuration,
         unit: 'ms',
-        why: `one round trip plus the engine’s time; ${where}`,
+        why: 'the article’s handler logged sockets and more around its call (its Durations of ~400 ms at 256 MB held far more than the DynamoDB call); ours only makes the call',
+        noMeasure:
+          'no REPORT line for the read (against the deployed stack: npm run report -- --from-cloudwatch)',
       }),
-      row({
-        metric: 'reads on a new connection: database time p50',
-        article: null,
-        articleText: '70-180 ms (port changed)',
-        measured: freshLadder?.p50,
-        unit: 'ms',
-        why: `connection set-up charged by the network model (TCP + TLS 1.3 round trips); ${fresh.length} read(s) opened one`,
-      }),
-      row({
-        metric: 'first read after the gap / reused p50',
-        article: null,
-        articleText: '6-13x (120-256 ms vs ~20 ms)',
-        measured: first && reusedLadder && reusedLadder.p50 > 0 ? first.dbMs / reusedLadder.p50 : null,
-        unit: 'x',
-        why: 'what one dropped idle connection costs the next request',
-      }),
-      row({
-        metric: 'the first read’s environment was initialised by provisioned concurrency (1 yes, 0 no)',
-        article: 1,
-        articleText: 'yes (provisioned concurrency 1)',
-        measured: first ? (first.initType === 'provisioned-concurrency' ? 1 : 0) : null,
-        unit: 'yes/no',
-        why: 'the handler reports AWS_LAMBDA_INITIALIZATION_TYPE; the connection opened during that init is the one the gap outlived',
-      }),
-    ],
-  };
+    );
+  }
+  out.push(
+    row({
+      metric: 'reads on a kept connection: database time',
+      kind: 'db',
+      statistic: 'mean',
+      article: (20.232 + 20.287) / 2,
+      articleText: '~20 ms (20.232 and 20.287 ms, port kept)',
+      measured: mean(reusedDb),
+      unit: 'ms',
+      why: `one round trip plus the engine’s time; ${where}`,
+    }),
+  );
+  return { rows: out };
 }
 
 export const provisionedIdle: ExperimentDefinition = {
@@ -111,24 +141,27 @@ export const provisionedIdle: ExperimentDefinition = {
   article: SEEDS.provisioned,
   title: 'Provisioned concurrency, a connection opened at init, and an idle gap',
   summary:
-    'DynamoDB with provisioned concurrency and prewarmConnection, keep-alive on: writes, an idle gap longer than the idle timeout, then reads (1 worker)',
+    'DynamoDB at 256 MB, provisioned concurrency 1, connection opened at init, keep-alive on, no warm-up: create, an idle gap (30, 60, 65, 90 s; 90 s again without prewarming), then reads (1 worker)',
   articleTargets: ['dynamodb'],
   plan: (ctx): StepPlan[] => {
-    const { idleTimeoutS, gapS } = settings(ctx);
-    return [
-      {
-        name: STEP,
-        description: `create, then after a ${gapS} s idle gap get, on DynamoDB with provisioned concurrency 2 and connections opened at init; engines drop connections idle ${idleTimeoutS} s`,
-        targets: ctx.targets.filter((t) => t === 'dynamodb'),
-        variants: ['on'],
-        operations: ['create', 'get'],
-        durationS: ctx.durationS ?? (ctx.quick ? 2 : 10),
-        parallel: 1,
-        idleGapS: gapS,
-        idleTimeoutS,
-        context: { prewarmConnection: 'true', provisionedConcurrency: '2' },
+    const idleTimeoutS = idleTimeoutOf(ctx);
+    return gapsOf(ctx).map((g) => ({
+      name: stepName(g),
+      description: `create, then a ${g.gapS} s idle gap with no warm-up, then get, on DynamoDB at ${PROVISIONED_FIGURES.memoryMb} MB with provisioned concurrency ${PROVISIONED_FIGURES.provisionedConcurrency}${g.prewarm ? ' and the connection opened at init' : ', no prewarming'}; engines drop connections idle ${idleTimeoutS} s`,
+      targets: ctx.targets.filter((t) => t === 'dynamodb'),
+      variants: ['on'],
+      operations: ['create', 'get'],
+      durationS: ctx.durationS ?? (ctx.quick ? 2 : 5),
+      parallel: 1,
+      idleGapS: g.gapS,
+      warmupS: 0,
+      idleTimeoutS,
+      memoryMb: PROVISIONED_FIGURES.memoryMb,
+      context: {
+        prewarmConnection: g.prewarm ? 'true' : 'false',
+        provisionedConcurrency: String(PROVISIONED_FIGURES.provisionedConcurrency),
       },
-    ];
+    }));
   },
   rows,
 };

@@ -6,8 +6,6 @@
  * measurement, and Redis is compared with every other target the lab has.
  */
 import { type Operation, TARGET_INFO, type Target } from '../../core/lab-functions';
-import type { ExperimentRow, ExperimentTable } from '../../report/report-model';
-import type { Ladder } from '../../runs/latency-histogram';
 import {
   HISTOGRAM_FIGURES,
   HISTOGRAM_PERCENTILES,
@@ -15,7 +13,8 @@ import {
   type HistogramOperation,
   type HistogramParallelism,
   SEEDS,
-} from '../article-figures';
+} from '../../report/article-figures';
+import type { ExperimentRow, ExperimentTable } from '../../report/report-model';
 import { LOCAL_MODEL_NOTE, missingTargetRow, row } from '../rows';
 import type { ExperimentDefinition, ExperimentOutcome, PlanContext, StepView } from '../types';
 
@@ -51,16 +50,22 @@ const fmt = (v: number | null | undefined) =>
 interface Point {
   readonly metric: string;
   readonly ladderIndex: number | null;
-  readonly pick: (l: Ladder) => number;
+  /** the rung's percentile (HISTOGRAM_PERCENTILES) */
+  readonly percentile: number;
   readonly articleLabel: string;
 }
 
-/** Our rung beside the article's: p99 faces its 99.22 % rung, the closest it printed. */
+/**
+ * The article's rungs (HdrHistogram's halving ladder: 87.5, 93.75, 99.21875 ...), ours computed
+ * at the same percentiles from the same calls, never the nearest of p90, p95, p99.
+ */
 const POINTS: readonly Point[] = [
-  { metric: 'p50', ladderIndex: 0, pick: (l) => l.p50, articleLabel: 'p50' },
-  { metric: 'p99', ladderIndex: 4, pick: (l) => l.p99, articleLabel: 'p99.22' },
-  { metric: 'p99.9', ladderIndex: 5, pick: (l) => l['p99.9'], articleLabel: 'p99.9' },
-  { metric: 'max', ladderIndex: 6, pick: (l) => l.max, articleLabel: 'max' },
+  { metric: 'p50', ladderIndex: 0, percentile: 50, articleLabel: 'p50' },
+  { metric: 'p87.5', ladderIndex: 2, percentile: 87.5, articleLabel: 'p87.5' },
+  { metric: 'p93.75', ladderIndex: 3, percentile: 93.75, articleLabel: 'p93.75' },
+  { metric: 'p99.22', ladderIndex: 4, percentile: 99.21875, articleLabel: 'p99.22' },
+  { metric: 'p99.9', ladderIndex: 5, percentile: 99.902344, articleLabel: 'p99.9' },
+  { metric: 'max', ladderIndex: 6, percentile: 100, articleLabel: 'max' },
 ];
 
 function articleRungText(f: HistogramFigure | undefined, p: Point, who: string, level: number): string {
@@ -83,8 +88,12 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
     for (const { op, name } of SCENARIOS) {
       for (const t of targets) {
         const calls = step?.calls({ target: t, variant: 'on', phase: op }) ?? [];
-        const db = step?.ladder(calls.map((c) => c.dbMs)) ?? null;
-        const client = step?.ladder(calls.flatMap((c) => (c.clientMs === null ? [] : [c.clientMs]))) ?? null;
+        const dbMs = calls.map((c) => c.dbMs);
+        const clientMs = calls.flatMap((c) => (c.clientMs === null ? [] : [c.clientMs]));
+        // Our values at the article's rungs, from the same HDR precision.
+        const rungsOf = (values: number[]) => step?.rungs(values, HISTOGRAM_PERCENTILES) ?? [];
+        const db = rungsOf(dbMs);
+        const client = rungsOf(clientMs);
         const perMinute = (step?.row(t, 'on', op)?.throughputPerSec ?? Number.NaN) * 60;
         const label = TARGET_INFO[t].label;
         const ls = t === 'redis' ? articleFigure(op, level, 'lambdaStore') : undefined;
@@ -92,12 +101,14 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
           out.push(
             row({
               metric: `${name} (${op}), ${level} worker${level > 1 ? 's' : ''}, ${label}: database time ${p.metric}`,
+              kind: 'db',
+              statistic: p.metric,
               article: ls && p.ladderIndex !== null ? ls.ladderMs[p.ladderIndex] : null,
               articleText:
                 t === 'redis'
                   ? articleRungText(ls, p, 'Lambda Store', level)
                   : 'not in the article (it compared Lambda Store with FaunaDB)',
-              measured: db ? p.pick(db) : null,
+              measured: p.ladderIndex === null ? null : db[p.ladderIndex],
               unit: 'ms',
               why: [LAYER_NOTE, where, quickNote].filter(Boolean).join('; '),
             }),
@@ -106,6 +117,8 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
         out.push(
           row({
             metric: `${name} (${op}), ${level} worker${level > 1 ? 's' : ''}, ${label}: requests per minute`,
+            kind: 'throughput',
+            statistic: 'total per minute',
             article: ls?.perMinute ?? null,
             articleText: ls
               ? 'Lambda Store, completed in its minute'
@@ -122,29 +135,23 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
               .join('; '),
           }),
         );
-        for (const [layer, l] of [
-          ['database', db],
-          ['client', client],
+        for (const [layer, values, l] of [
+          ['database', dbMs, db],
+          ['client', clientMs, client],
         ] as const) {
           ladders.push([
             label,
             op,
             String(level),
             layer,
-            String(l?.count ?? 0),
-            fmt(l?.p50),
-            fmt(l?.p75),
-            fmt(l?.p90),
-            fmt(l?.p95),
-            fmt(l?.p99),
-            fmt(l?.['p99.9']),
-            fmt(l?.max),
+            String(values.length),
+            ...HISTOGRAM_PERCENTILES.map((_, i) => fmt(l[i])),
             Number.isFinite(perMinute) ? perMinute.toFixed(0) : '–',
           ]);
         }
       }
       const fauna = articleFigure(op, level, 'faunadb');
-      for (const p of [POINTS[0], POINTS[1]]) {
+      for (const p of [POINTS[0], POINTS[3]]) {
         out.push(
           missingTargetRow(
             'faunadb',
@@ -152,6 +159,7 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
             fauna && p.ladderIndex !== null ? fauna.ladderMs[p.ladderIndex] : null,
             articleRungText(fauna, p, 'FaunaDB', level),
             'ms',
+            { kind: 'db', statistic: p.metric },
           ),
         );
       }
@@ -162,6 +170,7 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
           fauna?.perMinute ?? null,
           fauna ? 'FaunaDB, completed in its minute' : `none at ${level} workers`,
           '/min',
+          { kind: 'throughput', statistic: 'total per minute' },
         ),
       );
     }
@@ -184,7 +193,8 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
   }
   const tables: ExperimentTable[] = [
     {
-      title: 'This run: HDR ladders (keep-alive on), database time and client latency, ms',
+      title:
+        'This run: HDR ladders at the article’s rungs (keep-alive on), database time and client latency, ms',
       columns: [
         'Target',
         'Operation',
@@ -193,9 +203,9 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
         'Count',
         'p50',
         'p75',
-        'p90',
-        'p95',
-        'p99',
+        'p87.5',
+        'p93.75',
+        'p99.22',
         'p99.9',
         'max',
         'Requests/min',
@@ -223,7 +233,7 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
   return { rows: out, tables };
 }
 
-const QUICK_S = 1;
+const QUICK_S = 15;
 
 export const redisVsOthers: ExperimentDefinition = {
   name: 'redis-vs-others',
@@ -239,8 +249,8 @@ export const redisVsOthers: ExperimentDefinition = {
       targets: ORDER.filter((t) => ctx.targets.includes(t)),
       variants: ['on'],
       operations: [...OPERATIONS],
-      // The article ran 60 s a scenario: 15 s keeps the default run under a quarter of an hour.
-      durationS: ctx.durationS ?? (ctx.quick ? QUICK_S : 15),
+      // The article ran 60 s a scenario.
+      durationS: ctx.durationS ?? (ctx.quick ? QUICK_S : HISTOGRAM_FIGURES.scenarioS),
       parallel: level,
     })),
   rows,

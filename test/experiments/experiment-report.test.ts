@@ -20,16 +20,20 @@ describe('rows', () => {
   it('keep a finite measurement with its ratio to the article, or say why there is none', () => {
     const ok = row({
       metric: 'm',
+      kind: 'db',
+      statistic: 'mean',
       article: 10,
       articleText: '~10 ms',
       measured: 12,
       unit: 'ms',
       why: 'local lab',
     });
-    expect(ok.measured).toBe(12);
+    expect(ok).toMatchObject({ measured: 12, kind: 'db', statistic: 'mean' });
     expect(ok.note).toBe('agrees with the article (1.20x); local lab');
     const none = row({
       metric: 'm',
+      kind: 'db',
+      statistic: 'mean',
       article: 10,
       articleText: '~10 ms',
       measured: Number.NaN,
@@ -39,8 +43,11 @@ describe('rows', () => {
     });
     expect(none.measured).toBeNull();
     expect(none.note).toBe('no measured number: no cold client; local lab');
-    const fauna = missingTargetRow('faunadb', 'FaunaDB p99', 900, '~900 ms', 'ms');
-    expect(fauna).toMatchObject({ article: 900, measured: null });
+    const fauna = missingTargetRow('faunadb', 'FaunaDB p99', 900, '~900 ms', 'ms', {
+      kind: 'db',
+      statistic: 'p99',
+    });
+    expect(fauna).toMatchObject({ article: 900, measured: null, kind: 'db', statistic: 'p99' });
     expect(fauna.note).toContain('FaunaDB: service shut down 2025-05-30');
   });
 
@@ -49,8 +56,11 @@ describe('rows', () => {
       plan: newsTop10.plan({ quick: true, where: 'local', targets: ['redis'] })[0],
       wallS: 1,
       rows: [],
+      lab: null,
       calls: () => [],
       ladder: () => null,
+      rungs: () => [],
+      reportDurations: () => [],
       layer: () => null,
       row: () => undefined,
       group: () => undefined,
@@ -94,13 +104,15 @@ describe('combineExperimentReport', () => {
       rows: [
         row({
           metric: 'put, keep-alive off',
+          kind: 'db',
+          statistic: 'mean',
           article: 33,
           articleText: '~33 ms',
           measured: 30,
           unit: 'ms',
           why: 'w',
         }),
-        missingTargetRow('faunadb', 'FaunaDB p99', 900, '~900 ms', 'ms'),
+        missingTargetRow('faunadb', 'FaunaDB p99', 900, '~900 ms', 'ms', { kind: 'db', statistic: 'p99' }),
       ],
       tables: [{ title: 'Ladders', columns: ['Target', 'p50'], rows: [['Redis', '1.000']] }],
     };
@@ -116,7 +128,7 @@ describe('combineExperimentReport', () => {
     const md = renderMarkdown(report, []);
     const sections = md.split('\n## ').slice(1);
     expect(sections[0].startsWith('Article vs this run')).toBe(true);
-    expect(sections[0]).toContain('| put, keep-alive off | 33 (~33 ms) | 30.00 | ms |');
+    expect(sections[0]).toContain('| put, keep-alive off | db, mean | 33 (~33 ms) | 30.00 | ms |');
     expect(sections[0]).toContain('faunadb: service shut down 2025-05-30; its rows have no measured number.');
     expect(sections[0]).toContain('steps/second/report.html');
     expect(sections[1].startsWith('Overview')).toBe(true);
