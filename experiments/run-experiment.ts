@@ -4,12 +4,13 @@
  * one combined report goes to outDir/report.{json,md,html}. Heavy modules load on call.
  */
 import { join, relative } from 'node:path';
+import type { StepSettings } from '../aws/deployed-settings';
 import type { Target } from '../core/lab-functions';
 import type { EngineKind } from '../local/engines/types';
 import type { ExperimentStepReport } from '../report/experiment-report';
 import type { ExperimentBlock, ExperimentStep } from '../report/report-model';
 import { missingTargets } from './rows';
-import type { ExperimentDefinition, PlanContext, StepView, TuningView } from './types';
+import type { ExperimentDefinition, PlanContext, StepPlan, StepView, TuningView } from './types';
 
 export interface RunExperimentOptions {
   readonly definition: ExperimentDefinition;
@@ -63,6 +64,13 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
   const { runLoad } = await import('../loadtest/run-load');
   const { buildFromResultsDir } = await import('../report/build-report');
   const { readStepView } = await import('./step-results');
+  if (where === 'aws') {
+    const mismatch = await checkDeployed(o, plan);
+    if (mismatch.length > 0) {
+      for (const line of mismatch) o.logError(line);
+      return { interrupted: false, block: null, exitCode: 2 };
+    }
+  }
   const started = Date.now();
   const views = new Map<string, StepView>();
   const reports: ExperimentStepReport[] = [];
@@ -198,4 +206,61 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
   const { files } = await writeExperimentReport(o.outDir, block, reports, warnings, tuning);
   for (const w of warnings) o.logError(w);
   return { interrupted: false, block, reportHtml: files.html, exitCode };
+}
+
+/** What a step needs of the deployed functions: its memory and the context flags it would synthesize with. */
+function stepSettings(step: StepPlan): StepSettings {
+  const pc = step.context?.provisionedConcurrency;
+  const prewarm = step.context?.prewarmConnection;
+  return {
+    ...(step.memoryMb === undefined ? {} : { memoryMb: step.memoryMb }),
+    ...(pc === undefined ? {} : { provisionedConcurrency: Number(pc) }),
+    ...(prewarm === undefined ? {} : { prewarmConnection: prewarm === 'true' }),
+  };
+}
+
+/**
+ * --target aws: every step's settings against the deployed functions it would call. Lines to
+ * print and stop on (what differs, then what to deploy), or [] when the stack runs them all.
+ */
+async function checkDeployed(o: RunExperimentOptions, plan: readonly StepPlan[]): Promise<string[]> {
+  const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
+  const { LambdaClient } = await import('@aws-sdk/client-lambda');
+  const { resolveAwsOptions, sdkClientConfig } = await import('../aws/aws-options');
+  const { readLabOutputs } = await import('../aws/stack-outputs');
+  const { deployedMismatches, deployCommand } = await import('../aws/deployed-settings');
+  const { parseFunctionKey } = await import('../core/lab-functions');
+  const aws = resolveAwsOptions({
+    region: o.aws?.region,
+    profile: o.aws?.profile,
+    'stack-prefix': o.aws?.stackPrefix,
+  });
+  const outputs = await readLabOutputs(new CloudFormationClient(sdkClientConfig(aws)), aws.stackPrefix);
+  const lambda = new LambdaClient(sdkClientConfig(aws));
+  const out: string[] = [];
+  for (const step of plan) {
+    const want = stepSettings(step);
+    if (Object.keys(want).length === 0 || step.targets.length === 0) continue;
+    const functions = outputs.functions.filter((f) => {
+      const p = parseFunctionKey(f.key);
+      return (
+        p !== undefined &&
+        step.targets.includes(p.target as Target) &&
+        step.operations.includes(p.operation) &&
+        (p.keepAlive === undefined || step.variants.includes(p.keepAlive))
+      );
+    });
+    const differs = await deployedMismatches(lambda, functions, want);
+    if (differs.length === 0) continue;
+    out.push(
+      `step ${step.name}: the deployed stack differs from what it needs:`,
+      ...differs.map((d) => `  ${d}`),
+      `  deploy: ${deployCommand(want, step.targets)}`,
+    );
+  }
+  if (out.length > 0)
+    out.push(
+      'Nothing was measured: deploy what the steps need and run again. Steps that need different settings (provisioned-idle with and without prewarming) cannot share one deployment: run those on the local lab.',
+    );
+  return out;
 }

@@ -6,8 +6,8 @@
  * CPU share of its memory, and the rows set the article's finding beside the lab's.
  */
 import type { Target } from '../../core/lab-functions';
-import type { ExperimentTable } from '../../report/report-model';
 import { QLDB_FIGURES, SEEDS } from '../../report/article-figures';
+import type { ExperimentTable } from '../../report/report-model';
 import { row } from '../rows';
 import type { ExperimentDefinition, ExperimentOutcome, PlanContext, TuningPlan, TuningView } from '../types';
 
