@@ -32,7 +32,7 @@ import { type NetworkModelProcess, startNetworkModelProcess } from './network/ne
 import { resolveProfile } from './network/profile-options';
 import { describeLink, type NetworkProfile } from './network/profiles';
 import { streamSeed } from './network/service-time';
-import { reapDeadLabs } from './run-dir';
+import { reapDeadLabs, tidyRunDir } from './run-dir';
 import { type NodeRuntime, resolveLambdaNode } from './runtime/lambda-node';
 import { type ApiServer, compileRoute, startApiServer } from './server/api-gateway';
 import { LOCAL_TARGETS, type LocalDatabase } from './targets';
@@ -197,6 +197,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     stopping ??= (async () => {
       while (cleanup.length > 0) await (cleanup.pop() as () => Promise<void>)().catch(() => {});
       unregister();
+      tidyRunDir();
     })();
     return stopping;
   };

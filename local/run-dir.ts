@@ -23,6 +23,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmdirSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -104,10 +105,46 @@ export function runDir(): string {
   // A folder under our PID is a dead process's (a reused PID): reap it before taking the name.
   reapFolder(dir);
   mkdirSync(dir, { mode: 0o711 });
-  writeFileSync(join(dir, OWNER_FILE), JSON.stringify({ ...self(), cwd: process.cwd(), argv: process.argv }));
+  writeOwner(dir);
   own = { dir, children: [] };
-  process.once('exit', endOwnNow);
+  if (!exitHooked) process.once('exit', endOwnNow);
+  exitHooked = true;
   return dir;
+}
+
+let exitHooked = false;
+
+function writeOwner(dir: string): void {
+  writeFileSync(join(dir, OWNER_FILE), JSON.stringify({ ...self(), cwd: process.cwd(), argv: process.argv }));
+}
+
+/**
+ * After a lab's stop: removes the run directory when nothing of the lab's is left in it (no
+ * recorded child running, no folder), so a process that goes on (a test worker, a bench) or is
+ * ended by a signal leaves nothing behind. The next child or folder makes it again.
+ */
+export function tidyRunDir(): void {
+  if (!own) return;
+  const { dir, children } = own;
+  if (children.some((c) => c.startTime !== null && isSameProcess(c))) return;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    own = undefined;
+    return;
+  }
+  if (names.some((n) => n !== OWNER_FILE && n !== CHILDREN_FILE)) return;
+  try {
+    rmSync(join(dir, CHILDREN_FILE), { force: true });
+    rmSync(join(dir, OWNER_FILE), { force: true });
+    // Not recursive: a folder made meanwhile (another lab in this process) keeps it.
+    rmdirSync(dir);
+    own = undefined;
+  } catch {
+    // In use again: it must keep naming its owner, or a later start would take it for a dead lab's.
+    writeOwner(dir);
+  }
 }
 
 /** A fresh folder for the lab inside the run directory (removed with it however the lab ends). */

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { processStartTime, reapDeadLabs } from '../../local/run-dir';
+import { spawnChild } from '../../local/engines/managed-child';
+import { labTempDir, processStartTime, reapDeadLabs, runDir, tidyRunDir } from '../../local/run-dir';
 import { allProcesses, processInfo, stillRuns } from '../support/process-tree';
 
 const root = mkdtempSync(join(tmpdir(), 'lab-run-dir-test-'));
@@ -112,5 +113,27 @@ describe('reapDeadLabs', () => {
     mkdirSync(other);
     expect(reapDeadLabs(root)).toEqual({ labs: 0, processes: 0 });
     expect(existsSync(other)).toBe(true);
+  });
+});
+
+describe('tidyRunDir (at a lab stop)', () => {
+  it("keeps this process's run directory while a recorded child runs or a folder is in it, removes it after", async () => {
+    const child = await spawnChild('sleep', ['300'], { name: 'sleeper' });
+    const folder = await labTempDir('lab-tidy-');
+    const dir = runDir();
+    tidyRunDir();
+    expect(existsSync(dir)).toBe(true);
+    await child.stop();
+    tidyRunDir();
+    expect(existsSync(dir)).toBe(true);
+    rmSync(folder, { recursive: true });
+    tidyRunDir();
+    expect(existsSync(dir)).toBe(false);
+    // The next folder makes it again.
+    const again = await labTempDir('lab-tidy-');
+    expect(existsSync(again)).toBe(true);
+    rmSync(again, { recursive: true });
+    tidyRunDir();
+    expect(existsSync(dir)).toBe(false);
   });
 });
