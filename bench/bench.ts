@@ -19,6 +19,7 @@
  *   9. (--peer serverless-offline, or --only-peer NAME) the lab's host beside a peer local Lambda
  *      host serving the same handler, interleaved (peer.ts): p50, p99, throughput with 1 and 4
  *      clients, start to ready, cold first request, CPU ms per request
+ *  10. the SigV4 check per request (sigv4-verify.ts); `--only-sigv4` runs just this section
  */
 
 import { parseArgs } from 'node:util';
@@ -39,6 +40,7 @@ import { LabClient } from './lab-client';
 import { findMaxRate } from './max-rate';
 import { formatPeerFigures, PEER_PINS, peerComparison } from './peer';
 import { qldbStatementCost } from './qldb-statements';
+import { formatSigV4Cost, sigv4VerifyCost } from './sigv4-verify';
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -64,6 +66,7 @@ Prints the lab's own figures (never asserted). Sections: 1 keep-alive off/on, 2 
   --peer NAME            add section 9: the lab's host beside NAME (serverless-offline), installed
                          on first use into .cache/bench-peer/
   --only-peer NAME       section 9 only, without the lab
+  --only-sigv4           section 10 only: the API's SigV4 check per request
   --peer-requests N      sequential requests per host in section 9 (default 4000, as many again by 4 clients)
   --peer-rounds N        alternating rounds in section 9 (default 10)
   --peer-starts N        start-ups per host in section 9 (default 5)
@@ -78,6 +81,7 @@ const BENCH_OPTIONS = {
   'engine-requests': { type: 'string' },
   peer: { type: 'string' },
   'only-peer': { type: 'string' },
+  'only-sigv4': { type: 'boolean' },
   'peer-requests': { type: 'string' },
   'peer-rounds': { type: 'string' },
   'peer-starts': { type: 'string' },
@@ -199,6 +203,10 @@ async function main() {
     await engines();
     return;
   }
+  if (values['only-sigv4']) {
+    await sigv4();
+    return;
+  }
   if (values['only-peer']) {
     await peer(values['only-peer']);
     return;
@@ -262,6 +270,12 @@ async function main() {
   startup();
   qldbStatements();
   if (values.peer) await peer(values.peer);
+  await sigv4();
+}
+
+async function sigv4(): Promise<void> {
+  console.log("\n10. the API's SigV4 check per request (a signed POST, 5000 x 5 rounds, median)");
+  console.log(`   ${formatSigV4Cost(await sigv4VerifyCost(5000))}`);
 }
 
 async function peer(name: string): Promise<void> {

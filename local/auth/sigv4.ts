@@ -12,7 +12,9 @@
  * Refusals answer with API Gateway's messages and x-amzn-errortype, as listed in
  * https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-troubleshooting.html
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+import * as crypto from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { SERVICE } from './sigv4-signer.mjs';
 
@@ -80,19 +82,37 @@ export const SIGNATURE_MISMATCH =
 const ALGORITHM = 'AWS4-HMAC-SHA256';
 const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
 
+/**
+ * SHA-256 hex in one call: crypto.hash (Node 20.12+) skips the Hash object createHash builds,
+ * which is most of a small hash's cost; older Nodes take the object route.
+ */
+const oneShot = (crypto as { hash?: (alg: string, data: string | Buffer, enc: 'hex') => string }).hash;
+const sha256Hex: (data: string | Buffer) => string = oneShot
+  ? (data) => oneShot('sha256', data, 'hex')
+  : (data) => createHash('sha256').update(data).digest('hex');
+
 /** `20260101T120000Z` -> Date, or undefined. */
 function parseAmzDate(s: string | undefined): Date | undefined {
-  const m = s === undefined ? null : /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(s);
-  if (!m) return undefined;
-  const d = new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`);
-  return Number.isNaN(d.getTime()) ? undefined : d;
+  if (s === undefined || !AMZ_DATE.test(s)) return undefined;
+  const n = (from: number, to: number) => Number(s.slice(from, to));
+  const [y, mo, d, h, mi, se] = [n(0, 4), n(4, 6), n(6, 8), n(9, 11), n(11, 13), n(13, 15)];
+  const ms = Date.UTC(y, mo - 1, d, h, mi, se);
+  // Date.UTC rolls 20260231 over to March: a date that does not exist is not a date.
+  const back = new Date(ms);
+  return back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && h < 24 && mi < 60 && se < 60
+    ? back
+    : undefined;
 }
+const AMZ_DATE = /^\d{8}T\d{6}Z$/;
 const toAmzDate = (d: Date) => d.toISOString().replace(/[:-]|\.\d{3}/g, '');
 
 /** RFC 3986 encoding of everything but unreserved characters, as SigV4 asks (UTF-8, upper-case hex). */
 function uriEncode(s: string): string {
+  if (UNRESERVED.test(s)) return s;
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
+
+const UNRESERVED = /^[A-Za-z0-9\-._~]*$/;
 
 /** Percent-decodes a query name or value; a malformed escape stays as sent. */
 function decodeComponent(s: string): string {
@@ -147,16 +167,21 @@ export function canonicalQuery(pairs: readonly (readonly [string, string])[]): s
 
 /** A header value as signed: values of a repeated header joined by commas, each trimmed, runs of spaces folded. */
 const canonicalValue = (values: readonly string[]) =>
-  values.map((v) => v.trim().replace(/\s+/g, ' ')).join(',');
+  values.length === 1 && !FOLDABLE.test(values[0])
+    ? values[0]
+    : values.map((v) => v.trim().replace(/\s+/g, ' ')).join(',');
+/** A value that trimming or folding would change: edge whitespace or a run/kind of space to fold. */
+const FOLDABLE = /^\s|\s$|\s\s|[\t\n\r\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
 
 /** The derived key for one secret, day, region and service: four HMACs, cached (a day holds few). */
-const signingKeys = new Map<string, Buffer>();
-function signingKey(secret: string, day: string, region: string, service: string): Buffer {
+const signingKeys = new Map<string, KeyObject>();
+function signingKey(secret: string, day: string, region: string, service: string): KeyObject {
   const id = `${secret}\u0000${day}\u0000${region}\u0000${service}`;
   let key = signingKeys.get(id);
   if (!key) {
     const hmac = (k: string | Buffer, data: string) => createHmac('sha256', k).update(data).digest();
-    key = hmac(hmac(hmac(hmac(`AWS4${secret}`, day), region), service), 'aws4_request');
+    // A KeyObject: the per-request HMAC then imports no key bytes.
+    key = createSecretKey(hmac(hmac(hmac(hmac(`AWS4${secret}`, day), region), service), 'aws4_request'));
     if (signingKeys.size >= 64) signingKeys.clear();
     signingKeys.set(id, key);
   }
@@ -202,10 +227,21 @@ function parseAuthorization(
   };
 }
 
-function normalizeAuthority(a: IamAuthority | AwsCredentialIdentity): {
-  region: string;
-  byKey: Map<string, AwsCredentialIdentity>;
-} {
+interface NormalAuthority {
+  readonly region: string;
+  readonly byKey: Map<string, AwsCredentialIdentity>;
+}
+/** Per authority object: a server passes the same one on every request. */
+const normalized = new WeakMap<object, NormalAuthority>();
+function normalizeAuthority(a: IamAuthority | AwsCredentialIdentity): NormalAuthority {
+  let n = normalized.get(a);
+  if (!n) {
+    n = buildAuthority(a);
+    normalized.set(a, n);
+  }
+  return n;
+}
+function buildAuthority(a: IamAuthority | AwsCredentialIdentity): NormalAuthority {
   const list =
     'accessKeyId' in a ? [a] : [...(a.principals ?? []), ...(a.credentials ? [a.credentials] : [])];
   return {
@@ -213,6 +249,9 @@ function normalizeAuthority(a: IamAuthority | AwsCredentialIdentity): {
     byKey: new Map(list.map((c) => [c.accessKeyId, c])),
   };
 }
+
+const joined = (v: readonly string[] | undefined) =>
+  v === undefined ? undefined : v.length === 1 ? v[0] : v.join(',');
 
 /** Splits an origin-form target into its raw path and raw query (after the first `?`). */
 function splitTarget(target: string): { path: string; query: string } {
@@ -232,15 +271,15 @@ export function verifyRequest(
   now = new Date(),
 ): Verdict {
   const { region, byKey } = normalizeAuthority(authority);
-  const headers = new Map<string, string[]>();
-  for (const [k, v] of Object.entries(r.headers)) {
+  const headers = new Map<string, readonly string[]>();
+  for (const k in r.headers) {
+    const v = r.headers[k];
     const name = k.toLowerCase();
-    headers.set(name, [...(headers.get(name) ?? []), ...(typeof v === 'string' ? [v] : v)]);
+    const values = typeof v === 'string' ? [v] : v;
+    const seen = headers.get(name);
+    headers.set(name, seen === undefined ? values : [...seen, ...values]);
   }
-  const header = (name: string) => {
-    const v = headers.get(name);
-    return v === undefined ? undefined : v.join(',');
-  };
+  const header = (name: string) => joined(headers.get(name));
   const { path, query } = splitTarget(r.target);
   const pairs = queryPairs(query);
   const param = (name: string) => pairs.find(([k]) => k === name)?.[1];
@@ -295,7 +334,8 @@ export function verifyRequest(
       `Date must be in ISO-8601 'basic format'. Got '${parts.amzDate}'. See http://en.wikipedia.org/wiki/ISO_8601`,
     );
   }
-  const amzDate = toAmzDate(when);
+  // A valid X-Amz-Date is already in basic form; only a Date header's value is converted above.
+  const amzDate = parts.amzDate as string;
   const scope = parts.credential.split('/');
   if (scope.length !== 5 || scope.some((s) => s === '')) {
     return deny(
@@ -394,10 +434,11 @@ function compare(
 ): Verdict {
   const [, day, scopeRegion, service] = scope;
   const signed = parts.signedHeaders.split(';');
-  const canonicalHeaders = signed.map((h) => `${h}:${canonicalValue(headers.get(h) ?? [])}\n`).join('');
+  let canonicalHeaders = '';
+  for (const h of signed) canonicalHeaders += `${h}:${canonicalValue(headers.get(h) ?? [])}\n`;
   const body = r.body ?? '';
   // API Gateway hashes the body it received, whatever x-amz-content-sha256 claims.
-  const payloadHash = body.length === 0 ? EMPTY_SHA256 : createHash('sha256').update(body).digest('hex');
+  const payloadHash = body.length === 0 ? EMPTY_SHA256 : sha256Hex(body);
   const canonicalRequest = [
     r.method.toUpperCase(),
     canonicalUri(path),
@@ -407,12 +448,7 @@ function compare(
     payloadHash,
   ].join('\n');
   const credentialScope = `${day}/${scopeRegion}/${service}/aws4_request`;
-  const stringToSign = [
-    ALGORITHM,
-    amzDate,
-    credentialScope,
-    createHash('sha256').update(canonicalRequest).digest('hex'),
-  ].join('\n');
+  const stringToSign = [ALGORITHM, amzDate, credentialScope, sha256Hex(canonicalRequest)].join('\n');
   const expected = createHmac('sha256', signingKey(principal.secretAccessKey, day, scopeRegion, service))
     .update(stringToSign)
     .digest();

@@ -372,10 +372,14 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     }
     if (opts.iam) {
       // Every value of every header as sent: a repeated signed header is signed with all of them.
-      const headers: Record<string, string[]> = {};
-      for (let i = 0; i < req.rawHeaders.length; i += 2) {
-        const name = req.rawHeaders[i].toLowerCase();
-        headers[name] = [...(headers[name] ?? []), req.rawHeaders[i + 1]];
+      // No prototype: a header named __proto__ is a header like any other.
+      const headers: Record<string, string[]> = Object.create(null);
+      const raw = req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) {
+        const name = raw[i].toLowerCase();
+        const seen = headers[name];
+        if (seen === undefined) headers[name] = [raw[i + 1]];
+        else seen.push(raw[i + 1]);
       }
       const verdict = verifyRequest(
         { method, target: rawOriginForm(req.url ?? '/'), headers, body },
