@@ -144,7 +144,7 @@ export function canonicalUri(rawPath: string): string {
   return `/${out.join('/')}${trailing}`;
 }
 
-/** Name/value pairs of a raw query string, decoded, in order; `skip` drops one name (the signature). */
+/** Name/value pairs of a raw query string, decoded, in order (a presigned URL's signature among them). */
 function queryPairs(rawQuery: string): [string, string][] {
   const pairs: [string, string][] = [];
   for (const piece of rawQuery.split('&')) {
@@ -290,8 +290,7 @@ export function verifyRequest(
   if (auth !== undefined) {
     const amzDate = header('x-amz-date');
     const httpDate = header('date');
-    const date = amzDate ?? (httpDate === undefined ? undefined : httpDate);
-    const parsed = parseAuthorization(auth, date);
+    const parsed = parseAuthorization(auth, amzDate ?? httpDate);
     if (parsed.problem) return deny('IncompleteSignatureException', parsed.problem);
     parts = {
       ...parsed,

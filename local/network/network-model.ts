@@ -141,14 +141,18 @@ function closeServer(server: net.Server): Promise<void> {
  * one request and waits for its answer (HTTP/1.1, RESP, PostgreSQL's extended query up to Sync)
  * is one exchange per request; bytes the server sends unasked are never held.
  */
-class ExchangeClock {
+export class ExchangeClock {
   #pending: { readonly startedAt: number; readonly serviceMs: number } | undefined;
 
-  constructor(private readonly draw: () => number) {}
+  constructor(
+    private readonly draw: () => number,
+    // Injected by tests, which check the hold arithmetic without timing a loaded host.
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** Client bytes arrived (not yet sent to the engine). */
   request = (): number => {
-    this.#pending ??= { startedAt: performance.now(), serviceMs: this.draw() };
+    this.#pending ??= { startedAt: this.now(), serviceMs: this.draw() };
     return 0;
   };
 
@@ -157,7 +161,7 @@ class ExchangeClock {
     const p = this.#pending;
     if (!p) return 0;
     this.#pending = undefined;
-    return Math.max(0, p.startedAt + p.serviceMs - performance.now());
+    return Math.max(0, p.startedAt + p.serviceMs - this.now());
   };
 }
 
