@@ -18,6 +18,7 @@ export const SLOW_TESTS = [
   'test/local/ensure-synth.test.ts',
   'test/tune/local-tune-lab.test.ts',
   'test/conformance/local-cloud.test.ts',
+  'test/lab/loopback.test.ts',
   'test/lab/interrupt-e2e.test.ts',
   'test/lab/qldb-restart.test.ts',
 ];

@@ -229,6 +229,10 @@ runCli(
       tokenCommand,
     });
     for (const line of screen) console.log(line);
+    if (options.engine === 'dynamodb-local')
+      console.log(
+        `DynamoDB Local listens on every interface (it has no bind-address option): others on this network reach it while the lab runs; the default engine listens on 127.0.0.1 only`,
+      );
     if (values.routes) for (const line of routeLines(lab.url, routes)) console.log(line);
     for (const t of lab.targets.keys()) {
       const notice = (TARGET_INFO[t] as { notice?: string }).notice;
