@@ -53,6 +53,7 @@ import {
   distributionOf,
   durationSummary,
   type FunctionStats,
+  type GroupCost,
   type GroupReport,
   initSummary,
   type KeepAliveComparison,
@@ -176,6 +177,7 @@ interface GroupInputs {
   run?: { readonly requests: number; readonly errors: number; readonly throughputPerSec: number };
   load?: LoadShape;
   afterGap?: AfterGap;
+  cost?: GroupCost;
   /** the group's REPORT and INIT_REPORT lines, folded */
   readonly lines: ReportAccumulator;
   /** null when the input has no handler timings at all */
@@ -340,6 +342,7 @@ function assemble(g: GroupInputs, t0: number): GroupReport {
     connections: connectionsOf(samples),
     dbRequests: dbRequestStats(samples),
     timeline: points,
+    cost: g.cost ?? null,
   };
 }
 
@@ -443,6 +446,7 @@ export function compareTargets(groups: readonly GroupReport[]): TargetComparison
         dbRequestsP50: g.dbRequests?.p50 ?? null,
         dbRatioToDynamodb: dbMs && baseP50 !== undefined && baseP50 > 0 ? dbMs.p50 / baseP50 : null,
         article: targetFigure(g.target),
+        cost: g.cost ?? null,
       };
     });
     out.push({ phase, keepAlive, ...(memoryMb === null ? {} : { memoryMb }), rows });
@@ -660,6 +664,26 @@ interface SummaryRun {
   readonly throughputPerSec?: number;
   readonly load?: LoadShape;
   readonly afterGap?: AfterGap;
+  readonly cost?: GroupCost;
+}
+
+/** The $ per million requests of a summary row's cost block; undefined without one. */
+function parseCost(v: unknown): GroupCost | undefined {
+  if (!isRecord(v) || !isRecord(v.perMillion)) return undefined;
+  const pm = v.perMillion;
+  const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+  const [total, lambda, api, database] = [n(pm.total), n(pm.lambda), n(pm.api), n(pm.database)];
+  if (total === undefined || lambda === undefined || api === undefined || database === undefined)
+    return undefined;
+  return {
+    total,
+    lambda,
+    api,
+    database,
+    prices: typeof v.prices === 'string' ? v.prices : 'unnamed prices',
+    databaseBasis: typeof v.databaseBasis === 'string' ? v.databaseBasis : null,
+    unpriced: Array.isArray(v.unpriced) ? v.unpriced.filter((k): k is string => typeof k === 'string') : [],
+  };
 }
 
 /** mode, parallel and ratePerS of a summary row; undefined for rows written before they existed. */
@@ -733,6 +757,7 @@ function parseSummary(
       throughputPerSec: num(r.throughputPerSec),
       load: parseLoadShape(r),
       afterGap: parseAfterGap(r.afterGap),
+      cost: parseCost(r.cost),
     };
   });
   return {
@@ -775,6 +800,7 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
     }
     g.load = r.load;
     g.afterGap = r.afterGap;
+    g.cost = r.cost;
   }
 
   for (const f of readdirSync(dir).sort()) {

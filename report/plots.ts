@@ -25,7 +25,8 @@ export type PlotSection =
   | 'connections'
   | 'over-time'
   | 'functions'
-  | 'tuning';
+  | 'tuning'
+  | 'cost';
 
 export interface Plot {
   /** unique, usable as an HTML id: `plot-<id>` */
@@ -250,6 +251,59 @@ function targetSpec(report: LabReport): PlotSpec[] {
                 text: { field: 'text', type: 'nominal' },
               },
             },
+          ],
+        },
+        config: CONFIG,
+      },
+    },
+  ];
+}
+
+/** The id of the latency-versus-cost chart. */
+export const COST_PLOT_ID = 'latency-vs-cost';
+
+/** One point per target x keep-alive x phase: $ per million requests against client p50, as Power Tuning plots cost against speed. */
+function costSpec(report: LabReport): PlotSpec[] {
+  const values = report.groups.flatMap((g) => {
+    const p50 = g.layers.find((l) => l.layer === 'client')?.ladder.p50;
+    if (!g.cost || p50 === undefined) return [];
+    return [
+      {
+        target: g.target,
+        run: g.label,
+        variant: `keep-alive ${g.keepAlive}${g.memoryMb === null ? '' : `, ${g.memoryMb} MB`}`,
+        phase: g.phase,
+        usd: g.cost.total,
+        p50,
+      },
+    ];
+  });
+  if (values.length === 0) return [];
+  const title = 'Latency against cost per target and setting';
+  return [
+    {
+      id: COST_PLOT_ID,
+      section: 'cost',
+      title,
+      caption:
+        'Each point is one phase: x is its $ per million requests (Lambda + API + database), y its client p50 in ms. ' +
+        'Lower left is faster and cheaper.',
+      spec: {
+        $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+        title: { text: title, subtitle: 'one point per target x keep-alive x phase; lower left is better' },
+        data: { values },
+        width: 420,
+        height: 280,
+        mark: { type: 'point', filled: true, size: 90 },
+        encoding: {
+          x: { field: 'usd', type: 'quantitative', title: '$ per million requests', scale: { zero: false } },
+          y: { field: 'p50', type: 'quantitative', title: 'Client latency p50 (ms)', scale: { zero: false } },
+          color: { field: 'target', type: 'nominal', title: 'Target' },
+          shape: { field: 'variant', type: 'nominal', title: 'Setting' },
+          tooltip: [
+            { field: 'run', type: 'nominal' },
+            { field: 'usd', type: 'quantitative', format: '.2f' },
+            { field: 'p50', type: 'quantitative', format: '.1f' },
           ],
         },
         config: CONFIG,
@@ -656,6 +710,7 @@ export function plotSpecs(report: LabReport): PlotSpec[] {
   return [
     // The page's order: the target comparison comes before the ladders.
     ...targetSpec(report),
+    ...costSpec(report),
     ...latencyCdfSpecs(report.groups),
     ...keepAliveSpec(report),
     ...coldStartSpec(report),

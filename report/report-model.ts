@@ -89,6 +89,20 @@ export interface TimelinePoint {
   readonly throughputPerSec: number | null;
 }
 
+/** $ per million requests of a run, from summary.json's cost block (runs/run-cost.ts). */
+export interface GroupCost {
+  readonly total: number;
+  readonly lambda: number;
+  readonly api: number;
+  readonly database: number;
+  /** Price file, region and date read. */
+  readonly prices: string;
+  /** measured, computed or modeled; null when the target records no database units (QLDB). */
+  readonly databaseBasis: string | null;
+  /** Price keys left out because their price is unverified. */
+  readonly unpriced: readonly string[];
+}
+
 /** One target x keep-alive variant x phase (create/get). */
 export interface GroupReport {
   /** `dynamodb-get-keepalive-on` */
@@ -115,6 +129,8 @@ export interface GroupReport {
   /** requests or commands per database call (summary.json's dbRequests); null without them */
   readonly dbRequests: RequestCount | null;
   readonly timeline: readonly TimelinePoint[];
+  /** What the phase cost per million requests; null without a cost block. */
+  readonly cost?: GroupCost | null;
 }
 
 export interface RequestCount {
@@ -140,6 +156,8 @@ export interface TargetRow {
   readonly dbRatioToDynamodb: number | null;
   /** what the first article measured for this target (article-figures.ts), if it did */
   readonly article: string | null;
+  /** $ per million requests by Lambda, API and database; null without a cost block */
+  readonly cost?: GroupCost | null;
 }
 
 /** The targets side by side in one phase and keep-alive variant (only when a run has several targets). */

@@ -10,6 +10,7 @@ import {
   type ColdStarts,
   type DurationSummary,
   type ExperimentRow,
+  type GroupCost,
   type GroupReport,
   type InitSummary,
   LAYER_TITLES,
@@ -61,6 +62,31 @@ export function ms(v: number | null | undefined): string {
   if (v >= 10) return v.toFixed(2);
   return v.toFixed(3);
 }
+
+/** $ per million requests: cents below $10, fewer digits above. */
+export function usdPerMillion(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return DASH;
+  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+/** The database's $ per million: 'unpriced' for an unverified price, 'n/a' where no units were recorded. */
+function dbCostCell(c: GroupCost): string {
+  if (c.databaseBasis === null) return 'n/a';
+  const cell = usdPerMillion(c.database);
+  return c.unpriced.length > 0 ? `${cell} + unpriced` : `${cell} (${c.databaseBasis})`;
+}
+
+const costCells = (c: GroupCost | null | undefined): string[] =>
+  c
+    ? [usdPerMillion(c.total), usdPerMillion(c.lambda), usdPerMillion(c.api), dbCostCell(c)]
+    : [DASH, DASH, DASH, DASH];
+
+const COST_COLUMNS = [
+  { title: '$ / M requests', numeric: true },
+  { title: 'Lambda $/M', numeric: true },
+  { title: 'API $/M', numeric: true },
+  { title: 'Database $/M' },
+] as const;
 
 const int = (v: number | null | undefined) => (v === null || v === undefined ? DASH : String(v));
 const ratio = (v: number) => `${v.toFixed(2)}x`;
@@ -357,6 +383,7 @@ function targets(report: LabReport, plots: readonly Plot[]): Section | null {
         `For reference, ${TARGET_REFERENCE.source}.`,
     },
   ];
+  const withCost = report.targetComparison.some((c) => c.rows.some((r) => r.cost));
   for (const c of report.targetComparison) {
     blocks.push({
       kind: 'heading',
@@ -374,6 +401,8 @@ function targets(report: LabReport, plots: readonly Plot[]): Section | null {
         { title: 'DB p99', numeric: true },
         { title: 'DB requests/call p50', numeric: true },
         { title: 'DB p50 vs DynamoDB' },
+        // Cost columns where the run recorded costs (summaries before it did have none).
+        ...(withCost ? COST_COLUMNS : []),
         { title: 'Article' },
       ],
       rows: c.rows.map((r) => [
@@ -383,6 +412,7 @@ function targets(report: LabReport, plots: readonly Plot[]): Section | null {
         ...pair(r.dbMs),
         int(r.dbRequestsP50),
         ratioCell(r),
+        ...(withCost ? costCells(r.cost) : []),
         r.article ?? DASH,
       ]),
     });
@@ -390,6 +420,41 @@ function targets(report: LabReport, plots: readonly Plot[]): Section | null {
   const plot = plots.find((p) => p.id === TARGET_PLOT_ID);
   if (plot) blocks.push({ kind: 'plot', plot });
   return { id: 'targets', title: 'Target comparison', blocks };
+}
+
+/** Every phase's latency beside its cost, and the latency-versus-cost chart (runs/run-cost.ts). */
+function cost(report: LabReport, plots: readonly Plot[]): Section | null {
+  const priced = report.groups.filter((g) => g.cost);
+  if (priced.length === 0) return null;
+  const files = [...new Set(priced.map((g) => g.cost?.prices))].join('; ');
+  const client = (g: GroupReport) => g.layers.find((l) => l.layer === 'client')?.ladder;
+  return {
+    id: 'cost',
+    title: 'Cost beside latency',
+    blocks: [
+      {
+        kind: 'text',
+        text:
+          `Dollars per million requests at ${files}: Lambda is the request charge plus GB-seconds of each REPORT ` +
+          "line's Billed Duration (init included, as Lambda bills it since 2025-08-01) on arm64; API is one REST API " +
+          'call per request; database is what each response recorded: DynamoDB capacity units (measured where the ' +
+          'engine returned them, computed by DynamoDB’s item-size rules where not), Redis commands (measured), DSQL ' +
+          'DPUs (modeled from the documented per-transaction formulas). Free tiers, storage and fixed plans are not ' +
+          'in these figures; the price file lists them on lines of their own.',
+      },
+      {
+        kind: 'table',
+        columns: [
+          { title: 'Run' },
+          { title: 'Client p50 (ms)', numeric: true },
+          { title: 'Client p99', numeric: true },
+          ...COST_COLUMNS,
+        ],
+        rows: priced.map((g) => [g.label, ms(client(g)?.p50), ms(client(g)?.p99), ...costCells(g.cost)]),
+      },
+      ...plotsOf(plots, 'cost'),
+    ],
+  };
 }
 
 function plotsOf(plots: readonly Plot[], section: PlotSection): Block[] {
@@ -822,6 +887,7 @@ export function reportSections(report: LabReport, plots: readonly Plot[]): Secti
     experiment(report),
     overview(report),
     targets(report, plots),
+    cost(report, plots),
     ladders(report, plots),
     keepAlive(report, plots),
     coldStarts(report, plots),

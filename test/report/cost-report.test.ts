@@ -1,0 +1,66 @@
+/**
+ * Cost beside latency in the report: the fixture run's summary.json with a cost block per row
+ * (written here with known $ per million), read back into each phase, its own section's table
+ * and the latency-versus-cost chart; a summary without cost blocks has neither.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildFromResultsDir } from '../../report/build-report';
+import { COST_PLOT_ID, plotSpecs } from '../../report/plots';
+import { renderReport } from '../../report/write-report';
+import { copyFixtureResults } from './report-fixture';
+
+const COSTS: Record<string, { total: number; lambda: number; api: number; database: number }> = {
+  'off-create': { total: 5.03, lambda: 0.9, api: 3.5, database: 0.63 },
+  'off-get': { total: 4.35, lambda: 0.72, api: 3.5, database: 0.13 },
+  'on-create': { total: 4.77, lambda: 0.64, api: 3.5, database: 0.63 },
+  'on-get': { total: 4.06, lambda: 0.43, api: 3.5, database: 0.13 },
+};
+
+function withCosts(): string {
+  const dir = copyFixtureResults();
+  const path = join(dir, 'summary.json');
+  const summary = JSON.parse(readFileSync(path, 'utf8'));
+  for (const r of summary.runs) {
+    r.cost = {
+      prices: 'us-east-1.json (us-east-1, read 2026-11-25)',
+      perMillion: COSTS[`${r.keepAlive}-${r.phase}`],
+      databaseBasis: 'measured',
+      unpriced: [],
+    };
+  }
+  writeFileSync(path, JSON.stringify(summary));
+  return dir;
+}
+
+describe('cost in the report', () => {
+  it('carries each phase’s $ per million requests, tables them beside latency and charts latency against cost', async () => {
+    const report = await buildFromResultsDir(withCosts());
+    const onGet = report.groups.find((g) => g.keepAlive === 'on' && g.phase === 'get');
+    expect(onGet?.cost).toMatchObject({ total: 4.06, api: 3.5, database: 0.13, databaseBasis: 'measured' });
+    const plot = plotSpecs(report).find((p) => p.id === COST_PLOT_ID);
+    expect(plot?.section).toBe('cost');
+    const spec = plot?.spec as
+      | { data: { values: { usd: number; p50: number; variant: string }[] } }
+      | undefined;
+    const values = spec?.data.values ?? [];
+    expect(values).toHaveLength(4);
+    expect(values.find((v) => v.usd === 4.06)?.variant).toBe('keep-alive on');
+    const { markdown, html } = await renderReport(report);
+    expect(markdown).toContain('## Cost beside latency');
+    expect(markdown).toContain('us-east-1.json (us-east-1, read 2026-11-25)');
+    expect(markdown).toMatch(
+      /\| dynamodb get, keep-alive on \| [\d.]+ \| [\d.]+ \| 4\.06 \| 0\.43 \| 3\.50 \| 0\.13 \(measured\) \|/,
+    );
+    // Self-contained: the chart is inline SVG, nothing loaded from elsewhere.
+    expect(html).toContain(`id="plot-${COST_PLOT_ID}"`);
+  });
+
+  it('has no cost section or chart for a summary without cost blocks', async () => {
+    const report = await buildFromResultsDir(copyFixtureResults());
+    expect(report.groups.every((g) => g.cost === null)).toBe(true);
+    expect(plotSpecs(report).some((p) => p.id === COST_PLOT_ID)).toBe(false);
+    expect((await renderReport(report)).markdown).not.toContain('Cost beside latency');
+  });
+});
