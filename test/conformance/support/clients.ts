@@ -19,25 +19,35 @@ export interface ClientResult {
   stderr: string;
 }
 
-/** Runs a command with a bound; resolves with its exit code and output (never rejects on a non-zero exit). */
+/**
+ * Runs a command with a bound; resolves with its exit code and output (never rejects on a
+ * non-zero exit). Rejects when the bound kills it: a hung client has no result to assert on, and
+ * a case expecting a refusal (a non-zero exit) must not pass because the client never answered.
+ */
 export function runClient(
   command: string,
   args: readonly string[],
   opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {},
 ): Promise<ClientResult> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
     const child = execFile(
       command,
       [...args],
       {
         env: { ...process.env, ...opts.env },
-        timeout: opts.timeoutMs ?? 60_000,
+        timeout: timeoutMs,
         maxBuffer: 16 * 1024 * 1024,
         encoding: 'utf8',
       },
       (error, stdout, stderr) => {
         if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') {
           reject(new Error(`${command} is not installed; run: ${INSTALL}`));
+          return;
+        }
+        if (error?.killed) {
+          const said = stderr.trim() || stdout.trim();
+          reject(new Error(`${command} did not finish within ${timeoutMs} ms${said ? `: ${said}` : ''}`));
           return;
         }
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
