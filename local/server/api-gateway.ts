@@ -116,20 +116,31 @@ function toEvent(
   pathParameters: Record<string, string>,
   body: Buffer,
 ): APIGatewayProxyEvent {
+  // Built in one pass over what the parser already holds, each value appended, never copied again.
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const [k, v] = [req.rawHeaders[i], req.rawHeaders[i + 1]];
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const k = raw[i];
+    const v = raw[i + 1];
     headers[k] = v;
-    multiValueHeaders[k] = [...(multiValueHeaders[k] ?? []), v];
+    const seen = Object.hasOwn(multiValueHeaders, k) ? multiValueHeaders[k] : undefined;
+    if (seen === undefined) multiValueHeaders[k] = [v];
+    else seen.push(v);
   }
   const query: Record<string, string> = {};
   const multiQuery: Record<string, string[]> = {};
-  for (const [k, v] of url.searchParams) {
-    query[k] = v;
-    multiQuery[k] = [...(multiQuery[k] ?? []), v];
+  let hasQuery = false;
+  // Most requests carry no query: skip URLSearchParams' iterator for them.
+  if (url.search.length > 1) {
+    for (const [k, v] of url.searchParams) {
+      hasQuery = true;
+      query[k] = v;
+      const seen = Object.hasOwn(multiQuery, k) ? multiQuery[k] : undefined;
+      if (seen === undefined) multiQuery[k] = [v];
+      else seen.push(v);
+    }
   }
-  const hasQuery = Object.keys(query).length > 0;
   return {
     resource: resourcePath,
     path,
