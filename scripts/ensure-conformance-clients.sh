@@ -32,7 +32,12 @@ if [ ! -x "$venv/bin/python" ] || ! cmp -s "$req" "$stamp"; then
     echo "ensure-conformance-clients: python3 -m venv failed; install it with: sudo apt-get install -y python3-venv" >&2
     exit 1
   fi
-  "$tmp/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+  # A failed install leaves no half-made venv behind (its name carries this shell's pid: no later run removes it).
+  if ! "$tmp/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"; then
+    rm -rf "$tmp"
+    echo "ensure-conformance-clients: pip install -r $req failed (see above)" >&2
+    exit 1
+  fi
   cp "$req" "$tmp/.requirements"
   rm -rf "$venv"
   mv "$tmp" "$venv"

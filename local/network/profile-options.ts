@@ -14,14 +14,18 @@ export interface ProfileChoice {
   readonly rttByTarget?: Readonly<Partial<Record<Target, number>>>;
 }
 
+/** The longest round trip --rtt and resolveProfile accept, ms (one check for both). */
+const MAX_RTT_MS = 1000;
+const isRtt = (n: number): boolean => Number.isFinite(n) && n >= 0 && n <= MAX_RTT_MS;
+
 export function resolveProfile(choice: ProfileChoice): NetworkProfile {
   const name = choice.profile ?? DEFAULT_PROFILE;
   const profile = findProfile(name);
   if (!profile)
     throw new Error(`unknown network profile ${JSON.stringify(name)}; known: ${PROFILE_NAMES.join(', ')}`);
   for (const v of [choice.rttMs, ...Object.values(choice.rttByTarget ?? {})]) {
-    if (v !== undefined && !(Number.isFinite(v) && v >= 0 && v <= 1000))
-      throw new RangeError(`a round trip must be 0..1000 ms, got ${v}`);
+    if (v !== undefined && !isRtt(v))
+      throw new RangeError(`a round trip must be 0..${MAX_RTT_MS} ms, got ${v}`);
   }
   const all =
     choice.rttMs === undefined ? {} : Object.fromEntries(TARGETS.map((t) => [t, choice.rttMs as number]));
@@ -36,8 +40,8 @@ export function parseRtt(text: string): Pick<ProfileChoice, 'rttMs' | 'rttByTarg
   const parts = text.split(',').map((p) => p.trim());
   const ms = (v: string): number => {
     const n = Number(v);
-    if (v === '' || !Number.isFinite(n) || n < 0 || n > 1000)
-      throw new Error(`--rtt: ${JSON.stringify(v)} is not a round trip of 0..1000 ms`);
+    if (v === '' || !isRtt(n))
+      throw new Error(`--rtt: ${JSON.stringify(v)} is not a round trip of 0..${MAX_RTT_MS} ms`);
     return n;
   };
   if (parts.length === 1 && !parts[0].includes('=')) return { rttMs: ms(parts[0]) };

@@ -79,6 +79,10 @@ describe('network profiles', () => {
     expect(p.targets.dynamodb.serviceTime).toEqual(findProfile('in-region')?.targets.dynamodb.serviceTime);
     expect(() => networkOptions(undefined, 'mongodb=1')).toThrow(/--rtt: "mongodb=1" is not target=MS/);
     expect(() => networkOptions(undefined, 'dynamodb=-1')).toThrow(/--rtt: "-1"/);
+    // One bound for the option and for a lab started from code.
+    expect(parseRtt('1000')).toEqual({ rttMs: 1000 });
+    expect(() => parseRtt('1000.5')).toThrow(/--rtt: "1000.5" is not a round trip of 0..1000 ms/);
+    expect(() => resolveProfile({ rttByTarget: { qldb: 1001 } })).toThrow(/must be 0..1000 ms, got 1001/);
     expect(() => networkOptions('lan', undefined)).toThrow(
       /--profile: unknown network profile "lan"; known: in-region/,
     );
