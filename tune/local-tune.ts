@@ -13,7 +13,10 @@ import { join } from 'node:path';
 import type { Architecture } from '../core/cost';
 import { LabError } from '../core/errors';
 import type { LabFunction, Target } from '../core/lab-functions';
+import { loadPriceFile } from '../core/price-file';
+import { type Timing, type TimingLine, timingOfBody } from '../core/timing.mjs';
 import type { RunningLab } from '../local/lab';
+import { runCost } from '../runs/run-cost';
 import { proxyEvent, tuningPerson } from './default-payload';
 import { type PowerTuningOutput, type PowerTuningStat, resultFileName } from './power-tuning-result';
 import {
@@ -35,6 +38,8 @@ export interface LocalTuneOptions {
   readonly powerValues: readonly number[];
   readonly num: number;
   readonly strategy: Strategy;
+  /** The price file of the full-cost line. @default core/prices/us-east-1.json */
+  readonly prices?: string;
   /** @default DEFAULT_BALANCED_WEIGHT */
   readonly balancedWeight?: number;
   /** @default DEFAULT_DISCARD_TOP_BOTTOM */
@@ -109,7 +114,7 @@ async function invokeOnce(
   key: string,
   event: unknown,
   reports: Map<string, string>,
-): Promise<{ status: number; report: ReportDurations }> {
+): Promise<{ status: number; report: ReportDurations; timing: Timing | null }> {
   const pool = lab.pools.get(key);
   if (!pool) throw new LocalTuneError(`the local lab has no function ${key}`);
   const inv = await pool.invoke(event);
@@ -117,8 +122,11 @@ async function invokeOnce(
   const line = reports.get(inv.requestId);
   const report = line === undefined ? undefined : reportDurations(line);
   if (!report) throw new LocalTuneError(`${key} left no REPORT line for request ${inv.requestId}`);
-  const status = Number((inv.response as Proxy | null)?.statusCode);
-  return { status, report };
+  const proxy = inv.response as Proxy | null;
+  const status = Number(proxy?.statusCode);
+  // The timing block carries the database units the call was billed (the full cost line).
+  const timing = typeof proxy?.body === 'string' ? timingOfBody(proxy.body) : null;
+  return { status, report, timing };
 }
 
 export async function runLocalTune(o: LocalTuneOptions): Promise<LocalTuneResult> {
@@ -130,6 +138,7 @@ export async function runLocalTune(o: LocalTuneOptions): Promise<LocalTuneResult
   const { startLab } = await import('../local/lab');
   const started = new Date();
   const stats: ReturnType<typeof powerValueStats>[] = [];
+  const prices = loadPriceFile(o.prices);
   const reports = new Map<string, string>();
   // One lab; each power value replaces the function's environments at that memory, as a
   // published version per value does: its first invocation is a cold start.
@@ -162,10 +171,21 @@ export async function runLocalTune(o: LocalTuneOptions): Promise<LocalTuneResult
       if (o.signal?.aborted) throw new LocalTuneError('interrupted');
       await lab.setMemory(value, spec.key);
       const durations: ReportDurations[] = [];
+      const timings: TimingLine[] = [];
       const statuses = new Map<number, number>();
       for (let i = 0; i < o.num; i++) {
         if (o.signal?.aborted) throw new LocalTuneError('interrupted');
-        const { status, report } = await invokeOnce(lab, spec.key, payload, reports);
+        const { status, report, timing } = await invokeOnce(lab, spec.key, payload, reports);
+        timings.push({
+          at: Date.now(),
+          target: spec.target,
+          variant: 'on',
+          phase: spec.operation,
+          status,
+          clientMs: null,
+          govId: null,
+          timing,
+        });
         if (status >= 500) throw new LocalTuneError(`${spec.key} answered ${status} at ${value} MB`);
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
         durations.push(report);
@@ -175,6 +195,23 @@ export async function runLocalTune(o: LocalTuneOptions): Promise<LocalTuneResult
       o.log(
         `  ${String(value).padStart(5)} MB  ${o.num} invocations (${[...statuses].map(([k, n]) => `${n}x ${k}`).join(', ')})  average ${s.averageDuration.toFixed(2)} ms  $${s.averagePrice.toPrecision(4)} each`,
       );
+      // Power Tuning prices Lambda duration alone; beside it, the lab's one cost function adds the
+      // request charge, the API call and the database's units at the price file's prices.
+      const full = runCost(
+        {
+          reports: durations.map((d) => ({ billedDurationMs: d.billedDurationMs, memorySizeMb: value })),
+          timings,
+          architecture: ARCHITECTURE,
+          api: 'rest',
+        },
+        prices,
+      );
+      if (full) {
+        const m = full.perMillion;
+        o.log(
+          `         full cost $${m.total.toFixed(2)} per million requests: Lambda ${m.lambda.toFixed(2)}, API ${m.api.toFixed(2)}, database ${full.databaseBasis === null ? 'n/a' : `${m.database.toFixed(2)} (${full.databaseBasis})`} at ${full.prices}`,
+        );
+      }
     }
   } finally {
     await lab.stop();

@@ -32,6 +32,11 @@ describe('local Power Tuning on the lab', () => {
     }
     // Every invocation answered 200: the Person was created first, each one read it.
     expect(lines.filter((l) => /5x 200/.test(l))).toHaveLength(2);
+    // Beside Power Tuning's Lambda-only price: the request, API and database charges, one line
+    // per power value; a strongly consistent get is 1 read unit ($0.125 per million) on any engine.
+    const full = lines.filter((l) => /full cost \$[\d.]+ per million requests/.test(l));
+    expect(full).toHaveLength(2);
+    for (const l of full) expect(l).toMatch(/API 3\.50, database 0\.13 \(measured\) at us-east-1\.json/);
     // The speed strategy picks the power value with the lowest average duration.
     const fastest = [...output.stats].sort((a, b) => (a.averageDuration ?? 0) - (b.averageDuration ?? 0))[0];
     expect(output.power).toBe(fastest.value);
