@@ -91,6 +91,13 @@ export interface LabOptions {
    */
   readonly cgroups?: boolean;
   /**
+   * Notice an engine that dies on its own (checked every 250 ms), say so through `log` (a line
+   * starting `warning:`) and start it again on the same port, saying what was lost. `npm run
+   * local` turns it on; fault tests leave it off, as they kill and restart engines themselves.
+   * @default false
+   */
+  readonly restartDeadEngines?: boolean;
+  /**
    * Freeze each environment between invocations (cgroup freezer), as Lambda freezes a sandbox
    * after its response: work a function leaves behind runs in its next invocation, under its
    * CPU share. @default true where cgroups are used
@@ -327,12 +334,65 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     await own(() => server.close());
 
     const dynamodb = running.get('dynamodb') as RunningTarget;
+    // Targets being restarted: the watch below leaves them alone.
+    const restarting = new Set<Target>();
     const restartEngine = async (target: Target = 'dynamodb') => {
       const r = running.get(target);
       if (!r) throw new Error(`target ${target} is not running`);
-      await r.database.restart();
+      restarting.add(target);
+      try {
+        await r.database.restart();
+      } finally {
+        restarting.delete(target);
+      }
       return r.database;
     };
+    if (opts.restartDeadEngines) {
+      const isAlive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch (e) {
+          return (e as NodeJS.ErrnoException).code === 'EPERM';
+        }
+      };
+      const watch = setInterval(() => {
+        for (const [target, r] of running) {
+          const pid = r.database.pid;
+          if (restarting.has(target) || isAlive(pid)) continue;
+          const label = TARGET_INFO[target].label;
+          log(`warning: ${label}'s engine (pid ${pid}) died; starting it again on the same port`);
+          restarting.add(target);
+          void (async () => {
+            try {
+              await r.database.restart();
+              // In memory, what the engine held is gone: make again what the stack would make.
+              if (!opts.dataDir) {
+                await r.database.prepare?.(r.model, async (type, env) =>
+                  runCustomResources(assembly, type, { ...local, extra: { ...local.extra, ...env } }, log),
+                );
+              }
+              log(
+                `warning: ${label}'s engine restarted (pid ${r.database.pid}); ${
+                  opts.dataDir || target === 'dsql'
+                    ? 'its data is on disk and was kept'
+                    : `what it held in memory is lost: ${r.database.tables.length > 0 ? `${r.database.tables.join(', ')} made again, empty` : 'it starts empty'}`
+                }`,
+              );
+            } catch (e) {
+              log(`warning: ${label}'s engine did not start again: ${(e as Error).message}`);
+            } finally {
+              restarting.delete(target);
+            }
+          })();
+        }
+      }, 250);
+      watch.unref();
+      cleanup.push(async () => {
+        clearInterval(watch);
+        for (const t of running.keys()) restarting.add(t);
+      });
+    }
     return {
       url: server.url,
       assembly,

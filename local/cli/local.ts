@@ -178,6 +178,7 @@ runCli(
     try {
       lab = await startLab({
         ...options,
+        restartDeadEngines: true,
         log: (line) => {
           toFile(line);
           if (line.startsWith('warning:')) console.log(line);
