@@ -48,23 +48,43 @@ process.stdin.on('end', () => process.exit(0));
 process.stdin.resume();
 `;
 
-async function startPlainDynalite(): Promise<Started> {
+/**
+ * Spawns `script` (plain dynalite unless a test passes another) and waits for the port it
+ * prints; rejects, with the child gone, when it exits or prints something else first.
+ */
+export async function startPlainDynalite(script = PLAIN_DYNALITE): Promise<Started> {
   // Run from the project, so that 'dynalite' resolves to the lab's pinned copy.
-  const child = spawn(process.execPath, ['--input-type=module', '-e', PLAIN_DYNALITE], {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     cwd: new URL('..', import.meta.url),
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
-  const { port } = JSON.parse(chunk.toString()) as { port: number };
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    pid: child.pid ?? 0,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
+  const ended = () => child.exitCode !== null || child.signalCode !== null;
+  const stop = async (): Promise<void> => {
+    if (ended()) return;
+    const exit = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exit;
   };
+  // Waiting for 'data' alone would wait for ever on a child that dies first (no dynalite to import).
+  const port = await new Promise<number>((resolve, reject) => {
+    const onExit = (code: number | null, signal: NodeJS.Signals | null): void =>
+      reject(new Error(`plain dynalite exited (${signal ?? `code ${code}`}) before it listened`));
+    child.once('error', reject);
+    child.once('exit', onExit);
+    child.stdout.once('data', (chunk: Buffer) => {
+      child.off('exit', onExit);
+      child.off('error', reject);
+      try {
+        resolve((JSON.parse(chunk.toString()) as { port: number }).port);
+      } catch {
+        reject(new Error(`plain dynalite printed ${JSON.stringify(chunk.toString())} instead of its port`));
+      }
+    });
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return { endpoint: `http://127.0.0.1:${port}`, pid: child.pid ?? 0, stop };
 }
 
 const start = (kind: BenchEngine): Promise<Started> =>
