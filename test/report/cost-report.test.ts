@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildFromResultsDir } from '../../report/build-report';
+import { combineExperimentReport } from '../../report/experiment-report';
 import { COST_PLOT_ID, plotSpecs } from '../../report/plots';
 import { renderReport } from '../../report/write-report';
 import { copyFixtureResults } from './report-fixture';
@@ -55,6 +56,31 @@ describe('cost in the report', () => {
     );
     // Self-contained: the chart is inline SVG, nothing loaded from elsewhere.
     expect(html).toContain(`id="plot-${COST_PLOT_ID}"`);
+  });
+
+  it('an experiment (keep-alive on/off, memory sizes) shows each step’s cost beside its latency', async () => {
+    const step = await buildFromResultsDir(withCosts());
+    const report = combineExperimentReport(
+      {
+        name: 'keep-alive',
+        article: 'keep-alive.md',
+        title: 'Keep-alive',
+        where: 'local',
+        quick: true,
+        wallS: 1,
+        missingTargets: [],
+        steps: [{ name: 'run', description: 'keep-alive on and off', dir: 'run', wallS: 1 }],
+        rows: [],
+        tables: [],
+      },
+      [{ name: 'run', report: step }],
+    );
+    const { markdown } = await renderReport(report);
+    const section = markdown.slice(markdown.indexOf('## Cost beside latency'));
+    expect(section).toMatch(
+      /\| run: dynamodb get, keep-alive off \| [\d.]+ \| [\d.]+ \| 4\.35 \| 0\.72 \| 3\.50 \| 0\.13 \(measured\) \|/,
+    );
+    expect(section).toMatch(/\| run: dynamodb get, keep-alive on \| [\d.]+ \| [\d.]+ \| 4\.06 \|/);
   });
 
   it('has no cost section or chart for a summary without cost blocks', async () => {
