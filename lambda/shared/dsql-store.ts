@@ -115,7 +115,7 @@ export interface DsqlStoreOptions {
 }
 
 /** Every workload PersonStore names, none optional. */
-export type DsqlPersonStore = Required<PersonStore> & DsqlStoreExtras;
+export type DsqlPersonStore = Required<Omit<PersonStore, 'settle'>> & DsqlStoreExtras;
 
 interface DsqlStoreExtras {
   /** Connections opened (attempted) so far. */

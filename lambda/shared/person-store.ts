@@ -19,6 +19,12 @@ export interface PersonStore {
    * (prewarm.ts). Absent where a store cannot (Redis). @default - no prewarm
    */
   prewarm?(signal: AbortSignal): Promise<void>;
+  /**
+   * Waits for work an earlier call left running after its caller stopped waiting (a QLDB
+   * transaction past the deadline), so that work's requests are not counted as the next
+   * call's. Bounded. @default - nothing is ever left running
+   */
+  settle?(): Promise<void>;
   /** Connections opened so far by this store's client (sockets on the HTTP agent, TCP connections). */
   socketsOpened(): number;
   /** Requests (HTTP) or commands (TCP protocols) sent so far, retries and handshakes included. */

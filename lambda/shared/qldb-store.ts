@@ -54,9 +54,26 @@ function createdAt(row: dom.Value): number {
   return v === null || v.isNull() ? 0 : (v.numberValue() ?? 0);
 }
 
-/** The driver takes no AbortSignal; racing it keeps the handler's answer within the deadline. */
-function withSignal<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+/** How long a call waits for transactions earlier calls abandoned (the driver's own bounds end them sooner). */
+export const SETTLE_BOUND_MS = 5_000;
+
+/**
+ * The driver takes no AbortSignal; racing it keeps the handler's answer within the deadline.
+ * The driver's transaction goes on after the race is lost, so it is kept in `abandoned` until
+ * it ends, for `settle` to wait on.
+ */
+function withSignal<T>(signal: AbortSignal, work: Promise<T>, abandoned: Set<Promise<unknown>>): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
+  let done = false;
+  const tracked: Promise<unknown> = work.then(
+    () => undefined,
+    () => undefined,
+  );
+  void tracked.then(() => {
+    done = true;
+    abandoned.delete(tracked);
+  });
+  signal.addEventListener('abort', () => done || abandoned.add(tracked), { once: true });
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -73,72 +90,104 @@ function withSignal<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
   });
 }
 
+/**
+ * Ends a transaction whose caller has stopped waiting: throwing inside executeLambda makes the
+ * driver send AbortTransaction instead of going on to the next statement or the commit, so a
+ * create past its deadline never writes.
+ */
+function step(signal: AbortSignal): void {
+  signal.throwIfAborted();
+}
+
+async function settle(abandoned: ReadonlySet<Promise<unknown>>): Promise<void> {
+  if (abandoned.size === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled([...abandoned]),
+    new Promise((r) => {
+      timer = setTimeout(r, SETTLE_BOUND_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 export function createQldbStore(
   driver: QldbDriver,
   tableName: string,
   counters: Pick<PersonStore, 'socketsOpened' | 'requestsSent'>,
 ): PersonStore {
   const table = assertTableName(tableName);
+  // Transactions of this store whose caller stopped waiting; they end at their next step.
+  const abandoned = new Set<Promise<unknown>>();
+  const race = <T>(signal: AbortSignal, work: Promise<T>) => withSignal(signal, work, abandoned);
   return {
     name: 'QLDB',
     socketsOpened: counters.socketsOpened,
     requestsSent: counters.requestsSent,
+    settle: () => settle(abandoned),
     async prewarm(signal) {
       // A session (kept in the driver's pool) and one read of nothing: what every operation may do.
-      await withSignal(
+      await race(
         signal,
         driver.executeLambda((txn) => txn.execute(`SELECT GovId FROM ${table} WHERE GovId = ?`, '')),
       );
     },
     create(person, signal) {
-      return withSignal(
+      return race(
         signal,
         driver.executeLambda(async (txn) => {
           // The SELECT makes the transaction's read set include the GovId, so two racing
           // creates conflict (OCC) instead of both inserting.
           const existing = await txn.execute(`SELECT GovId FROM ${table} WHERE GovId = ?`, person.GovId);
+          step(signal);
           if (existing.getResultList().length > 0) return 'exists' as const;
           await txn.execute(`INSERT INTO ${table} ?`, stored(person));
+          step(signal);
           return 'created' as const;
         }),
       );
     },
     get(govId, signal) {
-      return withSignal(
+      return race(
         signal,
         driver.executeLambda(async (txn) => {
           const rows = (await txn.execute(`SELECT * FROM ${table} WHERE GovId = ?`, govId)).getResultList();
+          step(signal);
           return rows.length > 0 ? rowToPerson(rows[0]) : undefined;
         }),
       );
     },
     overwrite(person, signal) {
-      return withSignal(
+      return race(
         signal,
         driver.executeLambda(async (txn) => {
           // QLDB's UPDATE sets elements, it cannot replace a document: DELETE + INSERT in one
           // transaction does, atomically. The DELETE's result says whether there was one.
           const deleted = await txn.execute(`DELETE FROM ${table} WHERE GovId = ?`, person.GovId);
+          step(signal);
           if (deleted.getResultList().length === 0) return 'missing' as const;
           await txn.execute(`INSERT INTO ${table} ?`, stored(person));
+          step(signal);
           return 'replaced' as const;
         }),
       );
     },
     update(govId, changes, signal) {
-      return withSignal(
+      return race(
         signal,
         driver.executeLambda(async (txn) => {
           // The SELECT both answers 404 without writing and gives back the Person to return.
           const rows = (await txn.execute(`SELECT * FROM ${table} WHERE GovId = ?`, govId)).getResultList();
+          step(signal);
           if (rows.length === 0) return undefined;
           await txn.execute(`UPDATE ${table} SET Address = ? WHERE GovId = ?`, changes.Address, govId);
+          step(signal);
           return { ...rowToPerson(rows[0]), Address: changes.Address };
         }),
       );
     },
     query(govIdType, limit, signal) {
-      return withSignal(
+      return race(
         signal,
         driver.executeLambda(async (txn) => {
           // QLDB has no ORDER BY or LIMIT: the indexed SELECT reads every Person of the type
@@ -147,6 +196,7 @@ export function createQldbStore(
           const rows = (
             await txn.execute(`SELECT * FROM ${table} WHERE GovIdType = ?`, govIdType)
           ).getResultList();
+          step(signal);
           return rows
             .map((row) => ({ row, at: createdAt(row) }))
             .sort((a, b) => b.at - a.at)

@@ -40,9 +40,11 @@ export interface Measured<T> {
 
 /** Times one database operation, counting the connections it opened and the requests it sent. Never throws. */
 export async function measureDb<T>(
-  store: Pick<PersonStore, 'socketsOpened' | 'requestsSent' | 'roundTripsMade' | 'billed'>,
+  store: Pick<PersonStore, 'socketsOpened' | 'requestsSent' | 'roundTripsMade' | 'billed' | 'settle'>,
   op: () => Promise<T>,
 ): Promise<Measured<T>> {
+  // Before the baselines: what an abandoned call still sends belongs to that call, not this one.
+  await store.settle?.();
   const before = store.socketsOpened();
   const requestsBefore = store.requestsSent();
   const roundTrips = () => store.roundTripsMade?.() ?? store.requestsSent();

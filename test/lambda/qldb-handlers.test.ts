@@ -11,7 +11,7 @@ import { createLabHttp, DB_DEADLINE_MS } from '../../lambda/shared/http-client';
 import type { Person } from '../../lambda/shared/person';
 import type { PersonStore } from '../../lambda/shared/person-store';
 import { createQldbDriver, createQldbStore } from '../../lambda/shared/qldb-store';
-import type { Timing } from '../../lambda/shared/timing';
+import { measureDb, type Timing } from '../../lambda/shared/timing';
 import { type FakeQldbLedger, mockQldbLedger, TEST_CLIENT_CONFIG } from '../support/qldb-session-mock';
 
 interface ResponseBody {
@@ -82,6 +82,27 @@ afterEach(() => {
   ledger.restore();
   vi.restoreAllMocks();
   vi.unstubAllEnvs();
+});
+
+describe('a transaction its caller stopped waiting for', () => {
+  // The store races the driver against the caller's deadline; the driver's transaction goes on.
+  // It must end at its next step without committing, and its commands must not be counted as
+  // the next call's (issue: "A QLDB transaction that timed out on the client keeps running").
+  it('is aborted instead of committed, and the next call counts only its own commands', async () => {
+    expect((await create(createEvent(ADA))).statusCode).toBe(201);
+    // The INSERT answers after the caller's 100 ms deadline.
+    ledger.failNext(1, { command: 'ExecuteStatement', delayMs: 400 });
+    const late = { ...ADA, GovId: 'LATE-1' };
+    await expect(store.create(late, AbortSignal.timeout(100))).rejects.toThrow();
+
+    const m = await measureDb(store, () => store.get(ADA.GovId, AbortSignal.timeout(DB_DEADLINE_MS)));
+    expect(m.outcome).toMatchObject({ ok: true });
+    // A warm get: StartTransaction, ExecuteStatement, CommitTransaction; nothing of the late create.
+    expect(m.dbRequests).toBe(3);
+    // The late create ended with AbortTransaction and wrote nothing.
+    expect(ledger.commands).toContain('AbortTransaction');
+    expect(ledger.documents('Person').map((d) => d.GovId)).toEqual([ADA.GovId]);
+  });
 });
 
 describe('QLDB create', () => {
@@ -266,8 +287,11 @@ describe('timing block', () => {
       dbMs: expect.any(Number),
       newConnection: true,
       dbRequests: 5,
+      // One HTTP request per SendCommand, each its own round trip.
+      dbRoundTrips: 5,
       coldStart: true,
       initType: 'provisioned-concurrency',
+      environment: expect.any(String),
     });
     expect(first.dbMs).toBeGreaterThan(0);
 
@@ -277,8 +301,10 @@ describe('timing block', () => {
       dbMs: expect.any(Number),
       newConnection: false,
       dbRequests: 3,
+      dbRoundTrips: 3,
       coldStart: false,
       initType: 'provisioned-concurrency',
+      environment: first.environment,
     });
     expect(ledger.sessionsStarted).toBe(1);
 

@@ -47,6 +47,8 @@ export interface FaultOptions {
   readonly error?: Error;
   /** Never answer (the request hangs) instead of throwing. */
   readonly hang?: boolean;
+  /** Answer normally, but this late (a slow service, not a failure). */
+  readonly delayMs?: number;
 }
 
 export interface FakeLedgerOptions {
@@ -182,7 +184,8 @@ export class FakeQldbLedger {
     if (fault) {
       fault.remaining -= 1;
       if (fault.hang) return new Promise<never>(() => {});
-      throw fault.error ?? connectionError();
+      if (fault.delayMs !== undefined) await new Promise((r) => setTimeout(r, fault.delayMs));
+      else throw fault.error ?? connectionError();
     }
     // Answer asynchronously, as a network call would, so concurrent callers interleave.
     await Promise.resolve();
