@@ -9,6 +9,7 @@ import type { QLDBSessionClientConfig } from '@aws-sdk/client-qldb-session';
 import type { NodeHttpHandlerOptions } from '@smithy/node-http-handler';
 import { QldbDriver, RetryConfig } from 'amazon-qldb-driver-nodejs';
 import type { dom } from 'ion-js';
+import { BillMeter } from './bill-meter';
 import { readKeepAlive, requireEnv } from './env';
 import { createLabHttp, MAX_ATTEMPTS } from './http-client';
 import { CREATED_AT, PERSON_FIELDS, type Person } from './person';
@@ -111,6 +112,38 @@ async function settle(abandoned: ReadonlySet<Promise<unknown>>): Promise<void> {
   clearTimeout(timer);
 }
 
+/** The I/O counts a QLDB session command's result carries (ExecuteStatement, FetchPage, CommitTransaction). */
+interface ConsumedIOs {
+  readonly ReadIOs?: number;
+  readonly WriteIOs?: number;
+}
+type SessionOutput = Partial<Record<string, { readonly ConsumedIOs?: ConsumedIOs } | undefined>>;
+interface SessionClient {
+  send(command: unknown, ...rest: unknown[]): Promise<SessionOutput>;
+}
+
+/**
+ * Adds the I/Os QLDB billed to the meter, as each SendCommand result reports them. The driver
+ * shows a statement's read I/Os (Result.getConsumedIOs) but never the commit's write I/Os, so
+ * the results are read on the driver's own session client (a private field: the driver takes
+ * no middleware). Wrapping the instance's send keeps whatever the prototype's send is.
+ */
+function meterSessionIOs(driver: QldbDriver, meter: BillMeter): void {
+  const client = (driver as unknown as { _qldbClient?: SessionClient })._qldbClient;
+  if (client === undefined || typeof client.send !== 'function') return;
+  const send = client.send;
+  client.send = async (command: unknown, ...rest: unknown[]) => {
+    const out = await send.call(client, command, ...rest);
+    for (const result of Object.values(out ?? {})) {
+      const ios = typeof result === 'object' && result !== null ? result.ConsumedIOs : undefined;
+      if (ios === undefined) continue;
+      if (typeof ios.ReadIOs === 'number') meter.add('qldb.readIos', ios.ReadIOs, 'measured');
+      if (typeof ios.WriteIOs === 'number') meter.add('qldb.writeIos', ios.WriteIOs, 'measured');
+    }
+    return out;
+  };
+}
+
 export function createQldbStore(
   driver: QldbDriver,
   tableName: string,
@@ -120,8 +153,11 @@ export function createQldbStore(
   // Transactions of this store whose caller stopped waiting; they end at their next step.
   const abandoned = new Set<Promise<unknown>>();
   const race = <T>(signal: AbortSignal, work: Promise<T>) => withSignal(signal, work, abandoned);
+  const meter = new BillMeter();
+  meterSessionIOs(driver, meter);
   return {
     name: 'QLDB',
+    billed: () => meter.snapshot(),
     socketsOpened: counters.socketsOpened,
     requestsSent: counters.requestsSent,
     settle: () => settle(abandoned),

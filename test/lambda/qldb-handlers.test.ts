@@ -148,6 +148,23 @@ describe('QLDB create', () => {
     expect(sent()).toEqual(['StartTransaction', 'ExecuteStatement', 'CommitTransaction']);
   });
 
+  it('records the read and write I/Os each call was billed, as the session results report them', async () => {
+    // QLDB bills I/Os: ExecuteStatement/FetchPage results carry the statement's ReadIOs and the
+    // CommitTransaction result the transaction's WriteIOs (ConsumedIOs, QLDB Session API:
+    // https://docs.aws.amazon.com/qldb/latest/developerguide/API_QLDB-Session_IOUsage.html).
+    const billed = (r: APIGatewayProxyResult) => bodyOf(r).timing.billed;
+    // The create's lookup finds nothing on the GovId index (no document read); its insert is one write.
+    expect(billed(await create(createEvent(ADA)))).toEqual([
+      { key: 'qldb.writeIos', quantity: 1, basis: 'measured' },
+    ]);
+    // The get reads the one document it finds; a read-only commit writes nothing.
+    expect(billed(await get(getEvent(ADA.GovId)))).toEqual([
+      { key: 'qldb.readIos', quantity: 1, basis: 'measured' },
+    ]);
+    // A request refused before the database call was billed nothing.
+    expect(billed(await get(getEvent('not a gov id!')))).toBeUndefined();
+  });
+
   it('lets exactly one of two racing creates for a GovId win (OCC conflict, retried, then 409)', async () => {
     const [a, b] = await Promise.all([
       create(createEvent(ADA)),
@@ -292,6 +309,7 @@ describe('timing block', () => {
       coldStart: true,
       initType: 'provisioned-concurrency',
       environment: expect.any(String),
+      billed: [{ key: 'qldb.writeIos', quantity: 1, basis: 'measured' }],
     });
     expect(first.dbMs).toBeGreaterThan(0);
 
@@ -305,6 +323,7 @@ describe('timing block', () => {
       coldStart: false,
       initType: 'provisioned-concurrency',
       environment: first.environment,
+      billed: [{ key: 'qldb.readIos', quantity: 1, basis: 'measured' }],
     });
     expect(ledger.sessionsStarted).toBe(1);
 
