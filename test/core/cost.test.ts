@@ -172,13 +172,21 @@ describe('costOf', () => {
   });
 
   it('leaves an unverified price out of the totals and lists it, never as $0', () => {
-    const c = costOf([q('qldb.readIos', 300), q('lambda.requests', 100)], 100, usEast);
+    // eu-west-1's QLDB I/O prices are unverified (the stored pricing page shows US East only).
+    const euWest = loadPriceFile(join(PRICES_DIR, 'eu-west-1.json'));
+    const c = costOf([q('qldb.readIos', 300), q('lambda.requests', 100)], 100, euWest);
     expect(c.unpriced).toEqual(['qldb.readIos']);
     expect(c.components.find((x) => x.key === 'qldb.readIos')).toMatchObject({
       totalUsd: null,
       usdPerMillionRequests: null,
     });
     expect(c.perMillion.database).toBe(0);
+  });
+
+  it("prices QLDB's I/Os in us-east-1 at the verified $0.70 / $0.136 per million", () => {
+    const c = costOf([q('qldb.writeIos', 1), q('qldb.readIos', 1), q('lambda.requests', 1)], 1, usEast);
+    expect(c.unpriced).toEqual([]);
+    expect(c.perMillion.database).toBeCloseTo(0.7 + 0.136, 12);
   });
 
   it('refuses an unknown price key, a negative quantity and zero requests', () => {
