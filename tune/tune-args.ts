@@ -2,6 +2,7 @@
  * `npm run tune` arguments. Everything is validated here, before a client exists, so a
  * typo costs no AWS call (and no Step Functions execution).
  */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   AWS_OPTION_SPECS,
@@ -12,6 +13,7 @@ import {
   UsageError,
 } from '../aws/aws-options';
 import { type LabFunction, labFunctions } from '../core/lab-functions';
+import { loadPriceFile } from '../core/price-file';
 import { MEMORY_MAX_MB, MEMORY_MIN_MB, TARGETS } from '../lib/config';
 import { networkOptions, seedOption } from '../local/cli/options';
 import { DEFAULT_PROFILE } from '../local/network/profiles';
@@ -52,6 +54,8 @@ export interface LocalTuneArgs {
   readonly discardTopBottom?: number;
   readonly payload?: unknown;
   readonly outDir: string;
+  /** The full-cost line's price file, resolved and already validated. @default core/prices/us-east-1.json */
+  readonly prices?: string;
   readonly lab: {
     readonly profile?: string;
     readonly rttMs?: number;
@@ -104,6 +108,8 @@ Local lab (--target local):
   --balanced-weight W    0..1, the balanced strategy's weight of cost (default 0.5)
   --discard-top-bottom F 0..0.4, the share dropped at each end before averaging (default 0.2)
   --node PATH            Node executable of the environments (default: Lambda's Node 24, pinned)
+  --prices FILE          price file of the full-cost line (default core/prices/us-east-1.json;
+                         core/prices/ holds one per region, each price with unit, source, date)
 
 Default payload:
   get functions     A Person with GovId power-tuning-<target> is created first by invoking the
@@ -170,6 +176,7 @@ const TUNE_OPTION_SPECS = {
   'balanced-weight': { type: 'string' },
   'discard-top-bottom': { type: 'string' },
   node: { type: 'string' },
+  prices: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -218,7 +225,7 @@ export function parseTuneArgs(argv: readonly string[], deps: ResolveDeps = {}): 
   const target = values.target ?? 'aws';
   if (target !== 'aws' && target !== 'local')
     throw new UsageError(`--target must be aws or local, got ${JSON.stringify(target)}`);
-  const localOnly = ['rtt', 'seed', 'balanced-weight', 'discard-top-bottom', 'node'] as const;
+  const localOnly = ['rtt', 'seed', 'balanced-weight', 'discard-top-bottom', 'node', 'prices'] as const;
   if (target === 'local') {
     for (const flag of ['region', 'stack-prefix', 'timeout'] as const)
       if (values[flag] !== undefined)
@@ -234,6 +241,15 @@ export function parseTuneArgs(argv: readonly string[], deps: ResolveDeps = {}): 
         throw new UsageError(`--${flag} must be a number from 0 to ${max}, got ${JSON.stringify(text)}`);
       return n;
     };
+    // A bad price file is a usage error before the lab starts, checked as load checks it.
+    const prices = values.prices === undefined ? undefined : resolve(values.prices);
+    if (prices !== undefined) {
+      try {
+        loadPriceFile(prices);
+      } catch (e) {
+        throw new UsageError(`--prices: ${(e as Error).message}`);
+      }
+    }
     return {
       help: false,
       local: {
@@ -245,6 +261,7 @@ export function parseTuneArgs(argv: readonly string[], deps: ResolveDeps = {}): 
         discardTopBottom: fraction('discard-top-bottom', values['discard-top-bottom'], 0.4),
         ...(values.payload !== undefined ? { payload } : {}),
         outDir,
+        ...(prices !== undefined ? { prices } : {}),
         lab: {
           ...networkOptions(values.profile, values.rtt),
           seed: seedOption(values.seed),

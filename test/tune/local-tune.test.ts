@@ -3,6 +3,7 @@
  * Duration, the trimmed mean, the cost formula and its prices, the three strategies, the
  * output shape), the command line. The run on the lab: local-tune-lab.test.ts (slow tier).
  */
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES, lambdaCostUsd } from '../../core/cost';
 import { parseTuneResultFile } from '../../tune/power-tuning-result';
@@ -164,5 +165,24 @@ describe('npm run tune -- --target local, arguments', () => {
     expect(() =>
       parseTuneArgs(['--function', 'dynamodb-get', '--rtt', '1', '--region', 'eu-west-1'], { env: {} }),
     ).toThrow(/--rtt is for --target local/);
+  });
+
+  it('takes --prices for the full-cost line, checked by the price-file validator before the lab starts', () => {
+    const local = (...extra: string[]) => {
+      const p = parseTuneArgs(['--target', 'local', '--function', 'dynamodb-get', ...extra], { env: {} });
+      return p.help === false ? p.local : undefined;
+    };
+    // Resolved, so the lab's working directory does not change which file is read.
+    expect(local('--prices', 'core/prices/eu-west-1.json')?.prices).toBe(
+      resolve('core/prices/eu-west-1.json'),
+    );
+    // Without it the tuner uses its default file (us-east-1).
+    expect(local()?.prices).toBeUndefined();
+    expect(() => local('--prices', 'core/prices/absent.json')).toThrow(/^--prices: cannot read price file /);
+    // A JSON file that is not a price file is refused the way npm run load refuses it.
+    expect(() => local('--prices', 'package.json')).toThrow(/^--prices: /);
+    expect(() =>
+      parseTuneArgs(['--function', 'dynamodb-get', '--prices', 'core/prices/us-east-1.json'], { env: {} }),
+    ).toThrow(/--prices is for --target local/);
   });
 });
