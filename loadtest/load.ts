@@ -242,6 +242,12 @@ runCli(
       console.log(
         `Cost: $ per million requests at ${pricesLabel}: Lambda (requests + GB-s of Billed Duration, init included), API (REST API calls), database (DynamoDB capacity units, Redis commands, DSQL DPUs modeled); free tiers and storage not included.`,
       );
+    // Provisioned concurrency is billed while configured, requests or not: its own line, per hour.
+    const idle = rows.find((r) => r.cost?.provisionedIdle)?.cost?.provisionedIdle;
+    if (idle)
+      console.log(
+        `Provisioned concurrency ${idle.concurrency} x ${idle.memoryMb} MB per function: ${idle.usdPerHour === null ? `unpriced (${idle.unpriced})` : `$${idle.usdPerHour.toFixed(4)} per hour`} while configured, requests or not (summary.json: cost.provisionedIdle, reserved GB-s over each phase; not in $ per million).`,
+      );
     for (const t of targets) {
       const notice = (TARGET_INFO[t] as { notice?: string }).notice;
       if (notice && where === 'local') console.log(notice);

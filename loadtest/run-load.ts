@@ -129,6 +129,7 @@ async function phaseCost(
   memoryMb: number | undefined,
   timings: readonly TimingLine[],
   pricesFile: string | undefined,
+  provisioned?: { readonly concurrency: number; readonly wallS: number },
 ): Promise<LabRow['cost']> {
   const { parseLambdaLog } = await import('../runs/lambda-log-parser');
   const { runCost } = await import('../runs/run-cost');
@@ -138,7 +139,16 @@ async function phaseCost(
   );
   // The lab's functions run on arm64 behind a REST API (lib/constructs/perf-function.ts, api-stack.ts).
   return runCost(
-    { reports: reports.slice(-timings.length), timings, architecture: 'arm64', api: 'rest' },
+    {
+      reports: reports.slice(-timings.length),
+      timings,
+      architecture: 'arm64',
+      api: 'rest',
+      // Reserved while configured, requests or not: the phase's wall time at the phase's memory.
+      ...(provisioned !== undefined && provisioned.concurrency > 0 && memoryMb !== undefined
+        ? { provisioned: { ...provisioned, memoryMb } }
+        : {}),
+    },
     loadPriceFile(pricesFile),
   );
 }
@@ -332,7 +342,10 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
                     : null,
               },
               functionMs: await warmDuration(linesOf(target, variant, phase), memory),
-              cost: await phaseCost(linesOf(target, variant, phase), memory, timings, o.prices),
+              cost: await phaseCost(linesOf(target, variant, phase), memory, timings, o.prices, {
+                concurrency: Number(o.local?.context?.provisionedConcurrency ?? 0) || 0,
+                wallS: o.durationS,
+              }),
             };
           }
         : undefined,

@@ -27,6 +27,25 @@ export interface RunCostInput {
   readonly architecture: 'arm64' | 'x86_64';
   /** The lab deploys a REST API (lib/stacks/api-stack.ts). */
   readonly api: ApiKind;
+  /** Provisioned concurrency configured on the phase's function, and for how long (the phase's wall time). */
+  readonly provisioned?: { readonly concurrency: number; readonly wallS: number; readonly memoryMb: number };
+}
+
+/**
+ * What provisioned concurrency cost while configured over the phase: reserved GB-s x its price.
+ * Billed by the hour whether requests come or not, so it is its own line, never in $ per million.
+ */
+export interface ProvisionedIdleCost {
+  readonly key: string;
+  readonly concurrency: number;
+  readonly memoryMb: number;
+  readonly wallS: number;
+  readonly gbSeconds: number;
+  /** Null when the price is unverified (see `unpriced`). */
+  readonly usd: number | null;
+  readonly usdPerHour: number | null;
+  /** The price file's reason when the price is null. */
+  readonly unpriced?: string;
 }
 
 /** The cost block of one summary.json row. */
@@ -44,6 +63,8 @@ export interface RunCost {
   readonly perRequestUsd: { readonly p50: number; readonly p99: number } | null;
   /** What the database units are: measured by the engine, computed by the rules, or modeled. */
   readonly databaseBasis: UnitBasis | null;
+  /** Present when the function had provisioned concurrency > 0. */
+  readonly provisionedIdle?: ProvisionedIdleCost;
 }
 
 const DSQL_RAW = [
@@ -146,6 +167,41 @@ export function runCost(input: RunCostInput, prices: PriceFile): RunCost | null 
     unpriced: breakdown.unpriced,
     perRequestUsd: { p50: percentile(each, 50), p99: percentile(each, 99) },
     databaseBasis,
+    ...(input.provisioned !== undefined && input.provisioned.concurrency > 0
+      ? {
+          provisionedIdle: provisionedIdleCost(
+            input.provisioned.concurrency,
+            input.provisioned.memoryMb,
+            input.provisioned.wallS,
+            input.architecture,
+            prices,
+          ),
+        }
+      : {}),
+  };
+}
+
+/** The reserved GB-s of `concurrency` environments over `wallS` seconds, and their price. */
+export function provisionedIdleCost(
+  concurrency: number,
+  memoryMb: number,
+  wallS: number,
+  architecture: 'arm64' | 'x86_64',
+  prices: PriceFile,
+): ProvisionedIdleCost {
+  const key = `lambda.provisionedGbSeconds.${architecture}`;
+  const gbs = concurrency * gbSeconds(wallS * 1000, memoryMb);
+  const usd = costOf([{ key, quantity: gbs, basis: 'measured' }], 1, prices).components[0].totalUsd;
+  const reason = prices.prices[key]?.unverified;
+  return {
+    key,
+    concurrency,
+    memoryMb,
+    wallS,
+    gbSeconds: Math.round(gbs * 1e6) / 1e6,
+    usd,
+    usdPerHour: provisionedIdleUsdPerHour(concurrency, memoryMb, architecture, prices),
+    ...(usd === null ? { unpriced: reason ?? 'no verified price' } : {}),
   };
 }
 

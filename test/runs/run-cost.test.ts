@@ -118,6 +118,57 @@ describe('runCost', () => {
     expect(provisionedIdleUsdPerHour(1, 1024, 'arm64', prices)).toBeNull();
   });
 
+  it('adds provisioned concurrency as its own line over the wall time, never in $ per million', () => {
+    const reports = [{ billedDurationMs: 20, memorySizeMb: 1024 }];
+    const timings = [line([])];
+    const plain = runCost({ reports, timings, architecture: 'x86_64', api: 'rest' }, prices);
+    const c = runCost(
+      {
+        reports,
+        timings,
+        architecture: 'x86_64',
+        api: 'rest',
+        provisioned: { concurrency: 2, wallS: 60, memoryMb: 1024 },
+      },
+      prices,
+    );
+    // 2 environments of 1 GB for 60 s: 120 reserved GB-s x $0.0000041667.
+    expect(c?.provisionedIdle).toMatchObject({
+      key: 'lambda.provisionedGbSeconds.x86_64',
+      gbSeconds: 120,
+      usdPerHour: expect.closeTo(2 * 0.01500012, 8),
+    });
+    expect(c?.provisionedIdle?.usd).toBeCloseTo(120 * 0.0000041667, 12);
+    expect(c?.perMillion).toEqual(plain?.perMillion);
+    expect(plain?.provisionedIdle).toBeUndefined();
+    // arm64's price is unverified: the reserved GB-s stay, the dollars are null with the reason.
+    const arm = runCost(
+      {
+        reports,
+        timings,
+        architecture: 'arm64',
+        api: 'rest',
+        provisioned: { concurrency: 1, wallS: 60, memoryMb: 1024 },
+      },
+      prices,
+    );
+    expect(arm?.provisionedIdle).toMatchObject({ gbSeconds: 60, usd: null, usdPerHour: null });
+    expect(arm?.provisionedIdle?.unpriced).toMatch(/arm64 provisioned-concurrency price/);
+    // No provisioned concurrency, no line.
+    expect(
+      runCost(
+        {
+          reports,
+          timings,
+          architecture: 'arm64',
+          api: 'rest',
+          provisioned: { concurrency: 0, wallS: 60, memoryMb: 1024 },
+        },
+        prices,
+      )?.provisionedIdle,
+    ).toBeUndefined();
+  });
+
   it('the timing block accepts billed units and refuses malformed ones', () => {
     const ok = line([{ key: 'redis.commands', quantity: 1, basis: 'measured' }]).timing;
     expect(isTiming(ok)).toBe(true);
