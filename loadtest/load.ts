@@ -240,7 +240,7 @@ runCli(
     if (run.network) console.log(run.network);
     if (rows.some((r) => r.cost))
       console.log(
-        `Cost: $ per million requests at ${pricesLabel}: Lambda (requests + GB-s of Billed Duration, init included), API (REST API calls), database (DynamoDB capacity units, Redis commands, DSQL DPUs modeled); free tiers and storage not included.`,
+        `Cost: $ per million requests at ${pricesLabel}: Lambda (requests + GB-s of Billed Duration, init included), API (REST API calls), database (DynamoDB capacity units, QLDB read/write I/Os, Redis commands, DSQL DPUs modeled); free tiers and storage not included.`,
       );
     // Provisioned concurrency is billed while configured, requests or not: its own line, per hour.
     const idle = rows.find((r) => r.cost?.provisionedIdle)?.cost?.provisionedIdle;

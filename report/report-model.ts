@@ -97,7 +97,7 @@ export interface GroupCost {
   readonly database: number;
   /** Price file, region and date read. */
   readonly prices: string;
-  /** measured, computed or modeled; null when the target records no database units (QLDB). */
+  /** measured, computed or modeled; null when the run recorded no database units. */
   readonly databaseBasis: string | null;
   /** Price keys left out because their price is unverified. */
   readonly unpriced: readonly string[];

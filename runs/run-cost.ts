@@ -2,7 +2,7 @@
  * A run's billed units and what they cost: Lambda's Billed Duration and memory from each
  * REPORT line (init included, as Lambda bills it since 2025-08-01), one request charge and one
  * API call per invocation, and the database units each response's timing block carries
- * (DynamoDB capacity units, Redis commands, DSQL's modeled DPUs). summary.json keeps the units
+ * (DynamoDB capacity units, QLDB I/Os, Redis commands, DSQL's modeled DPUs). summary.json keeps the units
  * beside the dollars, so `recomputeCost(summary cost block, price file)` gives every figure back.
  */
 import {
