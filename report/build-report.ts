@@ -683,6 +683,19 @@ function parseCost(v: unknown): GroupCost | undefined {
     prices: typeof v.prices === 'string' ? v.prices : 'unnamed prices',
     databaseBasis: typeof v.databaseBasis === 'string' ? v.databaseBasis : null,
     unpriced: Array.isArray(v.unpriced) ? v.unpriced.filter((k): k is string => typeof k === 'string') : [],
+    ...parseProvisionedIdle(v.provisionedIdle),
+  };
+}
+
+function parseProvisionedIdle(v: unknown): Pick<GroupCost, 'provisionedIdle'> {
+  if (!isRecord(v) || typeof v.concurrency !== 'number' || !(v.concurrency > 0)) return {};
+  const perHour = typeof v.usdPerHour === 'number' && Number.isFinite(v.usdPerHour) ? v.usdPerHour : null;
+  return {
+    provisionedIdle: {
+      concurrency: v.concurrency,
+      usdPerHour: perHour,
+      ...(perHour === null && typeof v.unpriced === 'string' ? { reason: v.unpriced } : {}),
+    },
   };
 }
 

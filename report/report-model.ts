@@ -101,6 +101,15 @@ export interface GroupCost {
   readonly databaseBasis: string | null;
   /** Price keys left out because their price is unverified. */
   readonly unpriced: readonly string[];
+  /**
+   * Provisioned concurrency reserved while configured, apart from $ per million: present when
+   * the function had some; usdPerHour null when its price is unverified (`reason`).
+   */
+  readonly provisionedIdle?: {
+    readonly concurrency: number;
+    readonly usdPerHour: number | null;
+    readonly reason?: string;
+  };
 }
 
 /** One target x keep-alive variant x phase (create/get). */

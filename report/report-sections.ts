@@ -452,9 +452,32 @@ function cost(report: LabReport, plots: readonly Plot[]): Section | null {
         ],
         rows: priced.map((g) => [g.label, ms(client(g)?.p50), ms(client(g)?.p99), ...costCells(g.cost)]),
       },
+      ...provisionedIdleBlocks(priced),
       ...plotsOf(plots, 'cost'),
     ],
   };
+}
+
+/** Provisioned concurrency is billed per hour while configured, so it is a line of its own. */
+function provisionedIdleBlocks(groups: readonly GroupReport[]): Block[] {
+  const lines = groups.flatMap((g) => {
+    const p = g.cost?.provisionedIdle;
+    if (!p) return [];
+    const price =
+      p.usdPerHour === null
+        ? `unpriced (${p.reason ?? 'no verified price'})`
+        : `$${p.usdPerHour.toFixed(4)} per hour`;
+    return [`${g.label}: provisioned concurrency ${p.concurrency}, ${price}`];
+  });
+  if (lines.length === 0) return [];
+  return [
+    {
+      kind: 'text',
+      text:
+        'Provisioned concurrency is billed while configured, requests or not, so it is not in the $ per million above: ' +
+        `${lines.join('; ')}.`,
+    },
+  ];
 }
 
 function plotsOf(plots: readonly Plot[], section: PlotSection): Block[] {

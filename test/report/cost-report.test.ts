@@ -19,7 +19,7 @@ const COSTS: Record<string, { total: number; lambda: number; api: number; databa
   'on-get': { total: 4.06, lambda: 0.43, api: 3.5, database: 0.13 },
 };
 
-function withCosts(): string {
+function withCosts(provisionedIdle?: (r: { keepAlive: string }) => unknown): string {
   const dir = copyFixtureResults();
   const path = join(dir, 'summary.json');
   const summary = JSON.parse(readFileSync(path, 'utf8'));
@@ -29,6 +29,7 @@ function withCosts(): string {
       perMillion: COSTS[`${r.keepAlive}-${r.phase}`],
       databaseBasis: 'measured',
       unpriced: [],
+      ...(provisionedIdle ? { provisionedIdle: provisionedIdle(r) } : {}),
     };
   }
   writeFileSync(path, JSON.stringify(summary));
@@ -81,6 +82,30 @@ describe('cost in the report', () => {
       /\| run: dynamodb get, keep-alive off \| [\d.]+ \| [\d.]+ \| 4\.35 \| 0\.72 \| 3\.50 \| 0\.13 \(measured\) \|/,
     );
     expect(section).toMatch(/\| run: dynamodb get, keep-alive on \| [\d.]+ \| [\d.]+ \| 4\.06 \|/);
+  });
+
+  it('states provisioned concurrency’s $ per hour on a line of its own, unpriced with the reason', async () => {
+    // As runs/run-cost.ts writes it: x86_64 priced, arm64 unverified.
+    const report = await buildFromResultsDir(
+      withCosts((r) =>
+        r.keepAlive === 'on'
+          ? { concurrency: 1, usdPerHour: 0.0075, usd: 0.000125 }
+          : { concurrency: 1, usdPerHour: null, usd: null, unpriced: 'arm64 price unverified' },
+      ),
+    );
+    const onGet = report.groups.find((g) => g.keepAlive === 'on' && g.phase === 'get');
+    // Not folded into $ per million.
+    expect(onGet?.cost).toMatchObject({
+      total: 4.06,
+      provisionedIdle: { concurrency: 1, usdPerHour: 0.0075 },
+    });
+    const { markdown } = await renderReport(report);
+    const section = markdown.slice(markdown.indexOf('## Cost beside latency'));
+    expect(section).toContain('dynamodb get, keep-alive on: provisioned concurrency 1, $0.0075 per hour');
+    expect(section).toContain(
+      'dynamodb get, keep-alive off: provisioned concurrency 1, unpriced (arm64 price unverified)',
+    );
+    expect(section).toMatch(/\| dynamodb get, keep-alive on \| [\d.]+ \| [\d.]+ \| 4\.06 \|/);
   });
 
   it('has no cost section or chart for a summary without cost blocks', async () => {
