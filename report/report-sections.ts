@@ -438,7 +438,8 @@ function cost(report: LabReport, plots: readonly Plot[]): Section | null {
           `Dollars per million requests at ${files}: Lambda is the request charge plus GB-seconds of each REPORT ` +
           "line's Billed Duration (init included, as Lambda bills it since 2025-08-01) on arm64; API is one REST API " +
           'call per request; database is what each response recorded: DynamoDB capacity units (measured where the ' +
-          'engine returned them, computed by DynamoDB’s item-size rules where not), Redis commands (measured), DSQL ' +
+          'engine returned them, computed by DynamoDB’s item-size rules where not), QLDB read and write I/Os (measured: ' +
+          'the session results’ ConsumedIOs), Redis commands (measured), DSQL ' +
           'DPUs (modeled from the documented per-transaction formulas). Free tiers, storage and fixed plans are not ' +
           'in these figures; the price file lists them on lines of their own.',
       },
