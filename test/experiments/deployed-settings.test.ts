@@ -50,14 +50,12 @@ describe('deployedMismatches', () => {
 
   it('names every setting that differs, and no alias or no config as provisioned concurrency 0', async () => {
     lambda.on(GetFunctionConfigurationCommand).resolves({ MemorySize: 512, Environment: { Variables: {} } });
-    lambda
-      .on(GetProvisionedConcurrencyConfigCommand)
-      .rejects(
-        new ProvisionedConcurrencyConfigNotFoundException({
-          message: 'No Provisioned Concurrency Config found',
-          $metadata: {},
-        }),
-      );
+    lambda.on(GetProvisionedConcurrencyConfigCommand).rejects(
+      new ProvisionedConcurrencyConfigNotFoundException({
+        message: 'No Provisioned Concurrency Config found',
+        $metadata: {},
+      }),
+    );
     const want = { memoryMb: 256, provisionedConcurrency: 1, prewarmConnection: true };
     const out = await deployedMismatches(new LambdaClient({}), [withAlias, noAlias], want);
     expect(out).toEqual([
