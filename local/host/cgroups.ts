@@ -214,7 +214,17 @@ export class CgroupTree {
     readonly mechanism: CgroupMechanism,
     /** The parent's directory in each hierarchy. */
     private readonly parents: Dirs,
-  ) {}
+  ) {
+    // A frozen process cannot die until it is thawed: when the lab exits without its stop (a
+    // second Ctrl-C kills environments by process group), thaw them so the kill takes effect
+    // now rather than at the next lab's start.
+    process.once('exit', this.thawAll);
+  }
+
+  /** Thaws every environment of this tree, synchronously (safe in an 'exit' listener). */
+  readonly thawAll = (): void => {
+    for (const cg of this.children) cg.thaw();
+  };
 
   /** A fresh cgroup for one environment. */
   create(label: string): EnvironmentCgroup {
@@ -258,6 +268,7 @@ export class CgroupTree {
 
   /** Removes every child left and the parent itself. */
   async remove(): Promise<void> {
+    process.removeListener('exit', this.thawAll);
     for (const cg of [...this.children]) await this.release(cg).catch(() => {});
     for (const d of dirsOf(this.parents)) await removeStale(d);
   }

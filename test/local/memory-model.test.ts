@@ -5,7 +5,7 @@
  * This machine has cgroups: a test that finds none fails with the reason, it does not skip.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -253,6 +253,43 @@ describe('environments under cgroups', () => {
     expect(reports(lines).map((r) => field(r, 'Memory Size'))).toEqual(['256', '1024']);
     await expect(p.setMemory(64)).rejects.toThrow(/128 to 10240/);
     expect(p.memoryMb).toBe(1024);
+  }, 60_000);
+
+  it('lets a frozen environment die when the lab exits without its stop (a second Ctrl-C)', async () => {
+    // A lab process that freezes a child in its cgroup, SIGKILLs it as the emergency path does,
+    // and exits: the tree's exit hook must thaw it, or the child stays in D state until the
+    // next lab's start.
+    const script = `
+      const { spawn } = require('node:child_process');
+      import(${JSON.stringify(join(process.cwd(), 'local/host/cgroups.ts'))}).then(async ({ openCgroups }) => {
+        const { tree } = await openCgroups();
+        const cg = tree.create('frozen');
+        const child = spawn('sleep', ['60'], { stdio: 'ignore', detached: true });
+        cg.addProcess(child.pid);
+        cg.freeze();
+        process.stdout.write(String(child.pid));
+        process.kill(child.pid, 'SIGKILL');
+        process.exit(0);
+      });`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    const pid = Number(r.stdout.trim());
+    expect(pid, r.stderr).toBeGreaterThan(0);
+    // Dead (or a zombie reaped by init) once thawed; a frozen one would still be in state D.
+    let state = '';
+    for (let i = 0; i < 50; i++) {
+      state = existsSync(`/proc/${pid}/stat`)
+        ? (readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] ?? '')
+        : '';
+      if (state === '' || state === 'Z') break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(['', 'Z']).toContain(state);
+    // The tree it left is a dead lab's: the next start removes it.
+    const again = await openCgroups({ ownerPid: process.pid + 2_000_000 });
+    await again.tree?.remove();
   }, 60_000);
 
   it('leaves no cgroup behind, and a later start removes what a dead lab left', async () => {
