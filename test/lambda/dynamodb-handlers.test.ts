@@ -313,9 +313,12 @@ describe('timing block', () => {
       newConnection: false,
     });
     expect(Object.keys(first.timing).sort()).toEqual([
+      'billed',
       'coldStart',
       'dbMs',
       'dbRequests',
+      'dbRoundTrips',
+      'environment',
       'initType',
       'newConnection',
     ]);

@@ -59,8 +59,10 @@ describe('init over an empty handler', () => {
     expect(row.initMs).toHaveLength(3);
     expect(row.emptyMs).toHaveLength(3);
     expect(row.overEmptyMs).toEqual(row.initMs.map((ms, i) => ms - row.emptyMs[i]));
-    // The timer cannot fire early; process start-up noise on a shared machine can only add.
-    expect(row.p50.overEmpty).toBeGreaterThanOrEqual(INIT_WAIT_MS - 5);
+    // The bundle's 60 ms timer shows in what it adds over the empty handler. Each side carries
+    // its own start-up noise, so the difference can read a few ms under 60 on a busy machine:
+    // the bound only tells "counted" from "lost".
+    expect(row.p50.overEmpty).toBeGreaterThanOrEqual(INIT_WAIT_MS / 2);
     // An upper bound only against a broken subtraction (the empty init counted twice, say), with slack.
     expect(row.p50.overEmpty).toBeLessThan(3 * INIT_WAIT_MS + 1_000);
     expect(row.p50.empty).toBeGreaterThan(0);
