@@ -154,6 +154,14 @@ async function expectInterrupted(run: Run): Promise<void> {
   );
 }
 
+/** Ctrl-C, then: within the bound no process of the run and no temp folder, and the job ended by SIGINT. */
+async function interruptAndExpectNothingLeft(run: Run, tmp: string): Promise<void> {
+  ctrlC(run);
+  const gone = await goneWithin(run, tmp, GONE_WITHIN_MS);
+  expect(gone, run.output()).toEqual({ left: [], processes: [] });
+  await expectInterrupted(run);
+}
+
 const has = (run: Run, pattern: RegExp) => [...run.seen.values()].some((p) => pattern.test(p.command));
 
 describe('Ctrl-C on a real run stops everything the lab started', () => {
@@ -171,10 +179,7 @@ describe('Ctrl-C on a real run stops everything the lab started', () => {
     expect(has(run, /artillery/)).toBe(true);
     expect(has(run, /runtime-worker/)).toBe(true);
     expect(leftIn(tmp).length).toBeGreaterThan(0);
-    ctrlC(run);
-    const gone = await goneWithin(run, tmp, GONE_WITHIN_MS);
-    expect(gone, run.output()).toEqual({ left: [], processes: [] });
-    await expectInterrupted(run);
+    await interruptAndExpectNothingLeft(run, tmp);
   }, 600_000);
 
   it('npm run experiment (redis-vs-others --quick), mid-phase: exit 130, within 10 s nothing of the run is left', async () => {
@@ -200,10 +205,7 @@ describe('Ctrl-C on a real run stops everything the lab started', () => {
     expect(has(run, /postgres/), run.output()).toBe(true);
     expect(has(run, /artillery/)).toBe(true);
     expect(leftIn(tmp).length).toBeGreaterThan(0);
-    ctrlC(run);
-    const gone = await goneWithin(run, tmp, GONE_WITHIN_MS);
-    expect(gone, run.output()).toEqual({ left: [], processes: [] });
-    await expectInterrupted(run);
+    await interruptAndExpectNothingLeft(run, tmp);
   }, 600_000);
 
   it('npm run local, serving: exit 130, within 10 s nothing of the run is left', async () => {
@@ -229,10 +231,7 @@ describe('Ctrl-C on a real run stops everything the lab started', () => {
     await run.watch(1_000);
     expect(has(run, /redis-server/), run.output()).toBe(true);
     expect(has(run, /runtime-worker/)).toBe(true);
-    ctrlC(run);
-    const gone = await goneWithin(run, tmp, GONE_WITHIN_MS);
-    expect(gone, run.output()).toEqual({ left: [], processes: [] });
-    await expectInterrupted(run);
+    await interruptAndExpectNothingLeft(run, tmp);
   }, 600_000);
 
   it('npm run bench, mid-section: exit 130, within 10 s nothing of the run is left', async () => {
@@ -241,10 +240,7 @@ describe('Ctrl-C on a real run stops everything the lab started', () => {
     await run.waitFor(/1\. keep-alive off\/on/);
     await run.watch(2_000);
     expect(has(run, /dynalite/), run.output()).toBe(true);
-    ctrlC(run);
-    const gone = await goneWithin(run, tmp, GONE_WITHIN_MS);
-    expect(gone, run.output()).toEqual({ left: [], processes: [] });
-    await expectInterrupted(run);
+    await interruptAndExpectNothingLeft(run, tmp);
   }, 600_000);
 });
 
@@ -273,10 +269,7 @@ describe('Ctrl-C on npm run tune -- --target local', () => {
     await run.watch(3_000);
     expect(has(run, /postgres/), run.output()).toBe(true);
     expect(has(run, /runtime-worker/)).toBe(true);
-    ctrlC(run);
-    const gone = await goneWithin(run, tmp, GONE_WITHIN_MS);
-    expect(gone, run.output()).toEqual({ left: [], processes: [] });
-    await expectInterrupted(run);
+    await interruptAndExpectNothingLeft(run, tmp);
     // Interrupted: no result file.
     expect(readdirSync(out)).toEqual([]);
   }, 600_000);
