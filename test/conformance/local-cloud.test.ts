@@ -34,6 +34,11 @@ interface Run {
 }
 
 /** Runs a command with only PATH and HOME from this process, plus `env`. */
+/** `npm run -s local -- env` as a second terminal would run it, against this test's file. */
+function printEnv(envFile: string): Promise<Run> {
+  return run(process.execPath, ['--import', 'tsx', 'local/cli/local.ts', 'env', '--lab-env', envFile]);
+}
+
 function run(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
@@ -161,14 +166,7 @@ describe('npm run local: a local cloud the standard clients reach', () => {
     ])
       expect(vars[key], key).toBeTruthy();
     expect(vars.REDIS_URL).toMatch(/^rediss:\/\/default:[^@]+@localhost:\d+$/);
-    const printed = await run(process.execPath, [
-      '--import',
-      'tsx',
-      'local/cli/local.ts',
-      'env',
-      '--lab-env',
-      envFile,
-    ]);
+    const printed = await printEnv(envFile);
     expect(printed.code).toBe(0);
     expect(printed.stdout).toBe(readFileSync(envFile, 'utf8'));
   });
@@ -260,14 +258,7 @@ describe('npm run local: a local cloud the standard clients reach', () => {
     // 128 + SIGTERM, as every CLI that starts the lab exits after stopping it (core/interrupt.ts).
     expect(code).toBe(143);
     expect(existsSync(envFile)).toBe(false);
-    const printed = await run(process.execPath, [
-      '--import',
-      'tsx',
-      'local/cli/local.ts',
-      'env',
-      '--lab-env',
-      envFile,
-    ]);
+    const printed = await printEnv(envFile);
     expect(printed.code).toBe(1);
     expect(printed.stderr).toMatch(/no local lab is running/);
   }, 60_000);
