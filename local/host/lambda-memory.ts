@@ -7,11 +7,11 @@
 /**
  * One full vCPU at 1,769 MB: "At 1,769 MB, a function has the equivalent of one vCPU (one
  * vCPU-second of credits per second)".
- * https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html (read 2026-11-25)
  */
 export const MB_PER_VCPU = 1769;
 
-/** Lambda's memory range, MB. https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html */
+/** Lambda's memory range, MB. https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html (read 2026-11-25) */
 export const MIN_MEMORY_MB = 128;
 export const MAX_MEMORY_MB = 10_240;
 
@@ -28,7 +28,7 @@ export const CFS_PERIOD_US = 20_000;
 /**
  * On-demand init runs unthrottled, about one full vCPU, for at most 10 s; provisioned-
  * concurrency init gets no such burst. The serverlessland guide (AWS-authored) on Lambda's
- * init phase, confirmed by measurements in the Datadog Lambda extension's PR #700:
+ * init phase, confirmed by measurements in the Datadog Lambda extension's PR #700 (read 2026-11-25):
  * https://github.com/DataDog/datadog-lambda-extension/pull/700
  */
 export const INIT_BURST_VCPUS = 1;

@@ -32,7 +32,7 @@ import { utcTimestamp } from './partiql-functions';
 import { int, isBag, str } from './partiql-values';
 
 /**
- * QLDB's fixed quotas per ledger (https://docs.aws.amazon.com/qldb/latest/developerguide/limits.html#limits.fixed).
+ * QLDB's fixed quotas per ledger (https://docs.aws.amazon.com/qldb/latest/developerguide/limits.html#limits.fixed, read 2026-11-25).
  * Documents per transaction counts the documents a transaction inserts, updates or deletes.
  */
 export const QLDB_QUOTAS = {
