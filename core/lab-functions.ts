@@ -45,6 +45,18 @@ export const OPERATION_ROUTES = {
 export type Operation = keyof typeof OPERATION_ROUTES;
 export const OPERATIONS = Object.keys(OPERATION_ROUTES) as Operation[];
 
+/**
+ * Operations only some targets serve: a workload an experiment adds for the databases its
+ * article compared. An operation not listed here is served by every target.
+ */
+export const OPERATION_TARGETS: Partial<Record<Operation, readonly Target[]>> = {};
+
+/** Whether `target` has a function for `operation` (OPERATION_TARGETS). */
+export function servesOperation(target: string, operation: Operation): boolean {
+  const only: readonly string[] | undefined = OPERATION_TARGETS[operation];
+  return only === undefined || only.includes(target);
+}
+
 export interface LabFunction {
   readonly target: Target;
   readonly operation: Operation;
@@ -81,6 +93,7 @@ export function labFunctions(
   for (const target of targets) {
     for (const keepAlive of variants) {
       for (const operation of operations) {
+        if (!servesOperation(target, operation)) continue;
         const key = functionKey(target, operation, both ? keepAlive : undefined);
         const route = OPERATION_ROUTES[operation];
         out.push({
@@ -112,7 +125,7 @@ export interface FunctionKeyParts {
 
 /** Reads `dynamodb-create-keepalive-off` style function keys back into their parts. */
 export function parseFunctionKey(key: string): FunctionKeyParts | undefined {
-  const m = /^([a-z0-9]+)-([a-z]+)(?:-keepalive-(on|off))?$/.exec(key);
+  const m = /^([a-z0-9]+)-([a-z0-9]+)(?:-keepalive-(on|off))?$/.exec(key);
   if (!m || !Object.hasOwn(OPERATION_ROUTES, m[2])) return undefined;
   return { target: m[1], operation: m[2] as Operation, keepAlive: m[3] as KeepAliveVariant | undefined };
 }
