@@ -3,7 +3,7 @@
  * and the report. `npm run load` is this plus its options; `npm run experiment` calls it once
  * per step of an experiment. Heavy modules load here, never on a CLI's --help path.
  */
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -13,6 +13,7 @@ import {
   parseFunctionKey,
   type Target,
 } from '../core/lab-functions';
+import { LineFile } from '../core/line-file';
 import { measureBundles } from '../local/assembly/bundle-size';
 import type { EngineKind } from '../local/engines/types';
 import { memoryModelLine } from '../local/host/cgroups';
@@ -247,8 +248,9 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
     );
   mkdirSync(o.outDir, { recursive: true });
   const functionLogs = new Map<string, string[]>();
-  // A stream, not a write per line: the host calls this for every log line of every invocation.
-  const logFile = createWriteStream(join(o.outDir, 'lambda-logs.log'));
+  // Batched, not a write per line: the host calls this for every log line of every invocation,
+  // and the writes stay off the request path (core/line-file.ts).
+  const logFile = new LineFile(join(o.outDir, 'lambda-logs.log'), { flags: 'w' });
   let lab: RunningLab | undefined;
   let hostLoad: ReturnType<typeof sampleHostLoad> | undefined;
   let result: Omit<RunLoadResult, 'reportHtml'>;
@@ -279,7 +281,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         },
         log: o.log,
         onFunctionLog: (fn, line) => {
-          logFile.write(`[${fn}] ${line}\n`);
+          logFile.write(`[${fn}] ${line}`);
           const list = functionLogs.get(fn) ?? [];
           list.push(line);
           functionLogs.set(fn, list);
@@ -396,7 +398,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
   } finally {
     hostLoad?.stop();
     await lab?.stop();
-    await new Promise((r) => logFile.end(r));
+    logFile.close();
   }
   if (result.interrupted) return result;
   // After the log stream is closed: the report reads the whole lambda-logs.log.

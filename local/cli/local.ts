@@ -4,12 +4,13 @@
  * the lab is imported only once the options are good.
  */
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../../core/errors';
 import { installInterruptHandler } from '../../core/interrupt';
 import { TARGET_INFO, TARGETS } from '../../core/lab-functions';
+import { LineFile } from '../../core/line-file';
 import {
   DEFAULT_IDLE_TIMEOUT_S,
   DEFAULT_MAX_ENVIRONMENTS,
@@ -161,10 +162,10 @@ runCli(
     // Engine logs, network-model events and start-up progress: the file, not the screen.
     const logFile = join(dirname(envFile), 'local.log');
     mkdirSync(dirname(logFile), { recursive: true });
-    const logStream = createWriteStream(logFile, { flags: 'w', mode: 0o600 });
+    const logStream = new LineFile(logFile, { flags: 'w', mode: 0o600 });
     const tail: string[] = [];
     const toFile = (line: string) => {
-      logStream.write(`${line}\n`);
+      logStream.write(line);
       tail.push(line);
       if (tail.length > 15) tail.shift();
     };
@@ -191,7 +192,7 @@ runCli(
     } catch (e) {
       console.log(`The lab did not start. The log's last lines (${logFile}):`);
       for (const line of tail) console.log(`  ${line}`);
-      await new Promise((resolve) => logStream.end(resolve));
+      logStream.close();
       throw e;
     }
     console.log(memoryModelLine(lab.memoryModel));
@@ -247,7 +248,7 @@ runCli(
     });
     removeEnvFile(envFile);
     await lab.stop();
-    await new Promise((resolve) => logStream.end(resolve));
+    logStream.close();
     return 0;
   },
   { program: 'local' },
