@@ -342,6 +342,13 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
+const EMPTY = Buffer.alloc(0);
+
+function hasNoBody(req: http.IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+}
+
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const prefix = `/${opts.stage}`;
   const log = opts.log ?? ((line: string) => console.error(line));
@@ -371,7 +378,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     }
     let body: Buffer | undefined;
     try {
-      body = await readBody(req);
+      // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 6.3);
+      // the server drains what is left. Most GETs: no wait for 'end' on the request path.
+      body = hasNoBody(req) ? EMPTY : await readBody(req);
     } catch {
       // The client went away mid-body: nobody is left to answer, and nothing was invoked.
       res.destroy();

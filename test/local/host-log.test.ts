@@ -64,7 +64,7 @@ describe('LineFile', () => {
       [
         `import { LineFile } from ${JSON.stringify(join(ROOT, 'core', 'line-file.ts'))};`,
         `const log = new LineFile(${JSON.stringify(file)}, { flags: 'w', flushMs: 60_000 });`,
-        'for (let i = 0; i < 2000; i++) log.write(`REPORT ${i}`);',
+        "for (let i = 0; i < 2000; i++) log.write('REPORT ' + i);",
         'process.exit(0);',
         '',
       ].join('\n'),
