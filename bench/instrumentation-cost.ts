@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { PROJECT_ROOT } from '../core/paths';
-import { CREDENTIALS_ALIAS } from '../lib/constructs/bundle-format';
 import { RUNTIME_PARITY_ENV } from '../local/assembly/environment';
 import { ladderOf } from '../runs/latency-histogram';
 import { LAB_BUNDLE_OPTIONS } from './lab-bundle';
@@ -24,7 +23,6 @@ async function bundle(outfile: string, withMetrics: boolean): Promise<number> {
     entryPoints: [join(PROJECT_ROOT, 'lambda/handlers/dynamodb-get.ts')],
     outfile,
     absWorkingDir: PROJECT_ROOT,
-    alias: CREDENTIALS_ALIAS,
     plugins: withMetrics
       ? []
       : [

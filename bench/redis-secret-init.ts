@@ -16,7 +16,6 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { CACHE_DIR, PROJECT_ROOT } from '../core/paths';
-import { CREDENTIALS_ALIAS } from '../lib/constructs/bundle-format';
 import { measureBundle } from '../local/assembly/bundle-size';
 import type { AssemblyFunction } from '../local/assembly/cloud-assembly';
 import { ExecutionEnvironment } from '../local/host/execution-environment';
@@ -52,7 +51,6 @@ async function bundle(name: string, entry: { file: string } | { contents: string
       ? { entryPoints: [join(PROJECT_ROOT, entry.file)] }
       : { stdin: { contents: entry.contents, loader: 'ts', resolveDir: PROJECT_ROOT } }),
     ...LAB_BUNDLE_OPTIONS,
-    alias: CREDENTIALS_ALIAS,
     outfile: join(dir, 'index.mjs'),
   });
   return dir;

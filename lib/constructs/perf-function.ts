@@ -6,7 +6,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PROJECT_ROOT } from '../../core/paths';
-import { CREDENTIALS_ALIAS, ESM_REQUIRE_SHIM } from './bundle-format';
+import { BUNDLE_ALIAS, ESM_REQUIRE_SHIM } from './bundle-format';
 
 /** Function timeout: above the handlers' 5 s database deadline, so they always answer. */
 export const FUNCTION_TIMEOUT = Duration.seconds(10);
@@ -89,7 +89,7 @@ export class PerfFunction extends Construct {
         externalModules: [],
         banner: ESM_REQUIRE_SHIM,
         esbuildArgs: Object.fromEntries(
-          Object.entries(CREDENTIALS_ALIAS).map(([from, to]) => [`--alias:${from}`, to]),
+          Object.entries(BUNDLE_ALIAS).map(([from, to]) => [`--alias:${from}`, to]),
         ),
         forceDockerBundling: false,
       },

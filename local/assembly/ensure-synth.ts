@@ -80,7 +80,15 @@ async function synthesize(
   const child = spawn('npx', ['cdk', 'synth', '--no-notices', '-q', '-o', outdir, ...flags], {
     cwd: PROJECT_ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', CDK_DISABLE_CLI_TELEMETRY: '1' },
+    env: {
+      ...process.env,
+      CDK_DISABLE_VERSION_CHECK: '1',
+      CDK_DISABLE_CLI_TELEMETRY: '1',
+      // CDK's built-in CloudFormation validation is about half of a synth's time and only warns
+      // (its warnings were never shown here); `npm run synth` and deploys still run it, and
+      // test/infra/cdk-synth.test.ts asserts it finds nothing.
+      CDK_VALIDATION: 'false',
+    },
   });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {

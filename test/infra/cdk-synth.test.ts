@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +61,29 @@ describe('cdk synth with default flags', () => {
       expect(r.function.environment.KEEP_ALIVE).toBe('on');
       // The data stack's SSM parameter, read as a template parameter (lib/constructs/hand-off.ts).
       expect(r.function.environment.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^SsmParameterValue/) });
+    }
+  });
+
+  // The one synth in the suite that runs CDK's built-in CloudFormation validation (the lab's own
+  // synth and the in-process template tests turn it off: it is most of their time, and it only warns).
+  it("passes CDK's built-in CloudFormation template validation with no finding", () => {
+    const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: { violations?: unknown[] }[];
+    };
+    expect(report.pluginReports.flatMap((r) => r.violations ?? [])).toEqual([]);
+    expect(stderr).not.toContain('Template validation found issues');
+  });
+
+  it('takes every Node built-in through CommonJS: no bundle imports one statically but node:module, for the require shim', () => {
+    // lib/constructs/bundle-format.ts: on Node 24 a static import of a built-in costs init time.
+    const builtin = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+    for (const r of assembly.routes) {
+      const code = readFileSync(join(r.function.assetDir, 'index.mjs'), 'utf8');
+      const imported = [...code.matchAll(/\bfrom\s*["']([^"']+)["']/g)].map((m) => m[1]);
+      expect(
+        imported.filter((m) => builtin.has(m)),
+        r.function.name,
+      ).toEqual(['node:module']);
     }
   });
 

@@ -340,9 +340,9 @@ describe('the lab', () => {
     const { startLab } = await import('../../local/lab');
     const log: string[] = [];
     const fnLines: string[] = [];
+    // The default flags: the assembly test/support/global-setup.ts synthesized once for the run.
     const lab = await startLab({
       port: 0,
-      context: { keepAlive: 'off' },
       memoryMb: 256,
       log: (l) => log.push(l),
       onFunctionLog: (fn, l) => fnLines.push(`[${fn}] ${l}`),
@@ -383,7 +383,6 @@ describe('the lab', () => {
     const log: string[] = [];
     const lab = await startLab({
       port: 0,
-      context: { keepAlive: 'off' },
       cgroups: false,
       log: (l) => log.push(l),
     });

@@ -21,8 +21,27 @@ export interface SynthedLab {
  * exercised by the real `cdk synth` test), which keeps each synth under a second.
  */
 export function synthLab(overrides: Record<string, string> = {}, outdir?: string): SynthedLab {
+  if (outdir) return synthesize(overrides, outdir);
+  // One synth per set of flags per test file: a synth is deterministic and the tests only read
+  // what it built, and about 30 tests share a handful of flag sets (each synth costs 1-3 s).
+  const key = JSON.stringify(Object.entries(overrides).sort(([a], [b]) => a.localeCompare(b)));
+  let lab = synthesized.get(key);
+  if (!lab) {
+    lab = synthesize(overrides);
+    synthesized.set(key, lab);
+  }
+  return lab;
+}
+
+const synthesized = new Map<string, SynthedLab>();
+
+function synthesize(overrides: Record<string, string>, outdir?: string): SynthedLab {
   const app = new App({
     outdir,
+    // CDK's built-in CloudFormation validation is most of a synth's time (about 12 s of 13 here),
+    // and it only warns; test/infra/cdk-synth.test.ts runs it, through the real CLI, and asserts
+    // it finds nothing.
+    builtinCloudFormationValidation: false,
     context: {
       ...CDK_JSON_CONTEXT,
       ...overrides,
