@@ -66,7 +66,7 @@ export const NODE_BUILTINS = [
  */
 export const NODE_BUILTIN_ALIAS: Readonly<Record<string, string>> = Object.fromEntries(
   NODE_BUILTINS.flatMap((name) => {
-    const shim = `./lambda/shared/node-builtins/${name.replace('/', '-')}.cjs`;
+    const shim = `./lambda/shared/node-builtins/${name.replace(/[/_]/g, '-')}.cjs`;
     return [
       [`node:${name}`, shim],
       [name, shim],
