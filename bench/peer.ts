@@ -12,7 +12,9 @@
  * machine load falls on both alike: sequential requests on one kept-alive connection (p50, p99,
  * 1-client throughput), then 4 clients on 4 connections (throughput). CPU ms per request is read
  * from /proc for the server process, and for the lab also for its environment processes (the
- * peer runs its handlers in worker threads of its one process).
+ * peer runs its handlers in worker threads of its one process). A relay floor (relay-floor-host.mjs:
+ * the same hops, no work) takes part in the warm rounds, so the lab's host overhead over the
+ * floor is measured under the same load.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
@@ -30,6 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { signRequest } from '../local/auth/sigv4';
+import { defaultLambdaNode } from '../local/host/execution-environment';
 import { LOCAL_CALLER } from '../local/lab-defaults';
 import { ladderOf } from '../runs/latency-histogram';
 
@@ -207,6 +210,31 @@ async function labHost(handlerDir: string, logFile: string): Promise<Host> {
   return host;
 }
 
+/** The relay floor (relay-floor-host.mjs): the lab's hops with none of its work. */
+async function floorHost(): Promise<Host> {
+  const port = await freePort();
+  const host: Host = {
+    name: 'relay floor',
+    url: `http://127.0.0.1:${port}/lab/hello`,
+    headers: {},
+    proc: undefined as unknown as ChildProcess,
+    async start() {
+      const t = performance.now();
+      // Plain node, no loader; its environment process on Lambda's Node, as the lab's are.
+      host.proc = spawn(
+        process.execPath,
+        [join(import.meta.dirname, 'relay-floor-host.mjs'), String(port), defaultLambdaNode().path],
+        { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      drain(host.proc);
+      await waitForPort(port, host.proc, 30_000);
+      return { readyMs: performance.now() - t };
+    },
+    stop: () => stopProcess(host.proc),
+  };
+  return host;
+}
+
 async function peerHost(peerDir: string, workDir: string): Promise<Host> {
   const [port, lambdaPort] = [await freePort(), await freePort()];
   writeFileSync(
@@ -336,6 +364,22 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
         if (s < opts.starts - 1) await h.stop();
       }
     }
+    // The floor takes part in the warm rounds only: its start-up is nothing anyone would run.
+    const floor = await floorHost();
+    await floor.start();
+    hosts.push(floor);
+    acc.set(floor.name, {
+      ready: [],
+      cold: [],
+      lat: [],
+      n1: 0,
+      t1: 0,
+      n4: 0,
+      t4: 0,
+      cpuS: 0,
+      cpuC: 0,
+      n: 0,
+    });
     opts.log(`started ${opts.starts} times each; warm rounds ...`);
     const agents = new Map(hosts.map((h) => [h.name, new http.Agent({ keepAlive: true, maxSockets: 4 })]));
     // Warm-up, sequential and by 4 clients, so every environment the 4-client rounds use exists.
@@ -350,7 +394,8 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
     }
     const perRound = Math.max(1, Math.round(opts.requests / opts.rounds));
     for (let r = 0; r < opts.rounds; r++) {
-      for (const h of r % 2 === 0 ? hosts : [...hosts].reverse()) {
+      // Each host's place in the round rotates, so none always follows the same one.
+      for (const h of hosts.map((_, i) => hosts[(i + r) % hosts.length])) {
         const a = acc.get(h.name) as Acc;
         const agent = agents.get(h.name) as http.Agent;
         const c0 = cpuOf(h);
@@ -398,7 +443,7 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
 
 /** The table the bench prints: each figure for both hosts and the lab's ratio to the peer. */
 export function formatPeerFigures(rows: readonly HostFigures[]): string[] {
-  const [lab, peer] = rows;
+  const [lab, peer, floor] = rows;
   const f = (n: number, d = 2) => n.toFixed(d);
   const line = (label: string, a: string, b: string, ratio: number) =>
     `   ${label.padEnd(30)}${a.padStart(10)}${b.padStart(20)}${`${ratio.toFixed(2)}x`.padStart(10)}`;
@@ -432,5 +477,12 @@ export function formatPeerFigures(rows: readonly HostFigures[]): string[] {
       f(peer.cpuServerMs + peer.cpuChildrenMs, 3),
       (lab.cpuServerMs + lab.cpuChildrenMs) / (peer.cpuServerMs + peer.cpuChildrenMs),
     ),
+    ...(floor
+      ? [
+          `   relay floor (HTTP + IPC to a process that answers at once), same rounds: p50 ${f(floor.p50)} ms, 4 clients ${f(floor.rps4, 0)} req/s`,
+          `   the lab's host over the floor, warm p50: ${f(lab.p50 - floor.p50)} ms (goal <= 0.30)`,
+        ]
+      : []),
+    `   goals: warm p50 <= 0.50x (${(lab.p50 / peer.p50).toFixed(2)}x), 4-client throughput >= 2.00x (${(lab.rps4 / peer.rps4).toFixed(2)}x)`,
   ];
 }

@@ -148,6 +148,8 @@ export class ExecutionEnvironment {
   invocations = 0;
   busy = false;
   private exited = false;
+  private frozen = false;
+  private stopping = false;
   // Set the moment a timeout condemns the process, before its exit event: it must never be reused.
   private retired = false;
   private pending?: {
@@ -319,12 +321,22 @@ export class ExecutionEnvironment {
 
   /** Frozen until the next invocation, when the lab freezes environments. */
   private idle(): void {
-    if (this.opts.cgroups?.freeze && this.cgroup?.canFreeze && !this.exited) this.cgroup.freeze();
+    if (this.opts.cgroups?.freeze && this.cgroup?.canFreeze && !this.exited && !this.busy && !this.stopping) {
+      this.cgroup.freeze();
+      this.frozen = true;
+    }
+  }
+
+  /** Thawed for an invocation or a stop; a write to the cgroup only when it was frozen. */
+  private thaw(): void {
+    if (!this.frozen) return;
+    this.frozen = false;
+    this.cgroup?.thaw();
   }
 
   invoke(requestId: string, event: unknown, timeoutMs: number): Promise<InvokeOutcome> {
     if (this.busy || this.exited) throw new Error('environment is busy or gone');
-    this.cgroup?.thaw();
+    this.thaw();
     this.busy = true;
     this.invocations += 1;
     const started = performance.now();
@@ -359,7 +371,9 @@ export class ExecutionEnvironment {
   async stop(): Promise<void> {
     if (this.exited) return this.gone;
     const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
-    // A frozen process takes no signal until it runs again.
+    // A frozen process takes no signal until it runs again; a freeze still pending must not follow.
+    this.stopping = true;
+    this.frozen = false;
     this.cgroup?.thaw();
     this.child.kill('SIGTERM');
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
@@ -379,7 +393,9 @@ export class ExecutionEnvironment {
 
   private onMessage(m: WorkerMessage): void {
     if ((m.type === 'result' || m.type === 'error') && m.requestId === this.pending?.requestId) {
-      this.idle();
+      // Frozen once the response is on its way (the host's write, not the function's), unless
+      // the pool has handed it the next request by then.
+      if (this.opts.cgroups?.freeze) setImmediate(() => this.idle());
       this.finish(
         m.type === 'result'
           ? {

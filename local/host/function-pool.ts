@@ -244,7 +244,6 @@ export class FunctionPool {
   }
 
   private describe(requestId: string, o: InvokeOutcome): Invocation {
-    const ts = new Date().toISOString();
     switch (o.kind) {
       case 'result':
         return { ok: true, requestId, response: o.response, durationMs: o.durationMs };
@@ -257,7 +256,7 @@ export class FunctionPool {
         };
       case 'timeout': {
         const message = `Task timed out after ${this.opts.fn.timeoutSeconds.toFixed(2)} seconds`;
-        this.opts.log(`${ts} ${requestId} ${message}`);
+        this.opts.log(`${new Date().toISOString()} ${requestId} ${message}`);
         return { ok: false, requestId, reason: 'timeout', message };
       }
       case 'crash': {
