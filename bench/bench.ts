@@ -3,7 +3,8 @@
  *   1. keep-alive off/on ratio of database p50 and client p50, with the default network model
  *   2. the local host's overhead: client p50 through the host minus a direct SDK call's p50
  *      to the same engine through the same network model, where it goes, and this machine's
- *      floor for any host with separate environment processes (host-overhead.ts)
+ *      floor for any host with separate environment processes (host-overhead.ts);
+ *      `--only-overhead` runs just this section
  *   3. each bundle's init duration on the local host, on Lambda's Node, and what the bundle
  *      and its client add over an empty handler's init (init-over-empty.ts); `--only-init`
  *      runs just this section, `--node PATH` runs the environments on another Node,
@@ -53,6 +54,7 @@ Prints the lab's own figures (never asserted). Sections: 1 keep-alive off/on, 2 
   --targets LIST         add these targets' bundles to section 3 (e.g. dynamodb,dsql)
   --node PATH            run the environments on this Node (default: Lambda's, pinned)
   --only-init            section 3 only
+  --only-overhead        section 2 only: the host's overhead over a direct SDK call and the relay floor
   --only-startup         section 6 only, without the lab
   --startup-runs N       runs per CLI in section 6
   --max-rate             add section 4: the highest rate sustained for 60 s (several minutes)
@@ -93,6 +95,7 @@ const BENCH_OPTIONS = {
   'startup-runs': { type: 'string' },
   inits: { type: 'string' },
   'only-init': { type: 'boolean' },
+  'only-overhead': { type: 'boolean' },
   node: { type: 'string' },
   rates: { type: 'string' },
 } as const;
@@ -143,6 +146,23 @@ async function keepAliveRatio(client: LabClient) {
     out[variant] = r;
   }
   return out;
+}
+
+async function overhead(lab: RunningLab, client: LabClient, reportDurations: number[]): Promise<void> {
+  console.log(
+    `\n2. local host overhead, ${CALLS} host GETs interleaved with direct SDK GETs (keep-alive on, p50, ms)`,
+  );
+  const o = await hostOverhead(lab, client, reportDurations, CALLS);
+  console.log(
+    `   client through the host ${fmt(o.clientP50)}   direct SDK call ${fmt(o.directP50)}   overhead ${fmt(o.overheadP50)}`,
+  );
+  console.log(
+    `   where: api + ipc ${fmt(o.apiAndIpcP50)}   handler outside its db call ${fmt(o.handlerP50)}   db call in the environment vs direct ${fmt(o.dbInEnvironmentP50)}`,
+  );
+  console.log(`   floor on this machine (HTTP + IPC relay, no work, same idle gap): ${fmt(o.floorP50)}`);
+  console.log(
+    `   host overhead over the floor: ${fmt(o.overheadP50 - o.floorP50)} (goal <= 0.30; section 9 measures it without engines, beside the peer)`,
+  );
 }
 
 async function initDurations(lab: RunningLab) {
@@ -233,6 +253,10 @@ async function main() {
       await initDurations(lab);
       return;
     }
+    if (values['only-overhead']) {
+      await overhead(lab, client, reportDurations);
+      return;
+    }
     console.log(`\n1. keep-alive off/on, ${CALLS} sequential GETs per variant (p50, ms)`);
     const ka = await keepAliveRatio(client);
     const p = (xs: number[]) => ladderOf(xs)?.p50 ?? Number.NaN;
@@ -244,17 +268,7 @@ async function main() {
       `   client latency  on ${fmt(clOn)}   off ${fmt(clOff)}   ratio ${(clOff / clOn).toFixed(2)}x`,
     );
 
-    console.log(
-      `\n2. local host overhead, ${CALLS} host GETs interleaved with direct SDK GETs (keep-alive on, p50, ms)`,
-    );
-    const o = await hostOverhead(lab, client, reportDurations, CALLS);
-    console.log(
-      `   client through the host ${fmt(o.clientP50)}   direct SDK call ${fmt(o.directP50)}   overhead ${fmt(o.overheadP50)}`,
-    );
-    console.log(
-      `   where: api + ipc ${fmt(o.apiAndIpcP50)}   handler outside its db call ${fmt(o.handlerP50)}   db call in the environment vs direct ${fmt(o.dbInEnvironmentP50)}`,
-    );
-    console.log(`   floor on this machine (HTTP + IPC relay, no work, same idle gap): ${fmt(o.floorP50)}`);
+    await overhead(lab, client, reportDurations);
     console.log(`   (SigV4 signing on the client, excluded above: p50 ${fmt(p(ka.on.sign))} ms)`);
 
     await initDurations(lab);
