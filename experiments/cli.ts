@@ -41,7 +41,9 @@ Experiments: ${EXPERIMENTS.map((e) => e.name).join(', ')} (--list says more)
   --target local|aws    the local lab (default) or the deployed stack
   --out DIR             where results go (default results/experiments/<name>-<timestamp>):
                         DIR/report.{json,md,html} and DIR/steps/<step>/ for each load run
-  --targets LIST        only these of ${TARGETS.join(', ')} (default: all the experiment uses)
+  --targets LIST        only these of ${TARGETS.join(', ')} (default: all the experiment uses
+                        whose engine is here; one line names each one skipped and the command
+                        that adds it). A target named here whose engine is missing: exit 2
   --duration S          every phase S seconds instead of the experiment's own
   --list                each experiment: its article, targets and durations
 Local lab:
@@ -139,7 +141,17 @@ runCli(
     const where = values.target ?? 'local';
     if (where !== 'local' && where !== 'aws')
       throw new UsageError(`--target must be local or aws, got ${JSON.stringify(where)}`);
-    const targets: Target[] = listOption('targets', values.targets, TARGETS, [...TARGETS]);
+    const requested =
+      values.targets === undefined ? undefined : listOption('targets', values.targets, TARGETS, []);
+    let targets: Target[] = requested ?? [...TARGETS];
+    const skipped: string[] = [];
+    if (where === 'local') {
+      // Checked before anything starts: a named target's missing engine is a usage error (exit 2).
+      const { chooseTargets, skippedLines } = await import('../local/targets/choose-targets');
+      const chosen = await chooseTargets({ requested, log: (line) => console.log(line) });
+      targets = chosen.targets;
+      skipped.push(...skippedLines(chosen));
+    }
     const durationS =
       values.duration === undefined ? undefined : intOption('duration', values.duration, 1, 3600, 1);
     const engine = engineOption(values.engine);
@@ -157,6 +169,7 @@ runCli(
     // code (core/interrupt.ts; a second Ctrl-C quits at once, ending the lab's processes).
     const signal = installInterruptHandler();
     const quick = values.quick ?? false;
+    for (const line of skipped) console.log(line);
     console.log(
       `Experiment ${definition.name} (${definition.article})${quick ? ' --quick' : ''}, ${where === 'local' ? 'local lab' : 'deployed stack'}: ${definition.summary}`,
     );

@@ -15,6 +15,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { OPERATIONS, type Operation } from '../core/lab-functions';
+import { compareTargets } from '../runs/comparison';
 import {
   filterTimings,
   type LabRow,
@@ -28,6 +29,23 @@ import {
   toLabRow,
 } from '../runs/results';
 import type { RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
+
+/**
+ * Without --duration, a run shares this much load among its phases: the first run (4 targets x
+ * keep-alive on/off x create, get: 16 phases) then gets 4 s a phase and ends in about 2
+ * minutes with the lab's start and Artillery's ~4 s per phase on a loaded 2-core machine.
+ */
+export const DEFAULT_LOAD_S = 64;
+/** A default phase is never shorter: at 10/s, 40 requests, enough for a p50. */
+export const MIN_DEFAULT_PHASE_S = 4;
+/** Nor longer: one target's run keeps its 20 s phases of old. */
+export const MAX_DEFAULT_PHASE_S = 20;
+
+/** Seconds per phase when --duration is not given: DEFAULT_LOAD_S shared by the phases, clamped. */
+export function defaultPhaseS(phases: number): number {
+  const share = Math.floor(DEFAULT_LOAD_S / Math.max(1, phases));
+  return Math.min(MAX_DEFAULT_PHASE_S, Math.max(MIN_DEFAULT_PHASE_S, share));
+}
 
 /** The phases a run has unless told otherwise. */
 export const DEFAULT_PHASES: readonly Operation[] = ['create', 'get'];
@@ -314,7 +332,10 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
   return { rows, failed, interrupted: false };
 }
 
-/** Writes summary.json: the rows of the phases that ran and the phases that failed. */
+/**
+ * Writes summary.json: the rows of the phases that ran, the phases that failed, and the
+ * comparison across targets (runs/comparison.ts; null when there is nothing to compare).
+ */
 export function writeLoadSummary(
   outDir: string,
   lab: Readonly<Record<string, unknown>>,
@@ -322,7 +343,13 @@ export function writeLoadSummary(
   failed: readonly FailedPhase[],
 ): string {
   const path = join(outDir, 'summary.json');
-  const summary = { generatedAt: new Date().toISOString(), lab, runs: rows, failedPhases: failed };
+  const summary = {
+    generatedAt: new Date().toISOString(),
+    lab,
+    runs: rows,
+    failedPhases: failed,
+    comparison: compareTargets(rows),
+  };
   writeFileSync(path, `${JSON.stringify(summary, null, 2)}\n`);
   return path;
 }

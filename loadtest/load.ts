@@ -10,7 +10,7 @@ import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../core/errors';
 import { installInterruptHandler } from '../core/interrupt';
-import { KEEP_ALIVE_VARIANTS, OPERATIONS, TARGET_INFO, TARGETS } from '../core/lab-functions';
+import { KEEP_ALIVE_VARIANTS, OPERATIONS, TARGET_INFO, TARGETS, type Target } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
 import {
   engineOption,
@@ -25,17 +25,24 @@ import {
 } from '../local/cli/options';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS } from '../local/lab-defaults';
 import type { LabRow } from '../runs/results';
+import { DEFAULT_LOAD_S, defaultPhaseS, MAX_DEFAULT_PHASE_S, MIN_DEFAULT_PHASE_S } from './load-phases';
 
 const HELP = `Usage: npm run load -- [options]
 
-  --duration S          seconds per phase (default 20)
+  --duration S          seconds per phase (default: ${DEFAULT_LOAD_S} s of load shared by the phases,
+                        from ${MIN_DEFAULT_PHASE_S} to ${MAX_DEFAULT_PHASE_S} s each: 4 s each for 4 targets x 2 variants x
+                        create, get, so the first run ends in about 2 minutes; give --duration
+                        60 or more for tighter p99s)
   --rate N              arrivals per second, an open loop (default 10)
   --parallel LIST       a closed loop instead: N workers, each sending its next request as soon
                         as the last one answered; a comma list (1,10,100) runs each level in its
                         own folder (parallel-N/) and one summary.json holds every level's rows
   --idle-gap S          before each phase after create: a short warm-up of it, then S seconds
                         with no traffic, so kept connections age (default 0: none)
-  --targets LIST        comma list of ${TARGETS.join(', ')} (default dynamodb)
+  --targets LIST        comma list of ${TARGETS.join(', ')} (default: every target
+                        whose engine is here; one line names each one skipped and the command
+                        that adds it; with --target aws, every target the stack deployed).
+                        A target named here whose engine is missing: exit 2, nothing started
   --keep-alive LIST     comma list of on, off (default on,off)
   --memory LIST         function memory, MB (128-10240): one value runs every function at it;
                         a comma list compares sizes, a phase per target x keep-alive x size
@@ -121,7 +128,8 @@ runCli(
       process.stdout.write(HELP);
       return 0;
     }
-    const durationS = intOption('duration', values.duration, 1, 3600, 20);
+    const durationGiven = values.duration !== undefined;
+    const durationArg = durationGiven ? intOption('duration', values.duration, 1, 3600, 1) : undefined;
     const ratePerS = numberOption('rate', values.rate, 0.1, 10_000, 10);
     if (values.parallel !== undefined && values.rate !== undefined)
       throw new UsageError('--parallel (closed loop) and --rate (open loop) exclude each other');
@@ -131,7 +139,8 @@ runCli(
         : [...new Set(values.parallel.split(',').map((v) => intOption('parallel', v.trim(), 1, 1000, 1)))];
     const idleGapS = numberOption('idle-gap', values['idle-gap'], 0, 3600, 0);
     const idleTimeoutS = intOption('idle-timeout', values['idle-timeout'], 1, 86_400, DEFAULT_IDLE_TIMEOUT_S);
-    const targets = listOption('targets', values.targets, TARGETS, ['dynamodb']);
+    const requested =
+      values.targets === undefined ? undefined : listOption('targets', values.targets, TARGETS, []);
     const variants = listOption('keep-alive', values['keep-alive'], KEEP_ALIVE_VARIANTS, ['on', 'off']);
     const operations = listOption('operations', values.operations, OPERATIONS, ['create', 'get']);
     const memories = memoryListOption(values.memory);
@@ -166,6 +175,27 @@ runCli(
     } catch (e) {
       throw new UsageError(`--prices: ${(e as Error).message}`);
     }
+    // Which targets run: checked before anything starts (a named target's missing engine is exit 2).
+    let targets: Target[];
+    const skipped: string[] = [];
+    if (where === 'aws') targets = requested ?? [...TARGETS];
+    else {
+      const { chooseTargets, skippedLines } = await import('../local/targets/choose-targets');
+      const chosen = await chooseTargets({ requested, log: (line) => console.log(line) });
+      targets = chosen.targets;
+      skipped.push(...skippedLines(chosen));
+    }
+    for (const line of skipped) console.log(line);
+    const phaseCount =
+      (where === 'aws' && requested === undefined ? 1 : targets.length) *
+      variants.length *
+      orderPhases(operations).length *
+      Math.max(1, memories.length);
+    const durationS = durationArg ?? defaultPhaseS(phaseCount);
+    if (!durationGiven)
+      console.log(
+        `Phases of ${durationS} s (the default: ${DEFAULT_LOAD_S} s of load over ${phaseCount} phases, ${MIN_DEFAULT_PHASE_S}-${MAX_DEFAULT_PHASE_S} s each); --duration 60 gives tighter percentiles`,
+      );
     const outDir = resolve(values.out ?? join(RESULTS_DIR, stamp()));
     mkdirSync(outDir, { recursive: true });
 
@@ -178,6 +208,7 @@ runCli(
       runLoad({
         outDir: levelDir,
         targets,
+        ...(where === 'aws' && requested === undefined ? { deployedOnly: true } : {}),
         variants,
         operations,
         durationS,
@@ -252,14 +283,25 @@ runCli(
       const notice = (TARGET_INFO[t] as { notice?: string }).notice;
       if (notice && where === 'local') console.log(notice);
     }
-    const dbOn = rows.find((r) => r.keepAlive === 'on' && r.phase === 'get')?.dbMs?.p50;
-    const dbOff = rows.find((r) => r.keepAlive === 'off' && r.phase === 'get')?.dbMs?.p50;
-    if (dbOn && dbOff) {
-      console.log(
-        `Keep-alive: database time p50 ${dbOff.toFixed(1)} ms without, ${dbOn.toFixed(1)} ms with (${(dbOff / dbOn).toFixed(1)}x; the articles saw 33 ms vs 10 ms).`,
-      );
+    for (const t of new Set(rows.map((r) => r.target))) {
+      const dbOn = rows.find((r) => r.target === t && r.keepAlive === 'on' && r.phase === 'get')?.dbMs?.p50;
+      const dbOff = rows.find((r) => r.target === t && r.keepAlive === 'off' && r.phase === 'get')?.dbMs?.p50;
+      if (dbOn && dbOff) {
+        console.log(
+          `Keep-alive, ${t} get: database time p50 ${dbOff.toFixed(1)} ms without, ${dbOn.toFixed(1)} ms with (${(dbOff / dbOn).toFixed(1)}x${t === 'dynamodb' ? '; the articles saw 33 ms vs 10 ms' : ''}).`,
+        );
+      }
     }
     for (const line of memoryComparison(rows)) console.log(line);
+    const { compareTargets, comparisonLines, formatComparisonTable } = await import('../runs/comparison');
+    const comparison = compareTargets(rows);
+    if (comparison) {
+      console.log(
+        `\nTargets compared (client p50 and p99 in ms, as Artillery saw them; db p50 from the handlers; each target at its faster keep-alive variant in the verdict):\n\n${formatComparisonTable(comparison)}\n`,
+      );
+      for (const line of comparisonLines(comparison)) console.log(line);
+    }
+    for (const line of skipped) console.log(line);
     console.log(
       `Results in ${relative(process.cwd(), outDir) || '.'}: summary.json, artillery-*.json, timings.jsonl${where === 'local' ? ', lambda-logs.log' : ''}`,
     );

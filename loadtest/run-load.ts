@@ -26,6 +26,8 @@ import type { FailedPhase } from './load-phases';
 export interface RunLoadOptions {
   readonly outDir: string;
   readonly targets: readonly Target[];
+  /** With where 'aws': run those of `targets` the stack deployed, instead of refusing the others. */
+  readonly deployedOnly?: boolean;
   readonly variants: readonly KeepAliveVariant[];
   readonly operations: readonly Operation[];
   readonly durationS: number;
@@ -97,6 +99,8 @@ export interface RunLoadResult {
 
 interface Plan {
   readonly url: string;
+  /** The targets the phases run. */
+  readonly targets: readonly Target[];
   readonly basePath: (target: string, variant: KeepAliveVariant) => string;
   readonly env: Record<string, string>;
 }
@@ -183,10 +187,12 @@ async function planAws(o: RunLoadOptions): Promise<Plan> {
   const outputs = await readLabOutputs(new CloudFormationClient(sdkClientConfig(aws)), aws.stackPrefix);
   const deployed = outputs.functions.map((f) => parseFunctionKey(f.key)).filter((p) => p !== undefined);
   const both = deployed.some((p) => p.keepAlive !== undefined);
-  for (const t of o.targets) {
-    if (!deployed.some((p) => p.target === t))
-      throw new UsageError(`target ${t} is not deployed (deploy with -c targets=...)`);
+  const isDeployed = (t: Target) => deployed.some((p) => p.target === t);
+  const targets = o.deployedOnly ? o.targets.filter(isDeployed) : o.targets;
+  for (const t of targets) {
+    if (!isDeployed(t)) throw new UsageError(`target ${t} is not deployed (deploy with -c targets=...)`);
   }
+  if (targets.length === 0) throw new UsageError('the deployed stack has no lab target');
   if (!both && o.variants.length > 1) {
     throw new UsageError(
       'the deployed API has one keep-alive variant: deploy with -c keepAlive=both, or pass --keep-alive on|off',
@@ -194,6 +200,7 @@ async function planAws(o: RunLoadOptions): Promise<Plan> {
   }
   return {
     url: outputs.apiUrl,
+    targets,
     basePath: (t, v) => basePath(t, v, both),
     env: {
       LAB_SIGV4_REGION: outputs.region ?? aws.region,
@@ -288,7 +295,12 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         },
       });
       const both = o.variants.length > 1;
-      plan = { url: lab.url, basePath: (t, v) => basePath(t, v, both), env: localSigningEnv() };
+      plan = {
+        url: lab.url,
+        targets: o.targets,
+        basePath: (t, v) => basePath(t, v, both),
+        env: localSigningEnv(),
+      };
       o.log(`Lab API: ${lab.url}`);
     }
 
@@ -311,7 +323,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       url: plan.url,
       basePath: (t, v) => plan.basePath(t, v as KeepAliveVariant),
       env: plan.env,
-      targets: o.targets,
+      targets: plan.targets,
       variants: o.variants,
       operations: o.operations,
       durationS: o.durationS,

@@ -240,16 +240,26 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     const profile = resolveProfile(opts);
 
     const running = new Map<Target, RunningTarget>();
-    for (const target of targets) {
-      const database = await LOCAL_TARGETS[target].start({
-        assembly,
-        dataDir: opts.dataDir,
-        engine: opts.engine,
-        idleTimeoutS: opts.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
-        certs,
-        log,
-      });
-      await own(() => database.stop());
+    // Engines start in parallel (PostgreSQL's initdb alone takes seconds); each one that started
+    // is owned, so a failure of another stops it too.
+    const started = await Promise.allSettled(
+      targets.map(async (target) => {
+        const database = await LOCAL_TARGETS[target].start({
+          assembly,
+          dataDir: opts.dataDir,
+          engine: opts.engine,
+          idleTimeoutS: opts.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
+          certs,
+          log,
+        });
+        await own(() => database.stop());
+        return database;
+      }),
+    );
+    const failedStart = started.find((s) => s.status === 'rejected');
+    if (failedStart) throw (failedStart as PromiseRejectedResult).reason;
+    for (const [i, target] of targets.entries()) {
+      const database = (started[i] as PromiseFulfilledResult<LocalDatabase>).value;
       const link = profile.targets[target];
       const model = await startNetworkModelProcess(
         {

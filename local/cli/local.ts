@@ -33,7 +33,9 @@ const HELP = `Usage: npm run local -- [options]
        npm run -s local -- env      the running lab's environment lines, for: eval "$(npm run -s local -- env)"
        npm run -s local -- token    a DSQL admin auth token for psql (PGPASSWORD), as the AWS CLI would make
 
-  --targets LIST                 comma list of ${TARGETS.join(', ')} (default dynamodb)
+  --targets LIST                 comma list of ${TARGETS.join(', ')} (default: every target whose
+                                 engine is here; one line names each one skipped and the command that
+                                 adds it). A target named here whose engine is missing: exit 2
   --port N                       port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 = any free port)
   --engine dynalite|dynamodb-local   local DynamoDB engine (default dynalite)
   --data DIR                     keep the engines' data on disk in DIR (default: in memory)
@@ -135,7 +137,13 @@ runCli(
     if (!['on', 'off', 'both'].includes(keepAlive)) {
       throw new UsageError(`--keep-alive must be on, off or both, got ${JSON.stringify(keepAlive)}`);
     }
-    const targets = listOption('targets', values.targets, TARGETS, ['dynamodb']);
+    const requested =
+      values.targets === undefined ? undefined : listOption('targets', values.targets, TARGETS, []);
+    // Checked before anything starts: a named target's missing engine is a usage error (exit 2).
+    const { chooseTargets, skippedLines } = await import('../targets/choose-targets');
+    const chosen = await chooseTargets({ requested, log: (line) => console.log(line) });
+    const targets = chosen.targets;
+    for (const line of skippedLines(chosen)) console.log(line);
     const options = {
       port: intOption('port', values.port, 0, 65535, DEFAULT_PORT),
       engine: engineOption(values.engine),

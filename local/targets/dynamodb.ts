@@ -4,6 +4,8 @@ import { createTable, type Engine, startEngine, type TableSchema, tableSchemaOf 
 import { type LocalTarget, localName, withEngine } from './types';
 
 export const dynamodbTarget: LocalTarget = {
+  // dynalite is an npm dependency; DynamoDB Local (--engine dynamodb-local) says what it lacks at start.
+  findEngine: () => ({ found: true, source: 'dynalite (npm package)' }),
   async start(opts) {
     const dataDir = opts.dataDir && join(opts.dataDir, 'dynamodb');
     const kind = opts.engine ?? 'dynalite';

@@ -47,6 +47,7 @@ async function createLedgers(endpoint: string, ledgers: readonly LedgerPropertie
 }
 
 export const qldbTarget: LocalTarget = {
+  findEngine: () => ({ found: true, source: "the lab's own QLDB Session emulation (local/engines/qldb)" }),
   async start(opts) {
     const { startQldbEngine } = await import('../engines/qldb');
     const dataDir = opts.dataDir && join(opts.dataDir, 'qldb');

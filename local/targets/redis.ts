@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { startRedis } from '../engines/redis';
+import { checkRedisServer, startRedis } from '../engines/redis';
 import { type LocalTarget, type ModelAddress, withEngine } from './types';
 
 /** What `redisSecretArn` is in the local synth: the local account is all zeros. */
@@ -91,6 +91,7 @@ function secretArnsOf(fns: readonly { environment: Record<string, unknown> }[]):
 }
 
 export const redisTarget: LocalTarget = {
+  findEngine: checkRedisServer,
   async start(opts) {
     const dataDir = opts.dataDir && join(opts.dataDir, 'redis');
     // A new password per lab run: nothing but this lab's functions should reach this server.

@@ -5,6 +5,7 @@
  */
 import type { Assembly } from '../assembly/cloud-assembly';
 import type { EngineKind } from '../engines';
+import type { EngineCheck, FindEngineContext } from '../engines/find-engine';
 import type { StartTls } from '../network/network-model';
 import type { CertificatePaths } from '../tls/certificates';
 
@@ -62,6 +63,11 @@ export type CustomResourceRunner = (
 ) => Promise<Record<string, unknown>[]>;
 
 export interface LocalTarget {
+  /**
+   * Whether this target's engine can run here (npm package, the lab's own, or a system binary),
+   * and if not, what is missing and the one command that adds it. Starts nothing.
+   */
+  findEngine(ctx: FindEngineContext): EngineCheck | Promise<EngineCheck>;
   start(opts: LocalTargetOptions): Promise<LocalDatabase>;
 }
 
