@@ -30,23 +30,6 @@ import {
 } from '../runs/results';
 import type { RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
 
-/**
- * Without --duration, a run shares this much load among its phases: the first run (4 targets x
- * keep-alive on/off x create, get: 16 phases) then gets 4 s a phase and ends in about 2
- * minutes with the lab's start and Artillery's ~4 s per phase on a loaded 2-core machine.
- */
-export const DEFAULT_LOAD_S = 64;
-/** A default phase is never shorter: at 10/s, 40 requests, enough for a p50. */
-export const MIN_DEFAULT_PHASE_S = 4;
-/** Nor longer: one target's run keeps its 20 s phases of old. */
-export const MAX_DEFAULT_PHASE_S = 20;
-
-/** Seconds per phase when --duration is not given: DEFAULT_LOAD_S shared by the phases, clamped. */
-export function defaultPhaseS(phases: number): number {
-  const share = Math.floor(DEFAULT_LOAD_S / Math.max(1, phases));
-  return Math.min(MAX_DEFAULT_PHASE_S, Math.max(MIN_DEFAULT_PHASE_S, share));
-}
-
 /** The phases a run has unless told otherwise. */
 export const DEFAULT_PHASES: readonly Operation[] = ['create', 'get'];
 /** Phases whose requests name a Person the create phase wrote (its GovIds are their payload). */

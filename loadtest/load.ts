@@ -25,7 +25,7 @@ import {
 } from '../local/cli/options';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS } from '../local/lab-defaults';
 import type { LabRow } from '../runs/results';
-import { DEFAULT_LOAD_S, defaultPhaseS, MAX_DEFAULT_PHASE_S, MIN_DEFAULT_PHASE_S } from './load-phases';
+import { DEFAULT_LOAD_S, defaultPhaseS, MAX_DEFAULT_PHASE_S, MIN_DEFAULT_PHASE_S } from './default-duration';
 
 const HELP = `Usage: npm run load -- [options]
 

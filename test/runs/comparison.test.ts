@@ -3,7 +3,7 @@
  * client p50, each other target as a multiple of it, each target at its faster keep-alive variant.
  */
 import { describe, expect, it } from 'vitest';
-import { defaultPhaseS } from '../../loadtest/load-phases';
+import { defaultPhaseS } from '../../loadtest/default-duration';
 import {
   type ComparedRow,
   compareTargets,
