@@ -2,12 +2,13 @@
 
 /**
  * Without --duration, a run shares this much load among its phases: the first run (4 targets x
- * keep-alive on/off x create, get: 16 phases) then gets 4 s a phase and ends in about 2
- * minutes with the lab's start and Artillery's ~4 s per phase on a loaded 2-core machine.
+ * keep-alive on/off x create, get: 16 phases) then gets 3 s a phase and ends in about 2
+ * minutes: measured 2:16 with 4 s phases on this 2-core machine at load average 12, where
+ * Artillery's own start and stop cost ~3.5 s a phase beside the phase itself.
  */
-export const DEFAULT_LOAD_S = 64;
-/** A default phase is never shorter: at 10/s, 40 requests, enough for a p50. */
-export const MIN_DEFAULT_PHASE_S = 4;
+export const DEFAULT_LOAD_S = 48;
+/** A default phase is never shorter: at 10/s, 30 requests, enough for a p50. */
+export const MIN_DEFAULT_PHASE_S = 3;
 /** Nor longer: one target's run keeps its 20 s phases of old. */
 export const MAX_DEFAULT_PHASE_S = 20;
 

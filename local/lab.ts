@@ -115,11 +115,14 @@ export interface RunningLab {
   readonly url: string;
   readonly assembly: Assembly;
   readonly targets: ReadonlyMap<Target, RunningTarget>;
-  /** DynamoDB's engine and model, which every lab runs. */
+  /**
+   * DynamoDB's engine and model, for a lab that runs DynamoDB (reading them in one that does
+   * not throws, naming the targets it runs): `targets` has every target's.
+   */
   readonly engine: LocalDatabase;
   readonly model: NetworkModelProcess;
   readonly caCertPath: string;
-  /** Local names of the DynamoDB tables created in the engine. */
+  /** Local names of the DynamoDB tables created in the engine (a lab that runs DynamoDB). */
   readonly tableNames: readonly string[];
   readonly node: NodeRuntime;
   /** The network profile the models run, overrides applied. */
@@ -146,14 +149,22 @@ export interface RunningLab {
   stop(): Promise<void>;
 }
 
-/** The targets a context asks for, DynamoDB first; an unknown one is an error naming the list. */
+/**
+ * The targets a context asks for, each once in the order given (DynamoDB alone when it names
+ * none); an unknown one is an error naming the list. Only these engines start.
+ */
 export function requestedTargets(context: Record<string, string> = {}): Target[] {
-  const requested = (context.targets ?? 'dynamodb').split(',').map((t) => t.trim());
+  const requested = (context.targets ?? 'dynamodb')
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
   const unknown = requested.filter((t) => !isTarget(t));
-  if (unknown.length > 0) {
-    throw new Error(`unknown target ${unknown.join(', ')}; known: ${Object.keys(TARGET_INFO).join(', ')}`);
+  if (unknown.length > 0 || requested.length === 0) {
+    throw new Error(
+      `unknown target ${unknown.join(', ') || '(none)'}; known: ${Object.keys(TARGET_INFO).join(', ')}`,
+    );
   }
-  return ['dynamodb', ...requested.filter((t): t is Target => isTarget(t) && t !== 'dynamodb')];
+  return [...new Set(requested.filter(isTarget))];
 }
 
 /** The -c flags the local lab synthesizes with: the requested targets, no Power Tuning. */
@@ -343,7 +354,11 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     });
     await own(() => server.close());
 
-    const dynamodb = running.get('dynamodb') as RunningTarget;
+    const dynamodb = (): RunningTarget => {
+      const r = running.get('dynamodb');
+      if (!r) throw new Error(`this lab runs no DynamoDB (targets: ${targets.join(', ')}): use lab.targets`);
+      return r;
+    };
     // Targets being restarted: the watch below leaves them alone.
     const restarting = new Set<Target>();
     const restartEngine = async (target: Target = 'dynamodb') => {
@@ -407,10 +422,16 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       url: server.url,
       assembly,
       targets: running,
-      engine: dynamodb.database,
-      model: dynamodb.model,
+      get engine() {
+        return dynamodb().database;
+      },
+      get model() {
+        return dynamodb().model;
+      },
       caCertPath: certs.caCertPath,
-      tableNames: dynamodb.database.tables,
+      get tableNames() {
+        return dynamodb().database.tables;
+      },
       node,
       profile,
       pools,

@@ -127,3 +127,16 @@ describe('npm run load --targets with an engine missing', () => {
     expect(r.stdout).not.toMatch(/Synthesizing|Lab API|ready at/);
   });
 });
+
+describe('requestedTargets (what startLab starts)', () => {
+  it('starts exactly the targets asked for: DynamoDB only when named, or when none is', async () => {
+    const { localSynthContext, requestedTargets } = await import('../../local/lab');
+    expect(requestedTargets({ targets: 'qldb' })).toEqual(['qldb']);
+    expect(requestedTargets({ targets: 'redis, dsql,redis' })).toEqual(['redis', 'dsql']);
+    expect(requestedTargets({})).toEqual(['dynamodb']);
+    expect(localSynthContext({ targets: 'qldb' }).targets).toBe('qldb');
+    expect(() => requestedTargets({ targets: 'qldb,faunadb' })).toThrow(
+      'unknown target faunadb; known: dynamodb, qldb, redis, dsql',
+    );
+  });
+});

@@ -111,14 +111,14 @@ describe('compareTargets', () => {
 });
 
 describe('defaultPhaseS', () => {
-  it('shares the default load among the phases: 4 targets x 2 variants x 2 phases get 4 s each', () => {
-    expect(defaultPhaseS(16)).toBe(4);
-    expect(defaultPhaseS(12)).toBe(5);
-    expect(defaultPhaseS(8)).toBe(8);
-    // One target keeps its 20 s phases; many phases never go below 4 s.
-    expect(defaultPhaseS(4)).toBe(16);
+  it('shares the default load among the phases: 4 targets x 2 variants x 2 phases get 3 s each', () => {
+    expect(defaultPhaseS(16)).toBe(3);
+    expect(defaultPhaseS(12)).toBe(4);
+    expect(defaultPhaseS(8)).toBe(6);
+    // One target gets 12 s phases, fewer phases at most 20 s; many phases never go below 3 s.
+    expect(defaultPhaseS(4)).toBe(12);
     expect(defaultPhaseS(2)).toBe(20);
-    expect(defaultPhaseS(40)).toBe(4);
+    expect(defaultPhaseS(40)).toBe(3);
     expect(defaultPhaseS(0)).toBe(20);
   });
 });
