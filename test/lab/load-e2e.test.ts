@@ -43,7 +43,16 @@ describe('npm run load, end to end on the local lab', () => {
       { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 340_000 },
     );
     expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { runs: SummaryRow[] };
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+      runs: SummaryRow[];
+      comparison: { reads: { ranking: { target: string; ratio: number }[] } } | null;
+    };
+    // The run ends with the comparison: every target ranked for reads, the fastest at 1x.
+    const ranking = summary.comparison?.reads.ranking ?? [];
+    expect(ranking.map((x) => x.target).sort()).toEqual(['dsql', 'dynamodb', 'qldb', 'redis']);
+    expect(ranking[0]?.ratio).toBe(1);
+    expect(r.stdout).toMatch(/^Reads \(get\): fastest \w+ \(keep-alive (on|off)\), [\d.]+ ms client p50; /m);
+    expect(r.stdout).toMatch(/^Writes \(create\): fastest /m);
     expect(summary.runs.map((x) => `${x.target}/${x.keepAlive}/${x.phase}`)).toEqual([
       'dynamodb/on/create',
       'dynamodb/on/get',
