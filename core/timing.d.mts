@@ -5,6 +5,11 @@ export interface Timing {
   readonly dbRequests: number;
   /** absent from timings written before it existed */
   readonly dbRoundTrips?: number;
+  /**
+   * The protocol commands the call sent, by name (QLDB: StartSession, StartTransaction,
+   * ExecuteStatement, CommitTransaction, ...); absent where the protocol has one kind of request
+   */
+  readonly dbCommands?: Readonly<Record<string, number>>;
   readonly coldStart: boolean;
   readonly initType: string;
   /** the execution environment (its log stream name); absent from timings written before it existed */
@@ -45,6 +50,7 @@ export interface TimingLine {
 export const GOV_ID_PATTERN: RegExp;
 export function isRecord(v: unknown): v is Record<string, unknown>;
 export function isTiming(v: unknown): v is Timing;
+export function isCommandCounts(v: unknown): v is Readonly<Record<string, number>>;
 export function isBilledQuantity(v: unknown): v is BilledQuantity;
 export function isTimingLine(v: unknown): v is TimingLine;
 export function timingOfBody(body: string): Timing | null;

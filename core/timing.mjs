@@ -15,6 +15,10 @@
  *                  HTTP request and per Redis command (nothing is pipelined), one per flight of
  *                  PostgreSQL messages (a statement's five messages are one); TCP and TLS
  *                  handshakes are not counted (newConnection marks the calls that paid them)
+ *   dbCommands     optional: the protocol commands the call sent, by name, where a protocol has
+ *                  several (QLDB's SendCommand carries StartSession, StartTransaction,
+ *                  ExecuteStatement, FetchPage, CommitTransaction, AbortTransaction, EndSession);
+ *                  counted as the driver sends them, SDK retries of one command not added
  *   coldStart      true for the first invocation of this execution environment
  *   initType       AWS_LAMBDA_INITIALIZATION_TYPE: on-demand | provisioned-concurrency | snap-start
  *   environment    the execution environment's id: its log stream (AWS_LAMBDA_LOG_STREAM_NAME),
@@ -40,6 +44,20 @@ export function isBilledQuantity(v) {
     v.quantity >= 0 &&
     typeof v.basis === 'string' &&
     BASES.includes(v.basis)
+  );
+}
+
+/**
+ * A count per command name: whole numbers >= 0 under non-empty names.
+ * @param {unknown} v
+ * @returns {v is Readonly<Record<string, number>>}
+ */
+export function isCommandCounts(v) {
+  return (
+    isRecord(v) &&
+    Object.entries(v).every(
+      ([name, n]) => name !== '' && typeof n === 'number' && Number.isInteger(n) && n >= 0,
+    )
   );
 }
 
@@ -70,6 +88,7 @@ export function isTiming(v) {
     v.dbRequests >= 0 &&
     (v.dbRoundTrips === undefined ||
       (typeof v.dbRoundTrips === 'number' && Number.isInteger(v.dbRoundTrips) && v.dbRoundTrips >= 0)) &&
+    (v.dbCommands === undefined || isCommandCounts(v.dbCommands)) &&
     typeof v.coldStart === 'boolean' &&
     typeof v.initType === 'string' &&
     (v.environment === undefined || typeof v.environment === 'string') &&

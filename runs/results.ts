@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isRecord, isTimingLine, type TimingLine } from '../core/timing.mjs';
+import { type DbCommandsSummary, summarizeCommands } from './db-commands';
 import type { RunCost } from './run-cost';
 import { databaseSamples, dbPercentiles, dbRequestStats, dbRoundTripStats, type TimedCall } from './samples';
 
@@ -86,6 +87,8 @@ export interface TimingSummary {
   readonly dbRequests: { readonly p50: number; readonly max: number } | null;
   /** round trips the database calls waited for, per call; null in timings written before them */
   readonly dbRoundTrips: { readonly p50: number; readonly max: number } | null;
+  /** the commands per call by name (QLDB), most frequent breakdown first; null where none are named */
+  readonly dbCommands: DbCommandsSummary | null;
   /** distinct execution environments that answered (timing.environment); null before it existed */
   readonly environments: number | null;
   /** most requests in flight at once, from each response's time and its time to first byte */
@@ -140,6 +143,8 @@ export interface LabRow extends LoadShape {
   readonly dbRequests: { readonly p50: number; readonly max: number } | null;
   /** round trips per database call (see core/timing.mjs); absent in rows written before them */
   readonly dbRoundTrips?: { readonly p50: number; readonly max: number } | null;
+  /** commands per call by name (runs/db-commands.ts); absent where none are named and in older rows */
+  readonly dbCommands?: DbCommandsSummary;
   /** distinct execution environments that answered; absent in rows written before it existed */
   readonly environments?: number | null;
   /**
@@ -400,6 +405,7 @@ export function summarizeTimings(lines: readonly TimingLine[]): TimingSummary {
     dbMs: dbPercentiles(db),
     dbRequests: dbRequestStats(db),
     dbRoundTrips: dbRoundTripStats(db),
+    dbCommands: summarizeCommands(lines),
     environments: environments.size > 0 ? environments.size : null,
     maxInFlight: maxInFlight(lines),
     newConnections: db.newConnections,
@@ -481,6 +487,7 @@ export function toLabRow(
     dbMs: timings.dbMs,
     dbRequests: timings.dbRequests,
     dbRoundTrips: timings.dbRoundTrips,
+    ...(timings.dbCommands ? { dbCommands: timings.dbCommands } : {}),
     environments: timings.environments,
     maxInFlight: timings.maxInFlight,
     newConnectionShare: timings.newConnectionShare,

@@ -16,15 +16,22 @@ const POWER_VALUES = [128, 256, 512, 1024, 1769] as const;
 const QUICK_POWER_VALUES = [128, 512, 1769] as const;
 const FUNCTIONS = ['qldb-get', 'qldb-create', 'dynamodb-get', 'dynamodb-create'] as const;
 
-function tunings(ctx: PlanContext): TuningPlan[] {
-  return FUNCTIONS.filter((f) => ctx.targets.includes(f.split('-')[0] as Target)).map((fn) => ({
+/** The tuning run of one function, as this experiment runs it (qldb-vs-dynamodb runs qldb-get's too). */
+export function tuningOf(fn: (typeof FUNCTIONS)[number], ctx: PlanContext): TuningPlan {
+  return {
     name: `tune-${fn}`,
     description: `Power Tuning, balanced strategy, on ${fn}`,
     function: fn,
     powerValues: ctx.quick ? QUICK_POWER_VALUES : POWER_VALUES,
     num: ctx.quick ? 5 : 20,
     strategy: 'balanced',
-  }));
+  };
+}
+
+function tunings(ctx: PlanContext): TuningPlan[] {
+  return FUNCTIONS.filter((f) => ctx.targets.includes(f.split('-')[0] as Target)).map((fn) =>
+    tuningOf(fn, ctx),
+  );
 }
 
 const usd = (v: number | undefined) => (v === undefined ? '–' : `$${(v * 1e6).toFixed(3)}`);

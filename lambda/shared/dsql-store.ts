@@ -114,8 +114,8 @@ export interface DsqlStoreOptions {
   readonly queryTimeoutMs?: number;
 }
 
-/** Every workload PersonStore names, none optional. */
-export type DsqlPersonStore = Required<Omit<PersonStore, 'settle'>> & DsqlStoreExtras;
+/** Every workload PersonStore names, none optional (commands by name are QLDB's: PostgreSQL's are counted as messages). */
+export type DsqlPersonStore = Required<Omit<PersonStore, 'settle' | 'commandsSent'>> & DsqlStoreExtras;
 
 interface DsqlStoreExtras {
   /** Connections opened (attempted) so far. */

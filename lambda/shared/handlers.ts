@@ -70,6 +70,7 @@ export function makeHandler<Input, Output>(
       newConnection: m.newConnection,
       dbRequests: m.dbRequests,
       dbRoundTrips: m.dbRoundTrips,
+      ...(Object.keys(m.dbCommands).length > 0 ? { dbCommands: m.dbCommands } : {}),
       coldStart,
       initType: initType(),
       environment: environmentId(),

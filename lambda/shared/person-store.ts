@@ -36,6 +36,12 @@ export interface PersonStore {
    */
   roundTripsMade?(): number;
   /**
+   * Protocol commands sent so far, by name (QLDB: StartSession, StartTransaction,
+   * ExecuteStatement, CommitTransaction...), cumulative like requestsSent: a call's are the
+   * difference. @default - the target's protocol has one kind of request
+   */
+  commandsSent?(): Readonly<Record<string, number>>;
+  /**
    * Billed units so far (bill-meter.ts), cumulative like requestsSent: a call's are the
    * difference. @default - the target records none
    */

@@ -122,17 +122,28 @@ interface SessionClient {
   send(command: unknown, ...rest: unknown[]): Promise<SessionOutput>;
 }
 
+/** The commands one SendCommand carries: every field of its input but the session token. */
+export function commandNames(command: unknown): string[] {
+  const input = (command as { input?: unknown } | null)?.input;
+  if (typeof input !== 'object' || input === null) return [];
+  return Object.entries(input)
+    .filter(([name, v]) => name !== 'SessionToken' && v !== undefined)
+    .map(([name]) => name);
+}
+
 /**
- * Adds the I/Os QLDB billed to the meter, as each SendCommand result reports them. The driver
- * shows a statement's read I/Os (Result.getConsumedIOs) but never the commit's write I/Os, so
- * the results are read on the driver's own session client (a private field: the driver takes
- * no middleware). Wrapping the instance's send keeps whatever the prototype's send is.
+ * Watches the driver's own session client (a private field: the driver takes no middleware):
+ * counts each SendCommand by the command it carries (StartSession, StartTransaction,
+ * ExecuteStatement, ...), which the HTTP request count cannot tell apart, and adds the I/Os
+ * QLDB billed as each result reports them (the driver shows a statement's read I/Os but never
+ * the commit's write I/Os). Wrapping the instance's send keeps whatever the prototype's is.
  */
-function meterSessionIOs(driver: QldbDriver, meter: BillMeter): void {
+function watchSession(driver: QldbDriver, meter: BillMeter, commands: Record<string, number>): void {
   const client = (driver as unknown as { _qldbClient?: SessionClient })._qldbClient;
   if (client === undefined || typeof client.send !== 'function') return;
   const send = client.send;
   client.send = async (command: unknown, ...rest: unknown[]) => {
+    for (const name of commandNames(command)) commands[name] = (commands[name] ?? 0) + 1;
     const out = await send.call(client, command, ...rest);
     for (const result of Object.values(out ?? {})) {
       const ios = typeof result === 'object' && result !== null ? result.ConsumedIOs : undefined;
@@ -154,10 +165,12 @@ export function createQldbStore(
   const abandoned = new Set<Promise<unknown>>();
   const race = <T>(signal: AbortSignal, work: Promise<T>) => withSignal(signal, work, abandoned);
   const meter = new BillMeter();
-  meterSessionIOs(driver, meter);
+  const commands: Record<string, number> = {};
+  watchSession(driver, meter, commands);
   return {
     name: 'QLDB',
     billed: () => meter.snapshot(),
+    commandsSent: () => ({ ...commands }),
     socketsOpened: counters.socketsOpened,
     requestsSent: counters.requestsSent,
     settle: () => settle(abandoned),

@@ -33,6 +33,8 @@ export interface Measured<T> {
   readonly newConnection: boolean;
   readonly dbRequests: number;
   readonly dbRoundTrips: number;
+  /** Commands the call sent by name; empty when the store counts none (commandsSent). */
+  readonly dbCommands: Readonly<Record<string, number>>;
   /** Units the call was billed; empty when the store records none. */
   readonly billed: readonly BilledQuantity[];
   readonly outcome: { ok: true; value: T } | { ok: false; error: unknown };
@@ -40,7 +42,10 @@ export interface Measured<T> {
 
 /** Times one database operation, counting the connections it opened and the requests it sent. Never throws. */
 export async function measureDb<T>(
-  store: Pick<PersonStore, 'socketsOpened' | 'requestsSent' | 'roundTripsMade' | 'billed' | 'settle'>,
+  store: Pick<
+    PersonStore,
+    'socketsOpened' | 'requestsSent' | 'roundTripsMade' | 'commandsSent' | 'billed' | 'settle'
+  >,
   op: () => Promise<T>,
 ): Promise<Measured<T>> {
   // Before the baselines: what an abandoned call still sends belongs to that call, not this one.
@@ -49,6 +54,7 @@ export async function measureDb<T>(
   const requestsBefore = store.requestsSent();
   const roundTrips = () => store.roundTripsMade?.() ?? store.requestsSent();
   const roundTripsBefore = roundTrips();
+  const commandsBefore = store.commandsSent?.();
   const billedBefore = store.billed?.();
   const start = performance.now();
   let outcome: Measured<T>['outcome'];
@@ -63,10 +69,27 @@ export async function measureDb<T>(
     newConnection: store.socketsOpened() > before,
     dbRequests: store.requestsSent() - requestsBefore,
     dbRoundTrips: roundTrips() - roundTripsBefore,
+    dbCommands:
+      commandsBefore === undefined || store.commandsSent === undefined
+        ? {}
+        : commandsBetween(commandsBefore, store.commandsSent()),
     billed:
       billedBefore === undefined || store.billed === undefined
         ? []
         : billedBetween(billedBefore, store.billed()),
     outcome,
   };
+}
+
+/** The commands sent between two cumulative counts, by name; names with none left out. */
+export function commandsBetween(
+  before: Readonly<Record<string, number>>,
+  after: Readonly<Record<string, number>>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, n] of Object.entries(after)) {
+    const d = n - (before[name] ?? 0);
+    if (d > 0) out[name] = d;
+  }
+  return out;
 }

@@ -99,6 +99,7 @@ describe('a transaction its caller stopped waiting for', () => {
     expect(m.outcome).toMatchObject({ ok: true });
     // A warm get: StartTransaction, ExecuteStatement, CommitTransaction; nothing of the late create.
     expect(m.dbRequests).toBe(3);
+    expect(m.dbCommands).toEqual({ StartTransaction: 1, ExecuteStatement: 1, CommitTransaction: 1 });
     // The late create ended with AbortTransaction and wrote nothing.
     expect(ledger.commands).toContain('AbortTransaction');
     expect(ledger.documents('Person').map((d) => d.GovId)).toEqual([ADA.GovId]);
@@ -306,6 +307,8 @@ describe('timing block', () => {
       dbRequests: 5,
       // One HTTP request per SendCommand, each its own round trip.
       dbRoundTrips: 5,
+      // The same five by the command each SendCommand carried.
+      dbCommands: { StartSession: 1, StartTransaction: 1, ExecuteStatement: 2, CommitTransaction: 1 },
       coldStart: true,
       initType: 'provisioned-concurrency',
       environment: expect.any(String),
@@ -320,6 +323,7 @@ describe('timing block', () => {
       newConnection: false,
       dbRequests: 3,
       dbRoundTrips: 3,
+      dbCommands: { StartTransaction: 1, ExecuteStatement: 1, CommitTransaction: 1 },
       coldStart: false,
       initType: 'provisioned-concurrency',
       environment: first.environment,
