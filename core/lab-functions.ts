@@ -40,6 +40,9 @@ export const OPERATION_ROUTES = {
   update: { method: 'PATCH', path: 'person/{govId}' },
   // The newest Persons of a GovIdType: `?govIdType=X&limit=N` (shares the /person resource with create).
   query: { method: 'GET', path: 'person' },
+  // Ten Persons written one after the other in one invocation: the keep-alive article's
+  // "10 sequential DynamoDB operations in a single function". Body: {"persons": [10 Persons]}.
+  put10: { method: 'POST', path: 'persons' },
 } as const satisfies Record<string, { method: string; path: string }>;
 
 export type Operation = keyof typeof OPERATION_ROUTES;
@@ -47,9 +50,12 @@ export const OPERATIONS = Object.keys(OPERATION_ROUTES) as Operation[];
 
 /**
  * Operations only some targets serve: a workload an experiment adds for the databases its
- * article compared. An operation not listed here is served by every target.
+ * article compared. An operation not listed here is served by every target. put10 reproduces
+ * the DynamoDB keep-alive article; on the other targets it would be a function nobody measures.
  */
-export const OPERATION_TARGETS: Partial<Record<Operation, readonly Target[]>> = {};
+export const OPERATION_TARGETS: Partial<Record<Operation, readonly Target[]>> = {
+  put10: ['dynamodb'],
+};
 
 /** Whether `target` has a function for `operation` (OPERATION_TARGETS). */
 export function servesOperation(target: string, operation: Operation): boolean {

@@ -4,7 +4,7 @@
  * definition imports nothing heavy, so `npm run experiment -- --list` loads no SDK, engine
  * or renderer: the results it reads arrive through the StepView interface.
  */
-import type { KeepAliveVariant, Operation, Target } from '../core/lab-functions';
+import { type KeepAliveVariant, type Operation, servesOperation, type Target } from '../core/lab-functions';
 import type { ExperimentRow, ExperimentTable, GroupReport, Layer } from '../report/report-model';
 import type { Ladder } from '../runs/latency-histogram';
 import type { LabRow } from '../runs/results';
@@ -155,9 +155,13 @@ const WARMUP_S = 2;
 /** Each step's own report (plots) and the combined report. */
 export const REPORT_S = 2;
 
-/** The phases a step runs: every target x variant x operation. */
+/** The phases a step runs: every target x variant x operation the target serves. */
 export function phaseCount(step: StepPlan): number {
-  return step.targets.length * step.variants.length * step.operations.length;
+  const perVariant = step.targets.reduce(
+    (n, t) => n + step.operations.filter((op) => servesOperation(t, op)).length,
+    0,
+  );
+  return step.variants.length * perVariant;
 }
 
 /** Seconds a plan should take: a guide for --list, not a promise (a first synth adds ~10 s per flag set). */

@@ -34,6 +34,8 @@ export type LabHook = (
   events: unknown,
   next: (error?: Error) => void,
 ) => void;
+export const PUT10_COUNT: number;
+export const setPersonsBody: LabHook;
 export const setOverwriteBody: LabHook;
 export const setAddressChange: LabHook;
 export const pickGovIdType: LabHook;

@@ -1,8 +1,8 @@
 // @ts-check
 /**
  * The Artillery processor shared by the lab's scenarios (<operation>-person.yml: create, get,
- * overwrite, update, query; each run for every target). ESM (.mjs) because artillery 2.0.21 imports `.mjs` processors
- * with import() and `require()`s anything else, and faker 10 is ESM-only; a `.ts` processor
+ * overwrite, update, query, put10; each run for every target that serves the operation). ESM
+ * (.mjs) because artillery 2.0.21 imports `.mjs` processors with import() and `require()`s anything else, and faker 10 is ESM-only; a `.ts` processor
  * would be bundled to CommonJS `.js`, which this "type": "module" package cannot require.
  * Types for TypeScript callers live in lab-processor.d.mts.
  *
@@ -200,6 +200,18 @@ export function setPersonBody(requestParams, context, _events, next) {
   const person = buildPerson();
   setJsonBody(requestParams, person);
   context.vars.govId = person.GovId;
+  return next();
+}
+
+/** Persons in a put10 body (lambda/shared/person.ts PUT10_COUNT). */
+export const PUT10_COUNT = 10;
+
+/**
+ * beforeRequest of the put10 scenario: ten fresh Persons, each its own GovId.
+ * @param {RequestParams} requestParams @param {Context} _context @param {Events} _events @param {Next} next
+ */
+export function setPersonsBody(requestParams, _context, _events, next) {
+  setJsonBody(requestParams, { persons: Array.from({ length: PUT10_COUNT }, () => buildPerson()) });
   return next();
 }
 

@@ -14,7 +14,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { OPERATIONS, type Operation } from '../core/lab-functions';
+import { OPERATIONS, type Operation, servesOperation } from '../core/lab-functions';
 import { compareTargets } from '../runs/comparison';
 import {
   filterTimings,
@@ -184,7 +184,14 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
   if (memories[0] !== undefined && !o.setMemory) throw new Error('memories need setMemory');
   // One memory keeps the file names of a run without the axis; several name theirs.
   const suffix = (m: number | undefined) => (memories.length > 1 && m !== undefined ? `-${m}mb` : '');
-  const total = o.targets.length * o.variants.length * memories.length * phases.length;
+  // A target runs the phases it serves (put10: DynamoDB only, core/lab-functions.ts OPERATION_TARGETS).
+  const phasesOf = (target: string) => phases.filter((p) => servesOperation(target, p));
+  for (const target of o.targets) {
+    const skipped = phases.filter((p) => !servesOperation(target, p));
+    if (skipped.length > 0)
+      o.log(`${target} has no ${skipped.join(', ')} function: those phases are skipped for it`);
+  }
+  const total = o.variants.length * memories.length * o.targets.reduce((n, t) => n + phasesOf(t).length, 0);
   const load = loadShapeOf(o);
   const gapS = o.idleGapS ?? 0;
   const shape = load.mode === 'open' ? `at ${o.ratePerS}/s` : `closed loop of ${o.parallel}`;
@@ -197,7 +204,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
           await o.setMemory?.(memoryMb);
         }
         const govIds = join(o.outDir, `govids-${target}-keepalive-${variant}${suffix(memoryMb)}.csv`);
-        for (const [index, phase] of phases.entries()) {
+        for (const [index, phase] of phasesOf(target).entries()) {
           n += 1;
           const label = `${target} keep-alive ${variant}${memoryMb === undefined ? '' : ` ${memoryMb} MB`} ${phase}`;
           o.log(`\n[${n}/${total}] ${label}: ${o.durationS} s ${shape}`);

@@ -7,7 +7,7 @@ import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { LabFunctionOutputs } from '../aws/stack-outputs';
 import type { LabFunction } from '../core/lab-functions';
-import type { Person } from '../lambda/shared/person';
+import { type Person, PUT10_COUNT } from '../lambda/shared/person';
 
 export class PayloadError extends Error {
   constructor(message: string) {
@@ -31,18 +31,26 @@ export function tuningPerson(target: string): Person {
   };
 }
 
+/** put10's ten Persons: the tuning Person's fields under GovIds `<its GovId>-1` .. `-10`. */
+export function tuningPersons(person: Person): Person[] {
+  return Array.from({ length: PUT10_COUNT }, (_, i) => ({ ...person, GovId: `${person.GovId}-${i + 1}` }));
+}
+
 /** A REST proxy event as API Gateway sends it; the handlers read method, path parameters and body. */
 export function proxyEvent(spec: LabFunction, person: Person): APIGatewayProxyEvent {
   const isGet = spec.method === 'GET';
   const path = spec.path.replace('{govId}', person.GovId);
   const pathParameters = spec.path.includes('{govId}') ? { govId: person.GovId } : null;
-  // Each operation's own body: the Person (create, overwrite), the one changed field (update).
+  // Each operation's own body: the Person (create, overwrite), the one changed field (update),
+  // ten Persons named after it (put10).
   const body =
     spec.operation === 'update'
       ? JSON.stringify({ Address: person.Address ?? '' })
-      : isGet
-        ? null
-        : JSON.stringify(person);
+      : spec.operation === 'put10'
+        ? JSON.stringify({ persons: tuningPersons(person) })
+        : isGet
+          ? null
+          : JSON.stringify(person);
   const query = spec.operation === 'query' ? { govIdType: person.GovIdType, limit: '10' } : null;
   return {
     resource: spec.path,

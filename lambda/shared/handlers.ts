@@ -15,6 +15,7 @@ import {
   validateChanges,
   validateGovId,
   validatePerson,
+  validatePersons,
   validateQuery,
 } from './person';
 import { InvalidInputError, type PersonStore } from './person-store';
@@ -197,9 +198,46 @@ export const queryPersons: Operation<PersonQuery, Person[]> = {
   answer: (_query, persons) => ({ statusCode: 200, body: { persons } }),
 };
 
+/**
+ * put10: ten creates one after the other in one invocation, each its own request, none
+ * started before the last answered: the keep-alive article's function of "10 sequential
+ * DynamoDB operations". Not a batch (one request) and not parallel: the quantity is ten round
+ * trips on whatever connection the first opened. Each put is a create: a GovId that exists is
+ * left as it is and named in a 409; the others are written (ten writes, no transaction).
+ */
+export const putPersons: Operation<Person[], readonly { GovId: string; outcome: 'created' | 'exists' }[]> = {
+  name: 'put10',
+  parse(event) {
+    const parsed = parseJsonBody(event.body, event.isBase64Encoded);
+    return parsed.ok ? validatePersons(parsed.value) : parsed;
+  },
+  async run(store, persons, signal) {
+    const out: { GovId: string; outcome: 'created' | 'exists' }[] = [];
+    for (const person of persons)
+      out.push({ GovId: person.GovId, outcome: await store.create(person, signal) });
+    return out;
+  },
+  answer(_persons, outcomes) {
+    const existing = outcomes.filter((o) => o.outcome === 'exists').map((o) => o.GovId);
+    const created = outcomes.length - existing.length;
+    return existing.length === 0
+      ? { statusCode: 201, body: { created } }
+      : {
+          statusCode: 409,
+          body: {
+            error: `${existing.length} of ${outcomes.length} persons already existed and were left as they were: ${existing.join(', ')}`,
+            field: 'persons',
+            created,
+            existing,
+          },
+        };
+  },
+};
+
 export const makeCreateHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, createPerson);
 export const makeGetHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, getPerson);
 export const makeOverwriteHandler = (store: PersonStore, fn: string) =>
   makeHandler(store, fn, overwritePerson);
 export const makeUpdateHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, updatePerson);
 export const makeQueryHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, queryPersons);
+export const makePut10Handler = (store: PersonStore, fn: string) => makeHandler(store, fn, putPersons);

@@ -174,6 +174,49 @@ export function validateQuery(
   return { ok: true, value: { govIdType, limit } };
 }
 
+/** How many Persons a put10 body carries: the keep-alive article's "10 sequential DynamoDB operations". */
+export const PUT10_COUNT = 10;
+
+/**
+ * A put10 body: `{"persons": [...]}` with exactly PUT10_COUNT valid Persons of distinct GovIds
+ * (a repeated one would make the later put a conflict with the earlier, not a write). Errors
+ * name the field as `persons[i].Field`.
+ */
+export function validatePersons(input: unknown): Validation<Person[]> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { ok: false, error: 'body must be a JSON object' };
+  }
+  const record = input as Record<string, unknown>;
+  const unknown = Object.keys(record).find((k) => k !== 'persons');
+  if (unknown !== undefined)
+    return { ok: false, error: `unknown field ${unknown}; allowed: persons`, field: unknown };
+  const list = record.persons;
+  if (!Array.isArray(list) || list.length !== PUT10_COUNT) {
+    return { ok: false, error: `persons must be an array of ${PUT10_COUNT} Persons`, field: 'persons' };
+  }
+  const out: Person[] = [];
+  const seen = new Set<string>();
+  for (const [i, item] of list.entries()) {
+    const v = validatePerson(item);
+    if (!v.ok)
+      return {
+        ok: false,
+        error: `persons[${i}]: ${v.error}`,
+        field: `persons[${i}]${v.field ? `.${v.field}` : ''}`,
+      };
+    if (seen.has(v.value.GovId)) {
+      return {
+        ok: false,
+        error: `persons[${i}]: GovId ${v.value.GovId} is repeated`,
+        field: `persons[${i}].GovId`,
+      };
+    }
+    seen.add(v.value.GovId);
+    out.push(v.value);
+  }
+  return { ok: true, value: out };
+}
+
 /** Parses an API Gateway body: size, base64 and JSON errors become 400s, never throws. */
 export function parseJsonBody(body: string | null | undefined, isBase64Encoded = false): Validation<unknown> {
   if (body === null || body === undefined || body === '')

@@ -31,6 +31,7 @@ const REQUIRED_PARAMETERS: Record<Operation, Record<string, boolean> | undefined
   overwrite: { 'method.request.path.govId': true },
   update: { 'method.request.path.govId': true },
   query: { 'method.request.querystring.govIdType': true },
+  put10: undefined,
 };
 
 /** The alias the API calls when provisioned concurrency is configured. */

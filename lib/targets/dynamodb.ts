@@ -22,6 +22,8 @@ const ACTIONS: Record<Operation, string> = {
   overwrite: 'dynamodb:PutItem',
   update: 'dynamodb:UpdateItem',
   query: 'dynamodb:Query',
+  // Ten conditional puts, one after the other: PutItem, nothing more.
+  put10: 'dynamodb:PutItem',
 };
 
 export const dynamodbTarget: TargetDefinition = {

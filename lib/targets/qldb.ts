@@ -19,6 +19,8 @@ const PARTIQL_ACTIONS: Record<Operation, string[]> = {
   overwrite: ['qldb:PartiQLSelect', 'qldb:PartiQLDelete', 'qldb:PartiQLInsert'],
   update: ['qldb:PartiQLSelect', 'qldb:PartiQLUpdate'],
   query: ['qldb:PartiQLSelect'],
+  // Ten creates (deployed on DynamoDB only: core/lab-functions.ts OPERATION_TARGETS).
+  put10: ['qldb:PartiQLSelect', 'qldb:PartiQLInsert'],
 };
 
 export const qldbTarget: TargetDefinition = {

@@ -45,6 +45,7 @@ describe('cdk synth with default flags', () => {
       'GET /dynamodb/person/{govId} -> dynamodb-get',
       'PATCH /dynamodb/person/{govId} -> dynamodb-update',
       'POST /dynamodb/person -> dynamodb-create',
+      'POST /dynamodb/persons -> dynamodb-put10',
       'PUT /dynamodb/person/{govId} -> dynamodb-overwrite',
     ]);
     // The query's govIdType is required by the validator; the local stage checks it the same way.
@@ -52,6 +53,7 @@ describe('cdk synth with default flags', () => {
       'dynamodb-create: ',
       'dynamodb-get: ',
       'dynamodb-overwrite: ',
+      'dynamodb-put10: ',
       'dynamodb-query: govIdType',
       'dynamodb-update: ',
     ]);

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AccessLogFormat, LogGroupLogDestination, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../../core/lab-functions';
+import { OPERATIONS, servesOperation, labFunctions as specsOf, type Target } from '../../core/lab-functions';
 import { tableSchemaOf } from '../../local/engines';
 import { RICH_FLAGS, SAMPLE_REDIS_SECRET_ARN, synthLab } from '../support/synth';
 import { PERSON_TABLE_SCHEMA } from '../support/test-engine';
@@ -20,6 +20,11 @@ function labFunctions(t: Template): [string, Resource][] {
     String(r.Properties.Description ?? '').startsWith('Latency lab '),
   );
 }
+
+/** The operations a target serves (put10: DynamoDB only). */
+const opsOf = (target: Target) => OPERATIONS.filter((op) => servesOperation(target, op));
+/** Every function of these targets x both keep-alive variants. */
+const bothVariants = (targets: string) => specsOf(targets.split(',') as Target[], ['on', 'off']).length;
 
 function envOf(r: Resource): Record<string, string> {
   return (r.Properties.Environment as { Variables: Record<string, string> }).Variables;
@@ -97,7 +102,9 @@ describe('keep-alive flag', () => {
       'PATCH /dynamodb/keepalive-off/person/{govId}',
       'PATCH /dynamodb/keepalive-on/person/{govId}',
       'POST /dynamodb/keepalive-off/person',
+      'POST /dynamodb/keepalive-off/persons',
       'POST /dynamodb/keepalive-on/person',
+      'POST /dynamodb/keepalive-on/persons',
       'PUT /dynamodb/keepalive-off/person/{govId}',
       'PUT /dynamodb/keepalive-on/person/{govId}',
     ]);
@@ -155,7 +162,7 @@ describe('functions', () => {
       expect(outputs).toEqual(expect.arrayContaining([`${id}Name`, `${id}Arn`, `${id}LogGroup`]));
     }
     // Every target x operation x keep-alive variant.
-    expect(labFunctions(api)).toHaveLength(RICH_FLAGS.targets.split(',').length * OPERATIONS.length * 2);
+    expect(labFunctions(api)).toHaveLength(bothVariants(RICH_FLAGS.targets));
   });
 });
 
@@ -201,6 +208,8 @@ describe('least privilege', () => {
     'dynamodb-overwrite': ['dynamodb:PutItem'],
     'dynamodb-update': ['dynamodb:UpdateItem'],
     'dynamodb-query': ['dynamodb:Query'],
+    // Ten conditional puts: PutItem alone, as create.
+    'dynamodb-put10': ['dynamodb:PutItem'],
     'qldb-create': ['qldb:PartiQLInsert', 'qldb:PartiQLSelect', 'qldb:SendCommand'],
     'qldb-get': ['qldb:PartiQLSelect', 'qldb:SendCommand'],
     'qldb-overwrite': ['qldb:PartiQLDelete', 'qldb:PartiQLInsert', 'qldb:PartiQLSelect', 'qldb:SendCommand'],
@@ -332,7 +341,7 @@ describe('redis target', () => {
     const { api } = synthLab(flags);
     const redisFns = labFunctions(api).filter(([, r]) => envOf(r).LAB_FUNCTION.startsWith('redis-'));
     // Every operation, both keep-alive variants.
-    expect(redisFns).toHaveLength(OPERATIONS.length * 2);
+    expect(redisFns).toHaveLength(opsOf('redis').length * 2);
     for (const [id, r] of redisFns) {
       expect(envOf(r).REDIS_SECRET_ARN).toBe(SAMPLE_REDIS_SECRET_ARN);
       expect(envOf(r).SECRETS_MANAGER_TIMEOUT_MILLIS).toBe('2000');
@@ -441,7 +450,7 @@ describe('access', () => {
     const { api } = synthLab(RICH_FLAGS);
     const methods = resources(api, 'AWS::ApiGateway::Method');
     // Every target x operation x keep-alive variant.
-    expect(methods).toHaveLength(RICH_FLAGS.targets.split(',').length * OPERATIONS.length * 2);
+    expect(methods).toHaveLength(bothVariants(RICH_FLAGS.targets));
     for (const [, m] of methods) {
       expect(m.Properties.AuthorizationType).toBe('AWS_IAM');
       expect(m.Properties.HttpMethod).not.toBe('OPTIONS');
@@ -621,7 +630,7 @@ describe('dsql target', () => {
     ) ?? ['', undefined];
     expect(parameter?.Type).toBe('AWS::SSM::Parameter::Value<String>');
     const dsqlFns = labFunctions(api).filter(([, r]) => envOf(r).LAB_FUNCTION.startsWith('dsql-'));
-    expect(dsqlFns).toHaveLength(OPERATIONS.length * 2);
+    expect(dsqlFns).toHaveLength(opsOf('dsql').length * 2);
     for (const [id, r] of dsqlFns) {
       expect(envOf(r)).toMatchObject({ DSQL_USER: 'lab_app', DSQL_CLUSTER_ID: { Ref: parameterId } });
       const dsqlStatements = grantsOfFunction(api, id).statements.filter((s) =>
@@ -688,7 +697,7 @@ describe('dsql deploy order', () => {
       return seen;
     };
     const dsqlFns = labFunctions(api).filter(([, r]) => envOf(r).LAB_FUNCTION.startsWith('dsql-'));
-    expect(dsqlFns).toHaveLength(OPERATIONS.length * 2);
+    expect(dsqlFns).toHaveLength(opsOf('dsql').length * 2);
     for (const [id] of dsqlFns) expect(dependsOn(id), id).toContain(grantsId);
     const aliases = resources(api, 'AWS::Lambda::Alias').filter(([, r]) =>
       dsqlFns.some(([fnId]) => JSON.stringify(r.Properties.FunctionName).includes(fnId)),

@@ -6,10 +6,11 @@ import {
   getPerson,
   type Operation,
   overwritePerson,
+  putPersons,
   queryPersons,
   updatePerson,
 } from '../../lambda/shared/handlers';
-import { proxyEvent, tuningPerson } from '../../tune/default-payload';
+import { proxyEvent, tuningPerson, tuningPersons } from '../../tune/default-payload';
 
 const PARSERS: Record<(typeof OPERATIONS)[number], Operation<unknown, unknown>> = {
   create: createPerson as Operation<unknown, unknown>,
@@ -17,6 +18,7 @@ const PARSERS: Record<(typeof OPERATIONS)[number], Operation<unknown, unknown>> 
   overwrite: overwritePerson as Operation<unknown, unknown>,
   update: updatePerson as Operation<unknown, unknown>,
   query: queryPersons as Operation<unknown, unknown>,
+  put10: putPersons as Operation<unknown, unknown>,
 };
 
 describe('proxyEvent for every operation', () => {
@@ -34,6 +36,7 @@ describe('proxyEvent for every operation', () => {
       overwrite: person,
       update: { govId: person.GovId, changes: { Address: person.Address } },
       query: { govIdType: person.GovIdType, limit: 10 },
+      put10: tuningPersons(person),
     }[operation];
     expect(value).toEqual(expected);
   });
