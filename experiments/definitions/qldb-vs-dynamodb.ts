@@ -127,8 +127,8 @@ function rows(
             ? `${Math.round(share * 100)} % of ${r?.dbCommands?.calls} calls sent ${formatBreakdown(typical)}`
             : '',
           op === 'get'
-            ? 'the driver keeps its session in a pool, so a warm read skips StartSession: the article’s 4 started a session per request (its driver of 2020 or its trace counted the session start of each call)'
-            : 'the create reads the GovId before it inserts (so two racing creates conflict instead of both inserting): two ExecuteStatements, on a pooled session without StartSession',
+            ? 'the article’s trace had a StartSession in each request; the driver here (amazon-qldb-driver-nodejs) keeps its session in a pool per environment, so a warm read skips it and is one command short'
+            : 'the same count, not the same commands: the article’s 4 were a session start and one statement; the create here reads the GovId before it inserts (so two racing creates conflict instead of both inserting), two ExecuteStatements on a pooled session without StartSession',
           rest ? `other calls: ${rest} (a new environment’s first call adds StartSession)` : '',
           'counted by command name on the driver’s session client, in the timing block’s dbCommands',
         ]
