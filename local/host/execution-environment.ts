@@ -319,24 +319,28 @@ export class ExecutionEnvironment {
     });
   }
 
-  /** Frozen until the next invocation, when the lab freezes environments. */
+  /**
+   * Frozen until the next invocation, when the lab freezes environments. The cgroup writes run
+   * off the event loop (setFrozen), in order: an invocation's message may reach the pipe before
+   * the thaw lands, and the environment reads it the moment it runs again.
+   */
   private idle(): void {
     if (this.opts.cgroups?.freeze && this.cgroup?.canFreeze && !this.exited && !this.busy && !this.stopping) {
-      this.cgroup.freeze();
+      void this.cgroup.setFrozen(true);
       this.frozen = true;
     }
   }
 
   /** Thawed for an invocation or a stop; a write to the cgroup only when it was frozen. */
-  private thaw(): void {
-    if (!this.frozen) return;
+  private thaw(): Promise<void> {
+    if (!this.frozen || !this.cgroup) return Promise.resolve();
     this.frozen = false;
-    this.cgroup?.thaw();
+    return this.cgroup.setFrozen(false);
   }
 
   invoke(requestId: string, event: unknown, timeoutMs: number): Promise<InvokeOutcome> {
     if (this.busy || this.exited) throw new Error('environment is busy or gone');
-    this.thaw();
+    void this.thaw();
     this.busy = true;
     this.invocations += 1;
     const started = performance.now();
@@ -374,7 +378,7 @@ export class ExecutionEnvironment {
     // A frozen process takes no signal until it runs again; a freeze still pending must not follow.
     this.stopping = true;
     this.frozen = false;
-    this.cgroup?.thaw();
+    await this.cgroup?.setFrozen(false);
     this.child.kill('SIGTERM');
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
     await exited;
