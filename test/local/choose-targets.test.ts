@@ -109,6 +109,31 @@ describe('chooseTargets', () => {
   });
 });
 
+describe('npm run local and npm run experiment --targets with an engine missing', () => {
+  for (const [name, script, args] of [
+    ['local', 'local/cli/local.ts', ['--port', '0']],
+    ['experiment', 'experiments/cli.ts', ['redis-vs-others', '--quick']],
+  ] as const) {
+    it(`${name}: exit 2 with the line naming what is missing, nothing started`, () => {
+      const r = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', script, ...args, '--targets', 'dynamodb,redis'],
+        {
+          cwd: PROJECT_ROOT,
+          encoding: 'utf8',
+          env: { ...process.env, PATH: emptyBin, LAB_REDIS_SERVER: '' },
+          timeout: 60_000,
+        },
+      );
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        `${name}: --targets dynamodb,redis: redis: redis-server is not on PATH; add it with: sudo apt-get install redis-server`,
+      ]);
+      expect(r.stdout).not.toMatch(/Starting the lab|Synthesizing|Lab API|ready at/);
+    });
+  }
+});
+
 describe('npm run load --targets with an engine missing', () => {
   it('exits 2 with one line naming what is missing and the command, and starts nothing', () => {
     const out = join(dir, 'results');
