@@ -143,15 +143,6 @@ runCli(
       throw new UsageError(`--target must be local or aws, got ${JSON.stringify(where)}`);
     const requested =
       values.targets === undefined ? undefined : listOption('targets', values.targets, TARGETS, []);
-    let targets: Target[] = requested ?? [...TARGETS];
-    const skipped: string[] = [];
-    if (where === 'local') {
-      // Checked before anything starts: a named target's missing engine is a usage error (exit 2).
-      const { chooseTargets, skippedLines } = await import('../local/targets/choose-targets');
-      const chosen = await chooseTargets({ requested, log: (line) => console.log(line) });
-      targets = chosen.targets;
-      skipped.push(...skippedLines(chosen));
-    }
     const durationS =
       values.duration === undefined ? undefined : intOption('duration', values.duration, 1, 3600, 1);
     const engine = engineOption(values.engine);
@@ -164,6 +155,17 @@ runCli(
         '--memory sets the local lab; a deployed stack runs the memory it was deployed with',
       );
     const outDir = resolve(values.out ?? join(RESULTS_DIR, 'experiments', `${definition.name}-${stamp()}`));
+    // After every option is checked (a bad one loads nothing heavy), before anything starts:
+    // a named target's missing engine is a usage error (exit 2).
+    let targets: Target[] = requested ?? [...TARGETS];
+    const skipped: string[] = [];
+    if (where === 'local') {
+      // Checked before anything starts: a named target's missing engine is a usage error (exit 2).
+      const { chooseTargets, skippedLines } = await import('../local/targets/choose-targets');
+      const chosen = await chooseTargets({ requested, log: (line) => console.log(line) });
+      targets = chosen.targets;
+      skipped.push(...skippedLines(chosen));
+    }
 
     // Ctrl-C, SIGTERM or SIGHUP: stop the step's Artillery and lab, then exit with the signal's
     // code (core/interrupt.ts; a second Ctrl-C quits at once, ending the lab's processes).

@@ -5,7 +5,7 @@
  * with FaunaDB; FaunaDB is shut down, so its rows keep the article's figures and no
  * measurement, and Redis is compared with every other target the lab has.
  */
-import { type Operation, TARGET_INFO, type Target } from '../../core/lab-functions';
+import { type Operation, TARGET_INFO, TARGETS, type Target } from '../../core/lab-functions';
 import {
   HISTOGRAM_FIGURES,
   HISTOGRAM_PERCENTILES,
@@ -35,7 +35,8 @@ const stepName = (level: number) => `parallel-${level}`;
 const isArticleLevel = (n: number): n is HistogramParallelism =>
   (ARTICLE_LEVELS as readonly number[]).includes(n);
 
-const ORDER: readonly Target[] = ['redis', 'dynamodb', 'qldb', 'dsql'];
+/** Redis first, then every other target of the registry (core/lab-functions.ts): a new target joins. */
+const ORDER: readonly Target[] = ['redis', ...TARGETS.filter((t) => t !== 'redis')];
 
 const LAYER_NOTE =
   'ours is the database time the handler measured inside Lambda, the article’s a Go client on EC2 calling the database directly (the ladders table also has our client latency, through the API and Lambda)';

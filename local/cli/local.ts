@@ -139,11 +139,6 @@ runCli(
     }
     const requested =
       values.targets === undefined ? undefined : listOption('targets', values.targets, TARGETS, []);
-    // Checked before anything starts: a named target's missing engine is a usage error (exit 2).
-    const { chooseTargets, skippedLines } = await import('../targets/choose-targets');
-    const chosen = await chooseTargets({ requested, log: (line) => console.log(line) });
-    const targets = chosen.targets;
-    for (const line of skippedLines(chosen)) console.log(line);
     const options = {
       port: intOption('port', values.port, 0, 65535, DEFAULT_PORT),
       engine: engineOption(values.engine),
@@ -155,7 +150,6 @@ runCli(
       idleTimeoutS: intOption('idle-timeout', values['idle-timeout'], 1, 86_400, DEFAULT_IDLE_TIMEOUT_S),
       memoryMb: values.memory === undefined ? undefined : intOption('memory', values.memory, 128, 10240, 512),
       context: {
-        targets: targets.join(','),
         keepAlive,
         provisionedConcurrency: String(
           intOption('provisioned-concurrency', values['provisioned-concurrency'], 0, 50, 0),
@@ -163,6 +157,12 @@ runCli(
         ...(values['prewarm-connection'] ? { prewarmConnection: 'true' } : {}),
       },
     };
+    // After every option is checked (a bad one loads nothing heavy), before anything starts:
+    // a named target's missing engine is a usage error (exit 2).
+    const { chooseTargets, skippedLines } = await import('../targets/choose-targets');
+    const chosen = await chooseTargets({ requested, log: (line) => console.log(line) });
+    const targets = chosen.targets;
+    for (const line of skippedLines(chosen)) console.log(line);
     // The SDK's own multi-line Node warning is replaced by the lab's one line (children inherit this).
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
     const eol = nodeEndOfLifeNotice(process.version);
@@ -187,6 +187,7 @@ runCli(
     try {
       lab = await startLab({
         ...options,
+        context: { ...options.context, targets: targets.join(',') },
         restartDeadEngines: true,
         log: (line) => {
           toFile(line);
