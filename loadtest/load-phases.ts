@@ -12,7 +12,7 @@
  * then idleGapS pass with no traffic, then the phase shows which connections survived the gap
  * (LabRow.afterGap).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { OPERATIONS, type Operation, servesOperation } from '../core/lab-functions';
 import { compareTargets } from '../runs/comparison';
@@ -28,7 +28,11 @@ import {
   type TimingLine,
   toLabRow,
 } from '../runs/results';
+import { readSummary } from '../runs/summary-reader';
+import { checkSummary, type FailedPhase, type LabBlock, SUMMARY_VERSION } from '../runs/summary-schema';
 import type { RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
+
+export type { FailedPhase } from '../runs/summary-schema';
 
 /** The phases a run has unless told otherwise. */
 export const DEFAULT_PHASES: readonly Operation[] = ['create', 'get'];
@@ -46,16 +50,6 @@ export function orderPhases(operations: readonly Operation[]): Operation[] {
     throw new Error(`the ${orphan} phase works on the Persons the create phase writes: add create`);
   }
   return chosen;
-}
-
-/** A phase that produced no usable results, and why. */
-export interface FailedPhase {
-  readonly target: string;
-  readonly keepAlive: string;
-  readonly phase: string;
-  /** The memory setting of the phase, when the run compared sizes. */
-  readonly memoryMb?: number;
-  readonly reason: string;
 }
 
 /** What a local lab adds to a phase's row: its memory, the CPU that gave, the functions' Duration. */
@@ -328,19 +322,23 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
  */
 export function writeLoadSummary(
   outDir: string,
-  lab: Readonly<Record<string, unknown>>,
+  lab: LabBlock,
   rows: readonly LabRow[],
   failed: readonly FailedPhase[],
 ): string {
   const path = join(outDir, 'summary.json');
   const summary = {
+    version: SUMMARY_VERSION,
     generatedAt: new Date().toISOString(),
     lab,
     runs: rows,
     failedPhases: failed,
     comparison: compareTargets(rows),
   };
-  writeFileSync(path, `${JSON.stringify(summary, null, 2)}\n`);
+  // Round-tripped through JSON and the schema before it is written: what a reader will get.
+  const text = `${JSON.stringify(summary, null, 2)}\n`;
+  checkSummary(JSON.parse(text), path);
+  writeFileSync(path, text);
   return path;
 }
 
@@ -353,14 +351,7 @@ export function writeLevelsSummary(
   outDir: string,
   levels: readonly { readonly parallel: number; readonly dir: string }[],
 ): string {
-  const read = levels.map((l) => ({
-    ...l,
-    summary: JSON.parse(readFileSync(join(l.dir, 'summary.json'), 'utf8')) as {
-      lab: Record<string, unknown>;
-      runs: LabRow[];
-      failedPhases: FailedPhase[];
-    },
-  }));
+  const read = levels.map((l) => ({ ...l, summary: readSummary(join(l.dir, 'summary.json')) }));
   const first = read[0]?.summary.lab ?? {};
   const lab = {
     ...first,

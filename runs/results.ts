@@ -5,10 +5,12 @@
 import { readFileSync } from 'node:fs';
 import { isRecord, isTimingLine, type TimingLine } from '../core/timing.mjs';
 import { type DbCommandsSummary, summarizeCommands } from './db-commands';
-import type { RunCost } from './run-cost';
 import { databaseSamples, dbPercentiles, dbRequestStats, dbRoundTripStats, type TimedCall } from './samples';
+import type { AfterGap, LabRow, LoadShape, Percentiles } from './summary-schema';
 
 export type { Timing, TimingLine } from '../core/timing.mjs';
+// summary.json's types are inferred from its schema; re-exported for the modules that read rows.
+export type { AfterGap, LabRow, LoadShape, Percentiles } from './summary-schema';
 
 /** One histogram summary as artillery writes it (values in the metric's unit, ms for time). */
 export interface ArtillerySummary {
@@ -41,13 +43,6 @@ export interface ArtilleryMetrics {
 export interface ArtilleryReport {
   readonly aggregate: ArtilleryMetrics;
   readonly intermediate: readonly ArtilleryMetrics[];
-}
-
-export interface Percentiles {
-  readonly p50: number;
-  readonly p95: number;
-  readonly p99: number;
-  readonly max: number;
 }
 
 export interface RunSummary {
@@ -99,79 +94,6 @@ export interface TimingSummary {
   readonly coldStarts: number;
   /** initType -> count */
   readonly initTypes: Readonly<Record<string, number>>;
-}
-
-/** How the load was offered: an open loop (arrivals per second) or a closed loop (N workers). */
-export interface LoadShape {
-  readonly mode: 'open' | 'closed';
-  /** Workers of a closed loop; null for an open loop. */
-  readonly parallel: number | null;
-  /** Arrivals per second of an open loop; null for a closed loop. */
-  readonly ratePerS: number | null;
-}
-
-/**
- * The phase after an idle gap (see loadtest/load-phases.ts: warm-up, gap, phase). The timing
- * block names no environment, so an environment is known by its calls: one that served before
- * the gap answers with coldStart false, and if it opens a connection (newConnection true) its
- * kept connection did not survive the gap. With keep-alive off every call opens one.
- */
-export interface AfterGap {
-  /** Seconds without traffic before the phase. */
-  readonly gapS: number;
-  /** Calls that reached the database from environments warm before the gap (coldStart false). */
-  readonly warmCalls: number;
-  /** Of those, the calls that opened a connection: environments whose connection did not survive. */
-  readonly firstCallsNewConnection: number;
-  /** Database time of those calls, ms p50; null without any. */
-  readonly newConnectionDbMsP50: number | null;
-  /** Database time of warm calls on a reused connection, ms p50; null without any. */
-  readonly reusedDbMsP50: number | null;
-}
-
-/** One row of the lab's result table: one target, keep-alive variant and phase. */
-export interface LabRow extends LoadShape {
-  readonly target: string;
-  readonly keepAlive: string;
-  readonly phase: string;
-  readonly requests: number;
-  readonly errors: number;
-  readonly throughputPerSec: number;
-  readonly latencyMs: Percentiles | null;
-  readonly dbMs: { readonly p50: number; readonly p99: number } | null;
-  /** requests or commands per database call: DynamoDB 1, QLDB 3-5 */
-  readonly dbRequests: { readonly p50: number; readonly max: number } | null;
-  /** round trips per database call (see core/timing.mjs); absent in rows written before them */
-  readonly dbRoundTrips?: { readonly p50: number; readonly max: number } | null;
-  /** commands per call by name (runs/db-commands.ts); absent where none are named and in older rows */
-  readonly dbCommands?: DbCommandsSummary;
-  /** distinct execution environments that answered; absent in rows written before it existed */
-  readonly environments?: number | null;
-  /**
-   * The most requests in flight at once (from each response's time minus its time to first
-   * byte): what "N workers" reached. Absent in rows written before it existed.
-   */
-  readonly maxInFlight?: number;
-  readonly newConnectionShare: number | null;
-  readonly coldStarts: number;
-  /** Init Duration p50 from the REPORT lines, which artillery does not see */
-  readonly initMsP50: number | null;
-  /** Present when the phase followed an idle gap. */
-  readonly afterGap?: AfterGap;
-  /** The function memory setting the phase ran at, MB (local runs). */
-  readonly memoryMb?: number;
-  /**
-   * How the lab gave the function the CPU of its memory: the cgroup mechanism and the share in
-   * vCPUs, or 'none' (memory not modeled: full host speed). Local runs.
-   */
-  readonly cpu?: { readonly mechanism: string; readonly vcpus: number | null };
-  /** Duration of warm invocations (no Init Duration) from the REPORT lines, ms. Local runs. */
-  readonly functionMs?: { readonly p50: number; readonly p99: number } | null;
-  /**
-   * What the phase cost: its billed units (REPORT lines, timing blocks) and the dollars the
-   * price file makes of them (runs/run-cost.ts). Null when no REPORT line was seen.
-   */
-  readonly cost?: RunCost | null;
 }
 
 const PERIOD_MS = 10_000;

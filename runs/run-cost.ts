@@ -16,6 +16,10 @@ import {
 import { type DsqlMetering, type PriceFile, priceFileLabel } from '../core/price-file';
 import { reachedDatabase, type TimingLine } from '../core/timing.mjs';
 import type { ReportRecord } from './lambda-log-parser';
+import type { ProvisionedIdleCost, RunCost } from './summary-schema';
+
+// The cost block's types come from summary.json's schema (runs/summary-schema.ts).
+export type { ProvisionedIdleCost, RunCost } from './summary-schema';
 
 export type ApiKind = 'rest' | 'http';
 
@@ -29,42 +33,6 @@ export interface RunCostInput {
   readonly api: ApiKind;
   /** Provisioned concurrency configured on the phase's function, and for how long (the phase's wall time). */
   readonly provisioned?: { readonly concurrency: number; readonly wallS: number; readonly memoryMb: number };
-}
-
-/**
- * What provisioned concurrency cost while configured over the phase: reserved GB-s x its price.
- * Billed by the hour whether requests come or not, so it is its own line, never in $ per million.
- */
-export interface ProvisionedIdleCost {
-  readonly key: string;
-  readonly concurrency: number;
-  readonly memoryMb: number;
-  readonly wallS: number;
-  readonly gbSeconds: number;
-  /** Null when the price is unverified (see `unpriced`). */
-  readonly usd: number | null;
-  readonly usdPerHour: number | null;
-  /** The price file's reason when the price is null. */
-  readonly unpriced?: string;
-}
-
-/** The cost block of one summary.json row. */
-export interface RunCost {
-  /** Price file, region and the date its prices were read. */
-  readonly prices: string;
-  readonly requests: number;
-  readonly invocations: number;
-  /** The run's billed units: what the dollars are recomputed from. */
-  readonly units: readonly BilledQuantity[];
-  readonly components: CostBreakdown['components'];
-  readonly perMillion: CostBreakdown['perMillion'];
-  readonly unpriced: readonly string[];
-  /** $ per request over the invocations: each one's Lambda + API, plus the database mean. */
-  readonly perRequestUsd: { readonly p50: number; readonly p99: number } | null;
-  /** What the database units are: measured by the engine, computed by the rules, or modeled. */
-  readonly databaseBasis: UnitBasis | null;
-  /** Present when the function had provisioned concurrency > 0. */
-  readonly provisionedIdle?: ProvisionedIdleCost;
 }
 
 const DSQL_RAW = [
