@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { type KeepAliveVariant, type Operation, parseFunctionKey } from '../core/lab-functions';
 import { reachedDatabase } from '../core/timing.mjs';
 import type { LabReport, Layer } from '../report/report-model';
-import { type Ladder, ladderOf, valuesAtPercentiles } from '../runs/latency-histogram';
+import { type Ladder, LatencyHistogram, ladderOf } from '../runs/latency-histogram';
 import { type LabRow, readTimingLines } from '../runs/results';
 import type { Call, CallFilter, StepPlan, StepView } from './types';
 
@@ -73,7 +73,7 @@ export function readStepView(
       return out;
     },
     rungs: (values: readonly number[], percentiles: readonly number[]) =>
-      valuesAtPercentiles(values, percentiles),
+      new LatencyHistogram().recordAll(values).valuesAt(percentiles),
     layer(target: string, variant: KeepAliveVariant, phase: Operation, layer: Layer): Ladder | null {
       return groupOf(target, variant, phase)?.layers.find((l) => l.layer === layer)?.ladder ?? null;
     },

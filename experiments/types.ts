@@ -5,6 +5,7 @@
  * or renderer: the results it reads arrive through the StepView interface.
  */
 import { type KeepAliveVariant, type Operation, servesOperation, type Target } from '../core/lab-functions';
+import { WARMUP_S } from '../loadtest/load-defaults';
 import type { ExperimentRow, ExperimentTable, GroupReport, Layer } from '../report/report-model';
 import type { Ladder } from '../runs/latency-histogram';
 import type { LabRow } from '../runs/results';
@@ -150,8 +151,6 @@ export interface ExperimentDefinition {
 /** Measured on this machine: starting the lab (synth cached) and one phase's Artillery start, stop and read. */
 export const LAB_START_S = 4;
 export const PHASE_OVERHEAD_S = 2.2;
-/** The uncounted warm-up before an idle gap (loadtest/load-phases.ts). */
-const WARMUP_S = 2;
 /** Each step's own report (plots) and the combined report. */
 export const REPORT_S = 2;
 

@@ -31,6 +31,7 @@ import {
 import { readSummary } from '../runs/summary-reader';
 import { checkSummary, type FailedPhase, type LabBlock, SUMMARY_VERSION } from '../runs/summary-schema';
 import type { RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
+import { WARMUP_S } from './load-defaults';
 
 export type { FailedPhase } from '../runs/summary-schema';
 
@@ -112,8 +113,6 @@ export interface LoadPhasesResult {
   readonly interrupted: boolean;
 }
 
-/** The warm-up before an idle gap: long enough to start the environments the phase will use. */
-export const WARMUP_S = 2;
 /** How often the idle gap says how long it has left. */
 const GAP_PROGRESS_S = 10;
 

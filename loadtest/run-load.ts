@@ -40,7 +40,7 @@ export interface RunLoadOptions {
   readonly parallel?: number;
   /** Seconds to wait before each phase after the first, with no traffic: idle connections age. @default 0 */
   readonly idleGapS?: number;
-  /** Seconds of the phase's warm-up before a gap; 0: none. @default WARMUP_S (load-phases) */
+  /** Seconds of the phase's warm-up before a gap; 0: none. @default WARMUP_S (load-defaults) */
   readonly warmupS?: number;
   /** The local lab (default), or the deployed stack. */
   readonly where: 'local' | 'aws';
@@ -119,9 +119,7 @@ async function initP50(lines: readonly string[], memoryMb?: number): Promise<num
       h.record(r.initDurationMs);
   if (memoryMb === undefined)
     for (const i of parsed.inits) if (i.status === 'success') h.record(i.initDurationMs);
-  const p50 = h.count > 0 ? h.percentile(50) : null;
-  h.destroy();
-  return p50;
+  return h.count > 0 ? h.percentile(50) : null;
 }
 
 /** Warm invocations' Duration (REPORT lines without Init Duration) of one function at one memory setting. */
@@ -168,9 +166,7 @@ async function warmDuration(
   for (const r of parseLambdaLog(lines.join('\n')).reports)
     if (r.initDurationMs === undefined && (memoryMb === undefined || r.memorySizeMb === memoryMb))
       h.record(r.durationMs);
-  const out = h.count > 0 ? { p50: h.percentile(50), p99: h.percentile(99) } : null;
-  h.destroy();
-  return out;
+  return h.count > 0 ? { p50: h.percentile(50), p99: h.percentile(99) } : null;
 }
 
 async function planAws(o: RunLoadOptions): Promise<Plan> {

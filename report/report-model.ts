@@ -3,7 +3,7 @@
  * Markdown renderers read. Built by build-report.ts from a results folder, a log file or a
  * CloudWatch fetch; every percentile in it comes from an HDR histogram (latency-histogram.ts).
  */
-import { type Ladder, RunningDistribution } from '../runs/latency-histogram';
+import { type Ladder, LatencyHistogram } from '../runs/latency-histogram';
 import type { AfterGap, LoadShape } from '../runs/results';
 import type { KEEP_ALIVE_REFERENCE } from './article-figures';
 
@@ -363,10 +363,10 @@ export interface LabReport {
 const CDF_PERCENTILES = [...Array.from({ length: 100 }, (_, i) => i), 99.5, 99.9, 99.99, 100];
 
 /**
- * Percentiles from an HDR histogram (RunningDistribution, clamped into [min, max]); count,
+ * Percentiles from an HDR histogram (LatencyHistogram, clamped into [min, max]); count,
  * min, mean and max exact from the samples.
  */
-export function distributionFrom(samples: RunningDistribution): Distribution | null {
+export function distributionFrom(samples: LatencyHistogram): Distribution | null {
   if (samples.count === 0) return null;
   const ladderPercentiles = [50, 75, 90, 95, 99, 99.9];
   const at = samples.valuesAt([...ladderPercentiles, ...CDF_PERCENTILES]);
@@ -391,20 +391,20 @@ export function distributionFrom(samples: RunningDistribution): Distribution | n
   return { ladder, cdf };
 }
 
-export function distributionOf(values: readonly number[] | RunningDistribution): Distribution | null {
+export function distributionOf(values: readonly number[] | LatencyHistogram): Distribution | null {
   return distributionFrom(
-    values instanceof RunningDistribution ? values : new RunningDistribution().recordAll(values),
+    values instanceof LatencyHistogram ? values : new LatencyHistogram().recordAll(values),
   );
 }
 
-export function durationSummary(values: readonly number[] | RunningDistribution): DurationSummary | null {
+export function durationSummary(values: readonly number[] | LatencyHistogram): DurationSummary | null {
   const d = distributionOf(values);
   return d
     ? { count: d.ladder.count, avg: d.ladder.mean, p50: d.ladder.p50, p95: d.ladder.p95, max: d.ladder.max }
     : null;
 }
 
-export function initSummary(values: readonly number[] | RunningDistribution): InitSummary {
+export function initSummary(values: readonly number[] | LatencyHistogram): InitSummary {
   const d = distributionOf(values);
   return d
     ? { count: d.ladder.count, p50: d.ladder.p50, p95: d.ladder.p95, max: d.ladder.max }

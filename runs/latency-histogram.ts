@@ -1,9 +1,10 @@
 /**
  * Latency distributions recorded in HDR histograms (hdr-histogram-js): microsecond
  * resolution, 3 significant digits (0.1 % relative error at any value), mergeable.
- * Every percentile in the lab's outputs comes from here.
+ * Every percentile in the lab's outputs comes from here, through its one wrapper,
+ * LatencyHistogram.
  */
-import { build, type Histogram } from 'hdr-histogram-js';
+import { build } from 'hdr-histogram-js';
 
 export const LADDER = [50, 75, 90, 95, 99, 99.9] as const;
 
@@ -22,101 +23,14 @@ export interface Ladder {
 
 const US_PER_MS = 1000;
 
-export class LatencyHistogram {
-  private readonly h: Histogram = build({ numberOfSignificantValueDigits: 3, bitBucketSize: 'packed' });
-
-  /** Records one latency in milliseconds; negative or non-finite values are ignored. */
-  record(ms: number): void {
-    if (!Number.isFinite(ms) || ms < 0) return;
-    this.h.recordValue(Math.round(ms * US_PER_MS));
-  }
-
-  recordAll(values: Iterable<number>): this {
-    for (const v of values) this.record(v);
-    return this;
-  }
-
-  add(other: LatencyHistogram): this {
-    this.h.add(other.h);
-    return this;
-  }
-
-  get count(): number {
-    return this.h.totalCount;
-  }
-
-  /**
-   * The value at a percentile, never above the largest sample: HDR reports the top of a
-   * value's bucket, which can exceed the exact max (a p99.9 of 46.78 ms over a max of 46.76).
-   */
-  percentile(p: number): number {
-    return Math.min(this.h.getValueAtPercentile(p), this.h.maxValue) / US_PER_MS;
-  }
-
-  ladder(): Ladder | null {
-    if (this.h.totalCount === 0) return null;
-    return {
-      count: this.h.totalCount,
-      min: this.h.minNonZeroValue === Number.MAX_SAFE_INTEGER ? 0 : this.h.minNonZeroValue / US_PER_MS,
-      mean: this.h.mean / US_PER_MS,
-      p50: this.percentile(50),
-      p75: this.percentile(75),
-      p90: this.percentile(90),
-      p95: this.percentile(95),
-      p99: this.percentile(99),
-      'p99.9': this.percentile(99.9),
-      max: this.h.maxValue / US_PER_MS,
-    };
-  }
-
-  /** Points of the cumulative distribution, for plots: `buckets` evenly spaced percentiles. */
-  cdf(buckets = 200): { ms: number; percentile: number }[] {
-    if (this.h.totalCount === 0) return [];
-    const out: { ms: number; percentile: number }[] = [];
-    for (let i = 0; i <= buckets; i++) {
-      const p = Math.min(100, (100 * i) / buckets);
-      out.push({ ms: this.percentile(p), percentile: p });
-    }
-    return out;
-  }
-
-  destroy(): void {
-    this.h.destroy();
-  }
-}
-
-export function ladderOf(values: Iterable<number>): Ladder | null {
-  const h = new LatencyHistogram().recordAll(values);
-  const l = h.ladder();
-  h.destroy();
-  return l;
-}
-
-/**
- * Values (ms) at many percentiles of one set of samples, with LatencyHistogram's precision
- * (µs, 3 significant digits, highest equivalent value) but plain 32-bit counts: a packed
- * histogram walks its counts ~25x slower per percentile, and a distribution plot asks for a
- * hundred of them. Returns [] when no sample is usable.
- */
-export function valuesAtPercentiles(samplesMs: Iterable<number>, percentiles: readonly number[]): number[] {
-  const h = build({ numberOfSignificantValueDigits: 3 });
-  try {
-    for (const ms of samplesMs) {
-      if (Number.isFinite(ms) && ms >= 0) h.recordValue(Math.round(ms * US_PER_MS));
-    }
-    if (h.totalCount === 0) return [];
-    return percentiles.map((p) => Math.min(h.getValueAtPercentile(p), h.maxValue) / US_PER_MS);
-  } finally {
-    h.destroy();
-  }
-}
-
 /**
  * One set of samples kept in bounded memory: an HDR histogram (µs, 3 significant digits,
- * plain 32-bit counts) plus the exact count, min, max and sum. What every percentile in
- * summary.json, report.json and the `--logs` report comes from, so they agree.
+ * plain 32-bit counts: a packed histogram walks its counts ~25x slower per percentile, and a
+ * distribution plot asks for a hundred of them) plus the exact count, min, max and sum. What
+ * every percentile in summary.json, report.json, the `--logs` report and the experiments comes
+ * from, so they agree.
  */
-export class RunningDistribution {
+export class LatencyHistogram {
   private readonly h = build({ numberOfSignificantValueDigits: 3 });
   private n = 0;
   private lo = Number.POSITIVE_INFINITY;
@@ -167,4 +81,48 @@ export class RunningDistribution {
       Math.min(this.hi, Math.max(this.lo, this.h.getValueAtPercentile(p) / US_PER_MS)),
     );
   }
+
+  /** The value at one percentile (see valuesAt); 0 without samples. */
+  percentile(p: number): number {
+    return this.valuesAt([p])[0] ?? 0;
+  }
+
+  /** Adds another histogram's samples, as if they had been recorded here. */
+  add(other: LatencyHistogram): this {
+    this.h.add(other.h);
+    this.n += other.n;
+    this.lo = Math.min(this.lo, other.lo);
+    this.hi = Math.max(this.hi, other.hi);
+    this.total += other.total;
+    return this;
+  }
+
+  /** The ladder the reports print: exact count, min, mean and max, HDR percentiles; null when empty. */
+  ladder(): Ladder | null {
+    if (this.n === 0) return null;
+    const [p50, p75, p90, p95, p99, p999] = this.valuesAt(LADDER);
+    return {
+      count: this.n,
+      min: this.min,
+      mean: this.mean,
+      p50,
+      p75,
+      p90,
+      p95,
+      p99,
+      'p99.9': p999,
+      max: this.hi,
+    };
+  }
+
+  /** Points of the cumulative distribution, for plots: `buckets` evenly spaced percentiles. */
+  cdf(buckets = 200): { ms: number; percentile: number }[] {
+    const percentiles = Array.from({ length: buckets + 1 }, (_, i) => Math.min(100, (100 * i) / buckets));
+    return this.valuesAt(percentiles).map((ms, i) => ({ ms, percentile: percentiles[i] }));
+  }
+}
+
+/** The ladder of some values; null without a usable one. */
+export function ladderOf(values: Iterable<number>): Ladder | null {
+  return new LatencyHistogram().recordAll(values).ladder();
 }

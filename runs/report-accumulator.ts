@@ -4,16 +4,16 @@
  * same memory as ten.
  */
 import type { InitRecord, ReportRecord } from './lambda-log-parser';
-import { RunningDistribution } from './latency-histogram';
+import { LatencyHistogram } from './latency-histogram';
 
 export class ReportAccumulator {
   /** every invocation's Duration */
-  readonly duration = new RunningDistribution();
+  readonly duration = new LatencyHistogram();
   /** Duration of invocations that paid an on-demand init (their REPORT has Init Duration) */
-  readonly cold = new RunningDistribution();
-  readonly warm = new RunningDistribution();
+  readonly cold = new LatencyHistogram();
+  readonly warm = new LatencyHistogram();
   /** Init Duration of cold invocations and of INIT_REPORT lines (provisioned or failed inits) */
-  readonly init = new RunningDistribution();
+  readonly init = new LatencyHistogram();
   private reportCount = 0;
   private coldCount = 0;
   private billedSum = 0;

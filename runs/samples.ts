@@ -4,7 +4,7 @@
  * handlers' EMF metrics, so the same run reads the same everywhere.
  */
 import { reachedDatabase } from '../core/timing.mjs';
-import { RunningDistribution } from './latency-histogram';
+import { LatencyHistogram } from './latency-histogram';
 
 /** What a handler's timing block says about one call, with the response status. */
 export interface TimedCall {
@@ -23,21 +23,21 @@ export interface DatabaseSamples {
   readonly newConnections: number;
   /** newConnections / calls; null without calls */
   readonly newConnectionShare: number | null;
-  readonly dbMs: RunningDistribution;
-  readonly newConnectionDbMs: RunningDistribution;
-  readonly reusedDbMs: RunningDistribution;
+  readonly dbMs: LatencyHistogram;
+  readonly newConnectionDbMs: LatencyHistogram;
+  readonly reusedDbMs: LatencyHistogram;
   /** Requests or commands per call, over the calls that report it. */
-  readonly dbRequests: RunningDistribution;
+  readonly dbRequests: LatencyHistogram;
   /** Round trips per call, over the calls that report it. */
-  readonly dbRoundTrips: RunningDistribution;
+  readonly dbRoundTrips: LatencyHistogram;
 }
 
 export function databaseSamples(calls: Iterable<TimedCall>): DatabaseSamples {
-  const dbMs = new RunningDistribution();
-  const newConnectionDbMs = new RunningDistribution();
-  const reusedDbMs = new RunningDistribution();
-  const dbRequests = new RunningDistribution();
-  const dbRoundTrips = new RunningDistribution();
+  const dbMs = new LatencyHistogram();
+  const newConnectionDbMs = new LatencyHistogram();
+  const reusedDbMs = new LatencyHistogram();
+  const dbRequests = new LatencyHistogram();
+  const dbRoundTrips = new LatencyHistogram();
   let n = 0;
   let fresh = 0;
   for (const c of calls) {

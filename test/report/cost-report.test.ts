@@ -10,7 +10,8 @@ import { buildFromResultsDir } from '../../report/build-report';
 import { combineExperimentReport } from '../../report/experiment-report';
 import { COST_PLOT_ID, plotSpecs } from '../../report/plots';
 import { renderReport } from '../../report/write-report';
-import { copyFixtureResults } from './report-fixture';
+import type { RunCost } from '../../runs/summary-schema';
+import { copyFixtureResults, costBlock } from './report-fixture';
 
 const COSTS: Record<string, { total: number; lambda: number; api: number; database: number }> = {
   'off-create': { total: 5.03, lambda: 0.9, api: 3.5, database: 0.63 },
@@ -19,18 +20,17 @@ const COSTS: Record<string, { total: number; lambda: number; api: number; databa
   'on-get': { total: 4.06, lambda: 0.43, api: 3.5, database: 0.13 },
 };
 
-function withCosts(provisionedIdle?: (r: { keepAlive: string }) => unknown): string {
+const IDLE = { key: 'lambda.provisionedGbSeconds.arm64', memoryMb: 512, wallS: 10, gbSeconds: 5 };
+
+function withCosts(provisionedIdle?: (r: { keepAlive: string }) => RunCost['provisionedIdle']): string {
   const dir = copyFixtureResults();
   const path = join(dir, 'summary.json');
   const summary = JSON.parse(readFileSync(path, 'utf8'));
   for (const r of summary.runs) {
-    r.cost = {
-      prices: 'us-east-1.json (us-east-1, read 2026-11-25)',
-      perMillion: COSTS[`${r.keepAlive}-${r.phase}`],
-      databaseBasis: 'measured',
-      unpriced: [],
-      ...(provisionedIdle ? { provisionedIdle: provisionedIdle(r) } : {}),
-    };
+    r.cost = costBlock(
+      COSTS[`${r.keepAlive}-${r.phase}`],
+      provisionedIdle ? { provisionedIdle: provisionedIdle(r) } : {},
+    );
   }
   writeFileSync(path, JSON.stringify(summary));
   return dir;
@@ -89,8 +89,8 @@ describe('cost in the report', () => {
     const report = await buildFromResultsDir(
       withCosts((r) =>
         r.keepAlive === 'on'
-          ? { concurrency: 1, usdPerHour: 0.0075, usd: 0.000125 }
-          : { concurrency: 1, usdPerHour: null, usd: null, unpriced: 'arm64 price unverified' },
+          ? { ...IDLE, concurrency: 1, usdPerHour: 0.0075, usd: 0.000125 }
+          : { ...IDLE, concurrency: 1, usdPerHour: null, usd: null, unpriced: 'arm64 price unverified' },
       ),
     );
     const onGet = report.groups.find((g) => g.keepAlive === 'on' && g.phase === 'get');

@@ -1,19 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { distributionOf } from '../../report/report-model';
-import { LatencyHistogram, valuesAtPercentiles } from '../../runs/latency-histogram';
+import { LatencyHistogram } from '../../runs/latency-histogram';
 
 describe('distributions for the report', () => {
-  it('answers every percentile exactly as LatencyHistogram does', () => {
+  it('answers a ladder, a CDF and any percentile from the same histogram', () => {
     // A skewed, deterministic sample: most calls fast, a long tail.
     const samples = Array.from(
       { length: 2000 },
       (_, i) => 3 + ((i * 7919) % 1000) / 100 + (i % 97 === 0 ? 400 : 0),
     );
-    const percentiles = [0, 1, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 100];
     const h = new LatencyHistogram().recordAll(samples);
-    expect(valuesAtPercentiles(samples, percentiles)).toEqual(percentiles.map((p) => h.percentile(p)));
-    h.destroy();
-    expect(valuesAtPercentiles([-1, Number.NaN], [50])).toEqual([]);
+    const ladder = h.ladder();
+    expect(h.valuesAt([50, 99, 99.9])).toEqual([ladder?.p50, ladder?.p99, ladder?.['p99.9']]);
+    expect(h.cdf(4)).toEqual([0, 25, 50, 75, 100].map((p) => ({ ms: h.percentile(p), percentile: p })));
+    expect(distributionOf(samples)?.ladder).toEqual(ladder);
+    expect(new LatencyHistogram().recordAll([-1, Number.NaN]).valuesAt([50])).toEqual([]);
   });
 
   it('keeps exact count, min, mean and max, and percentiles inside them', () => {

@@ -329,13 +329,47 @@ describe('bad input', () => {
       /summary .*summary.json is not valid JSON/,
     ],
     [
-      'a summary without runs',
+      'a summary from before versions (no version field)',
       () => {
         const dir = copyFixtureResults();
-        writeFileSync(join(dir, 'summary.json'), '{"lab": {}}');
+        const { version: _, ...older } = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+        writeFileSync(join(dir, 'summary.json'), JSON.stringify(older));
         return ['--in', dir];
       },
-      /is not a load summary/,
+      /summary\.json has no version \(written before summary\.json had one\); this lab reads version 1: rerun the load \(npm run load\)/,
+    ],
+    [
+      'a summary of another version',
+      () => {
+        const dir = copyFixtureResults();
+        const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+        writeFileSync(join(dir, 'summary.json'), JSON.stringify({ ...summary, version: 7 }));
+        return ['--in', dir];
+      },
+      /summary\.json is version 7; this lab reads version 1: rerun the load/,
+    ],
+    [
+      'a summary of this version without runs',
+      () => {
+        const dir = copyFixtureResults();
+        writeFileSync(
+          join(dir, 'summary.json'),
+          '{"version": 1, "generatedAt": "x", "lab": {"target": "local"}}',
+        );
+        return ['--in', dir];
+      },
+      /summary\.json does not fit version 1: runs: /,
+    ],
+    [
+      'a row whose field has the wrong type',
+      () => {
+        const dir = copyFixtureResults();
+        const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+        summary.runs[1].dbMs = { p50: '12' };
+        writeFileSync(join(dir, 'summary.json'), JSON.stringify(summary));
+        return ['--in', dir];
+      },
+      /summary\.json does not fit version 1: runs\.1\.dbMs\.p50: /,
     ],
     [
       'an unreadable Artillery report',

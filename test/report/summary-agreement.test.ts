@@ -6,6 +6,7 @@ import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TimingLine } from '../../core/timing.mjs';
+import { writeLoadSummary } from '../../loadtest/load-phases';
 import { buildFromResultsDir } from '../../report/build-report';
 import {
   filterTimings,
@@ -64,7 +65,7 @@ describe('summary.json and report.json agree', () => {
         filterTimings(readTimingLines(timingsFile), { target: 'dynamodb', variant: 'on', phase: 'create' }),
       ),
     );
-    writeFileSync(join(dir, 'summary.json'), `${JSON.stringify({ runs: [row] }, null, 2)}\n`);
+    writeLoadSummary(dir, { target: 'local' }, [row], []);
 
     const report = await buildFromResultsDir(dir, { tuningDirs: [] });
     const [group] = report.groups;

@@ -13,7 +13,8 @@ import { buildFromLogFile, buildFromResultsDir } from '../../report/build-report
 import { plotSpecs, TARGET_PLOT_ID } from '../../report/plots';
 import type { GroupReport, LabReport, TargetComparison } from '../../report/report-model';
 import { writeReportFiles } from '../../report/write-report';
-import { copyFixtureResults, tempDir } from './report-fixture';
+import type { LabRow } from '../../runs/summary-schema';
+import { copyFixtureResults, labRow, tempDir } from './report-fixture';
 
 const within = (actual: number | null | undefined, expected: number) => {
   expect(actual).not.toBeNull();
@@ -76,19 +77,20 @@ const QLDB_PHASES: readonly QldbPhase[] = [
 /** Adds the QLDB phases to a copy of the fixture run: summary rows, timings and REPORT lines. */
 function addQldbRun(dir: string): void {
   const summaryPath = join(dir, 'summary.json');
-  const summary = JSON.parse(readFileSync(summaryPath, 'utf8')) as { runs: Record<string, unknown>[] };
+  const summary = JSON.parse(readFileSync(summaryPath, 'utf8')) as { runs: LabRow[] };
   const timings: TimingLine[] = [];
   const reports: string[] = [];
   let request = 0;
   for (const p of QLDB_PHASES) {
-    summary.runs.push({
-      target: 'qldb',
-      keepAlive: p.keepAlive,
-      phase: p.phase,
-      requests: p.calls,
-      errors: 0,
-      throughputPerSec: 10,
-    });
+    summary.runs.push(
+      labRow({
+        target: 'qldb',
+        keepAlive: p.keepAlive,
+        phase: p.phase,
+        requests: p.calls,
+        throughputPerSec: 10,
+      }),
+    );
     for (let i = 0; i < p.calls; i++) {
       const c = p.call(i);
       timings.push({
