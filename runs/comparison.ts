@@ -2,8 +2,12 @@
  * The answer a run ends with: which target is fastest for reads (get) and for writes (create),
  * and how many times slower each other target is, by client p50 (the latency Artillery saw:
  * API, function and database). Each target is taken at its faster keep-alive variant, and the
- * variant is named. Pure: rows in, a comparison out; summary.json keeps it as `comparison`.
+ * variant is named. Pure: rows in, a comparison out; summary.json keeps it as `comparison`
+ * (its types come from summary.json's schema, runs/summary-schema.ts).
  */
+import type { ComparisonCell, OperationVerdict, TargetComparison } from './summary-schema';
+
+export type { ComparisonCell, OperationVerdict, Ranked, TargetComparison } from './summary-schema';
 
 /** What the comparison reads of a row (runs/results.ts LabRow). */
 export interface ComparedRow {
@@ -14,39 +18,6 @@ export interface ComparedRow {
   readonly errors: number;
   readonly latencyMs: { readonly p50: number; readonly p99: number } | null;
   readonly dbMs: { readonly p50: number; readonly p99: number } | null;
-}
-
-/** One target x keep-alive variant: its client and database latency per operation. */
-export interface ComparisonCell {
-  readonly target: string;
-  readonly keepAlive: string;
-  readonly phase: string;
-  readonly clientP50Ms: number;
-  readonly clientP99Ms: number;
-  readonly dbP50Ms: number | null;
-}
-
-export interface Ranked {
-  readonly target: string;
-  readonly keepAlive: string;
-  readonly clientP50Ms: number;
-  /** clientP50Ms over the fastest target's: 1 for the fastest. */
-  readonly ratio: number;
-}
-
-export interface OperationVerdict {
-  /** `get` for reads, `create` for writes. */
-  readonly phase: string;
-  /** Each target at its faster variant, fastest first. */
-  readonly ranking: readonly Ranked[];
-}
-
-export interface TargetComparison {
-  /** Which statistic ranks: always client p50 (ms), said in every line that uses it. */
-  readonly statistic: 'client p50';
-  readonly cells: readonly ComparisonCell[];
-  readonly reads: OperationVerdict | null;
-  readonly writes: OperationVerdict | null;
 }
 
 export const READ_PHASE = 'get';

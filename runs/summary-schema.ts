@@ -163,6 +163,40 @@ export const FailedPhaseSchema = v.object({
   reason: v.string(),
 });
 
+/** One target x keep-alive variant: its client and database latency per operation. */
+const ComparisonCellSchema = v.object({
+  target: v.string(),
+  keepAlive: v.string(),
+  phase: v.string(),
+  clientP50Ms: num,
+  clientP99Ms: num,
+  dbP50Ms: nullableNum,
+});
+
+const RankedSchema = v.object({
+  target: v.string(),
+  keepAlive: v.string(),
+  clientP50Ms: num,
+  /** clientP50Ms over the fastest target's: 1 for the fastest. */
+  ratio: num,
+});
+
+const OperationVerdictSchema = v.object({
+  /** `get` for reads, `create` for writes. */
+  phase: v.string(),
+  /** Each target at its faster variant, fastest first. */
+  ranking: readonlyArray(RankedSchema),
+});
+
+/** The run's answer across targets (runs/comparison.ts computes it from the rows). */
+const TargetComparisonSchema = v.object({
+  /** Which statistic ranks: always client p50 (ms), said in every line that uses it. */
+  statistic: v.literal('client p50'),
+  cells: readonlyArray(ComparisonCellSchema),
+  reads: v.nullable(OperationVerdictSchema),
+  writes: v.nullable(OperationVerdictSchema),
+});
+
 /**
  * The run's settings and what the lab reported about itself (url, durations, network profile,
  * memory model, host load...). Open-ended: the report reads the keys it knows and checks each.
@@ -175,6 +209,8 @@ export const SummarySchema = v.object({
   lab: LabBlockSchema,
   runs: readonlyArray(LabRowSchema),
   failedPhases: readonlyArray(FailedPhaseSchema),
+  /** Null when the run has nothing to compare (one row per target x variant x phase needed). */
+  comparison: v.nullable(TargetComparisonSchema),
 });
 
 export type Percentiles = v.InferOutput<typeof PercentilesSchema>;
@@ -184,6 +220,10 @@ export type RunCost = v.InferOutput<typeof RunCostSchema>;
 export type ProvisionedIdleCost = v.InferOutput<typeof ProvisionedIdleCostSchema>;
 export type LabRow = v.InferOutput<typeof LabRowSchema>;
 export type FailedPhase = v.InferOutput<typeof FailedPhaseSchema>;
+export type ComparisonCell = v.InferOutput<typeof ComparisonCellSchema>;
+export type Ranked = v.InferOutput<typeof RankedSchema>;
+export type OperationVerdict = v.InferOutput<typeof OperationVerdictSchema>;
+export type TargetComparison = v.InferOutput<typeof TargetComparisonSchema>;
 export type LabBlock = v.InferOutput<typeof LabBlockSchema>;
 export type LoadSummary = v.InferOutput<typeof SummarySchema>;
 

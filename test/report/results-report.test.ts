@@ -354,7 +354,7 @@ describe('bad input', () => {
         const dir = copyFixtureResults();
         writeFileSync(
           join(dir, 'summary.json'),
-          '{"version": 1, "generatedAt": "x", "lab": {"target": "local"}}',
+          '{"version": 1, "generatedAt": "x", "lab": {"target": "local"}, "comparison": null}',
         );
         return ['--in', dir];
       },
