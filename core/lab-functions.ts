@@ -43,6 +43,10 @@ export const OPERATION_ROUTES = {
   // Ten Persons written one after the other in one invocation: the keep-alive article's
   // "10 sequential DynamoDB operations in a single function". Body: {"persons": [10 Persons]}.
   put10: { method: 'POST', path: 'persons' },
+  // The news site's workload (news-top10): a read of a story (a Person) that counts a view, and
+  // the ten most viewed with their counts. Served by the article's targets (OPERATION_TARGETS).
+  view: { method: 'POST', path: 'person/{govId}/view' },
+  top10: { method: 'GET', path: 'top10' },
 } as const satisfies Record<string, { method: string; path: string }>;
 
 export type Operation = keyof typeof OPERATION_ROUTES;
@@ -55,12 +59,31 @@ export const OPERATIONS = Object.keys(OPERATION_ROUTES) as Operation[];
  */
 export const OPERATION_TARGETS: Partial<Record<Operation, readonly Target[]>> = {
   put10: ['dynamodb'],
+  // The article compared DynamoDB, Upstash and FaunaDB (gone); DSQL joins wherever targets are
+  // compared. QLDB's PartiQL has no ORDER BY, so it could not serve a top 10 from an index.
+  view: ['dynamodb', 'redis', 'dsql'],
+  top10: ['dynamodb', 'redis', 'dsql'],
 };
 
-/** Whether `target` has a function for `operation` (OPERATION_TARGETS). */
-export function servesOperation(target: string, operation: Operation): boolean {
+/**
+ * Operations deployed for some keep-alive variants only. The article behind view and top10 kept
+ * its clients alive; with `keepAlive=both` and every target, off variants of them would take the
+ * API stack past CloudFormation's 500 resources (about 9 per function: function, version,
+ * alias, role, policy, log group, method, 2 permissions). Not listed: every variant.
+ */
+export const OPERATION_VARIANTS: Partial<Record<Operation, readonly KeepAliveVariant[]>> = {
+  view: ['on'],
+  top10: ['on'],
+};
+
+/** Whether `target` has a function for `operation` (OPERATION_TARGETS), in `variant` when given (OPERATION_VARIANTS). */
+export function servesOperation(target: string, operation: Operation, variant?: KeepAliveVariant): boolean {
   const only: readonly string[] | undefined = OPERATION_TARGETS[operation];
-  return only === undefined || only.includes(target);
+  const variants = OPERATION_VARIANTS[operation];
+  return (
+    (only === undefined || only.includes(target)) &&
+    (variant === undefined || variants === undefined || variants.includes(variant))
+  );
 }
 
 export interface LabFunction {
@@ -99,7 +122,7 @@ export function labFunctions(
   for (const target of targets) {
     for (const keepAlive of variants) {
       for (const operation of operations) {
-        if (!servesOperation(target, operation)) continue;
+        if (!servesOperation(target, operation, keepAlive)) continue;
         const key = functionKey(target, operation, both ? keepAlive : undefined);
         const route = OPERATION_ROUTES[operation];
         out.push({

@@ -93,6 +93,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
       durationS: step.durationS,
       ratePerS: step.ratePerS ?? 10,
       parallel: step.parallel,
+      bursts: step.bursts,
       idleGapS: step.idleGapS,
       warmupS: step.warmupS,
       where,

@@ -23,6 +23,15 @@ export interface StepPlan {
   readonly ratePerS?: number;
   /** Closed loop: this many workers back to back. @default open loop */
   readonly parallel?: number;
+  /**
+   * Open loop in bursts of activeS with pauseS of no traffic between (a sparse site), for the
+   * phases of `operations` (@default every phase). @default steady
+   */
+  readonly bursts?: {
+    readonly activeS: number;
+    readonly pauseS: number;
+    readonly operations?: readonly Operation[];
+  };
   /** Wait before each phase after the first. @default 0 */
   readonly idleGapS?: number;
   /** The uncounted warm-up of a phase before its gap, s; 0: none. @default 2 */
@@ -168,7 +177,13 @@ export function estimateS(steps: readonly StepPlan[]): number {
   let s = 0;
   for (const step of steps) {
     const phases = phaseCount(step);
-    s += LAB_START_S + REPORT_S + phases * (step.durationS + PHASE_OVERHEAD_S);
+    // Bursts wait through a pause between each two (loadtest/artillery-runner.ts burstPauseS).
+    const b = step.bursts;
+    const bursty = b
+      ? step.targets.length * step.variants.length * (b.operations?.length ?? step.operations.length)
+      : 0;
+    const pauses = b ? (Math.ceil(step.durationS / b.activeS) - 1) * b.pauseS : 0;
+    s += LAB_START_S + REPORT_S + phases * (step.durationS + PHASE_OVERHEAD_S) + bursty * pauses;
     // Before each gap, run-load warms the phase's functions up (uncounted, up to WARMUP_S).
     const gap = step.idleGapS ?? 0;
     const warm = Math.min(step.warmupS ?? WARMUP_S, step.durationS);

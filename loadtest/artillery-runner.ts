@@ -64,6 +64,11 @@ export interface ArtilleryRunOptions {
   /** Open loop: arrivals per second. Ignored when parallel is set. */
   readonly ratePerS: number;
   /**
+   * Open loop only: the arrivals come in bursts of activeS, with pauseS of no traffic between
+   * them (a sparse site's visits); durationS counts the active seconds. @default one phase
+   */
+  readonly bursts?: Bursts;
+  /**
    * Closed loop: this many virtual users, each sending its next request as soon as the last
    * answered, for durationS. @default open loop at ratePerS
    */
@@ -85,6 +90,20 @@ export interface ArtilleryRunOptions {
   readonly signal?: AbortSignal;
   /** @default durationS + 120 s locally, + 900 s on a cloud platform: a hung run ends */
   readonly timeoutMs?: number;
+}
+
+/** Traffic with idle stretches: activeS of arrivals, then pauseS of none, until durationS of arrivals. */
+export interface Bursts {
+  readonly activeS: number;
+  readonly pauseS: number;
+  /** The phases that run in bursts (load-phases.ts); the others run steady. @default every phase */
+  readonly operations?: readonly Operation[];
+}
+
+/** The pauses a run with bursts waits through: one between each two bursts. */
+export function burstPauseS(durationS: number, bursts: Bursts | undefined): number {
+  if (bursts === undefined) return 0;
+  return (Math.ceil(durationS / bursts.activeS) - 1) * bursts.pauseS;
 }
 
 export interface RunArtilleryResult {
@@ -174,18 +193,30 @@ export function resolveScenario(opts: LabScenario | ScenarioFile): ResolvedScena
  * output JSON and distributed platforms stay the same): N users arrive within the first second
  * and each loops in the scenario (whileTrue: keepLooping) until closedLoopS has passed.
  */
-function phaseOf(opts: RunArtilleryOptions, name: string): Record<string, string | number> {
+function phasesOf(opts: RunArtilleryOptions, name: string): Record<string, string | number>[] {
   const duration = positive('durationS', opts.durationS);
-  if (opts.parallel === undefined)
-    return { name, duration, arrivalRate: positive('ratePerS', opts.ratePerS) };
+  if (opts.parallel === undefined) {
+    const arrivalRate = positive('ratePerS', opts.ratePerS);
+    if (opts.bursts === undefined) return [{ name, duration, arrivalRate }];
+    // Artillery's pause phase sends nothing for its duration; the last burst may be shorter.
+    const activeS = positive('bursts.activeS', opts.bursts.activeS);
+    const pauseS = positive('bursts.pauseS', opts.bursts.pauseS);
+    const phases: Record<string, string | number>[] = [];
+    for (let left = duration, i = 1; left > 0; left -= activeS, i++) {
+      if (phases.length > 0) phases.push({ name: `${name}-pause-${i - 1}`, pause: pauseS });
+      phases.push({ name: `${name}-burst-${i}`, duration: Math.min(activeS, left), arrivalRate });
+    }
+    return phases;
+  }
   if (!Number.isInteger(opts.parallel) || opts.parallel < 1)
     throw new Error(`parallel must be a whole number >= 1, got ${opts.parallel}`);
-  return { name, duration: 1, arrivalCount: opts.parallel };
+  if (opts.bursts !== undefined) throw new Error('bursts are an open loop shape: not with parallel');
+  return [{ name, duration: 1, arrivalCount: opts.parallel }];
 }
 
 export function artilleryArgs(opts: RunArtilleryOptions): string[] {
   const scenario = resolveScenario(opts);
-  const phase = phaseOf(opts, scenario.phaseName);
+  const phases = phasesOf(opts, scenario.phaseName);
   // Absent in an open loop: the processor reads no closedLoopS as 0.
   const loop = opts.parallel === undefined ? {} : { closedLoopS: opts.durationS };
   const args = [
@@ -195,7 +226,7 @@ export function artilleryArgs(opts: RunArtilleryOptions): string[] {
     '--variables',
     JSON.stringify({ ...scenario.labels, basePath: normalizeBasePath(opts.basePath), ...loop }),
     '--overrides',
-    JSON.stringify({ config: { phases: [phase] } }),
+    JSON.stringify({ config: { phases } }),
     '--output',
     resolve(opts.outJson),
   ];
@@ -226,7 +257,7 @@ function onLines(stream: NodeJS.ReadableStream, each: (line: string) => void, en
 /** Local runs start in seconds; a cloud platform first packages and deploys its workers. */
 function defaultTimeoutMs(opts: RunArtilleryOptions): number {
   const marginS = (opts.platform ?? 'local') === 'local' ? 120 : 900;
-  return (opts.durationS + marginS) * 1000;
+  return (opts.durationS + burstPauseS(opts.durationS, opts.bursts) + marginS) * 1000;
 }
 
 function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {

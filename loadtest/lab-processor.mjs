@@ -1,8 +1,8 @@
 // @ts-check
 /**
  * The Artillery processor shared by the lab's scenarios (<operation>-person.yml: create, get,
- * overwrite, update, query, put10; each run for every target that serves the operation). ESM
- * (.mjs) because artillery 2.0.21 imports `.mjs` processors with import() and `require()`s anything else, and faker 10 is ESM-only; a `.ts` processor
+ * overwrite, update, query, put10, view, top10; each run for every target that serves the
+ * operation). ESM (.mjs) because artillery 2.0.21 imports `.mjs` processors with import() and `require()`s anything else, and faker 10 is ESM-only; a `.ts` processor
  * would be bundled to CommonJS `.js`, which this "type": "module" package cannot require.
  * Types for TypeScript callers live in lab-processor.d.mts.
  *
@@ -175,7 +175,7 @@ function readGovIds(path) {
 }
 
 /**
- * beforeRequest of the get, overwrite and update scenarios, first: the payload's GovId on a
+ * beforeRequest of the get, overwrite, update and view scenarios, first: the payload's GovId on a
  * user's first request; in a closed loop the later requests walk the create phase's GovIds
  * (LAB_GOVIDS_FILE), from a random start so that workers spread over the list.
  * @param {RequestParams} _requestParams @param {Context} context @param {Events} _events @param {Next} next

@@ -14,7 +14,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { OPERATIONS, type Operation, servesOperation } from '../core/lab-functions';
+import { type KeepAliveVariant, OPERATIONS, type Operation, servesOperation } from '../core/lab-functions';
 import { compareTargets } from '../runs/comparison';
 import {
   filterTimings,
@@ -30,7 +30,7 @@ import {
 } from '../runs/results';
 import { readSummary } from '../runs/summary-reader';
 import { checkSummary, type FailedPhase, type LabBlock, SUMMARY_VERSION } from '../runs/summary-schema';
-import type { RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
+import type { Bursts, RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
 import { WARMUP_S } from './load-defaults';
 
 export type { FailedPhase } from '../runs/summary-schema';
@@ -38,7 +38,7 @@ export type { FailedPhase } from '../runs/summary-schema';
 /** The phases a run has unless told otherwise. */
 export const DEFAULT_PHASES: readonly Operation[] = ['create', 'get'];
 /** Phases whose requests name a Person the create phase wrote (its GovIds are their payload). */
-const READS_CREATED: ReadonlySet<Operation> = new Set(['get', 'overwrite', 'update']);
+const READS_CREATED: ReadonlySet<Operation> = new Set(['get', 'overwrite', 'update', 'view']);
 
 /**
  * The phases to run, in the lab's order (create first, so the others find its Persons).
@@ -70,6 +70,8 @@ export interface LoadPhasesOptions {
   readonly ratePerS: number;
   /** Closed loop: this many workers, each sending as soon as its last request answered. @default open loop */
   readonly parallel?: number;
+  /** Open loop in bursts with pauses between (artillery-runner.ts Bursts). @default one steady phase */
+  readonly bursts?: Bursts;
   /** Seconds with no traffic before each phase after the first, after a warm-up of it. @default 0 */
   readonly idleGapS?: number;
   /** Seconds of the warm-up before a gap; 0: none. @default WARMUP_S, at most durationS */
@@ -177,14 +179,20 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
   if (memories[0] !== undefined && !o.setMemory) throw new Error('memories need setMemory');
   // One memory keeps the file names of a run without the axis; several name theirs.
   const suffix = (m: number | undefined) => (memories.length > 1 && m !== undefined ? `-${m}mb` : '');
-  // A target runs the phases it serves (put10: DynamoDB only, core/lab-functions.ts OPERATION_TARGETS).
-  const phasesOf = (target: string) => phases.filter((p) => servesOperation(target, p));
+  // A target runs the phases it has functions for (core/lab-functions.ts OPERATION_TARGETS, _VARIANTS).
+  const phasesOf = (target: string, variant: string) =>
+    phases.filter((p) => servesOperation(target, p, variant as KeepAliveVariant));
+  let total = 0;
   for (const target of o.targets) {
-    const skipped = phases.filter((p) => !servesOperation(target, p));
-    if (skipped.length > 0)
-      o.log(`${target} has no ${skipped.join(', ')} function: those phases are skipped for it`);
+    for (const variant of o.variants) {
+      const skipped = phases.filter((p) => !phasesOf(target, variant).includes(p));
+      if (skipped.length > 0)
+        o.log(
+          `${target} keep-alive ${variant} has no ${skipped.join(', ')} function: those phases are not run`,
+        );
+      total += phasesOf(target, variant).length * memories.length;
+    }
   }
-  const total = o.variants.length * memories.length * o.targets.reduce((n, t) => n + phasesOf(t).length, 0);
   const load = loadShapeOf(o);
   const gapS = o.idleGapS ?? 0;
   const shape = load.mode === 'open' ? `at ${o.ratePerS}/s` : `closed loop of ${o.parallel}`;
@@ -197,7 +205,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
           await o.setMemory?.(memoryMb);
         }
         const govIds = join(o.outDir, `govids-${target}-keepalive-${variant}${suffix(memoryMb)}.csv`);
-        for (const [index, phase] of phasesOf(target).entries()) {
+        for (const [index, phase] of phasesOf(target, variant).entries()) {
           n += 1;
           const label = `${target} keep-alive ${variant}${memoryMb === undefined ? '' : ` ${memoryMb} MB`} ${phase}`;
           o.log(`\n[${n}/${total}] ${label}: ${o.durationS} s ${shape}`);
@@ -212,7 +220,14 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
             ...(memoryMb === undefined ? {} : { memoryMb }),
           };
           const afterGap = index > 0 && gapS > 0;
-          const artillery = (file: string, timings: string, durationS: number, what: string) =>
+          // The warm-up before a gap is steady (no bursts): it only starts environments.
+          const artillery = (
+            file: string,
+            timings: string,
+            durationS: number,
+            what: string,
+            warmUp = false,
+          ) =>
             o.runArtillery({
               operation: phase,
               labTarget: target,
@@ -221,6 +236,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
               durationS,
               ratePerS: o.ratePerS,
               parallel: o.parallel,
+              bursts: warmUp || !(o.bursts?.operations?.includes(phase) ?? true) ? undefined : o.bursts,
               outJson: file,
               env: {
                 ...o.env,
@@ -251,6 +267,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
                 join(o.outDir, 'warmup-timings.jsonl'),
                 warmupS,
                 `${label} warm-up`,
+                true,
               );
               if (warm.exitCode !== 0) o.logError(`  ${label}: the warm-up exited with ${warm.exitCode}`);
             } catch (e) {

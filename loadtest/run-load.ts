@@ -21,6 +21,7 @@ import { CFS_PERIOD_US, INIT_BURST_MS, MB_PER_VCPU } from '../local/host/lambda-
 import type { RunningLab } from '../local/lab';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, localSigningEnv } from '../local/lab-defaults';
 import type { LabRow, TimingLine } from '../runs/results';
+import type { Bursts } from './artillery-runner';
 import type { FailedPhase } from './load-phases';
 
 export interface RunLoadOptions {
@@ -38,6 +39,8 @@ export interface RunLoadOptions {
    * next request as soon as the previous one answered, for durationS. @default open loop
    */
   readonly parallel?: number;
+  /** Open loop in bursts of activeS with pauseS of no traffic between (a sparse site). @default steady */
+  readonly bursts?: Bursts;
   /** Seconds to wait before each phase after the first, with no traffic: idle connections age. @default 0 */
   readonly idleGapS?: number;
   /** Seconds of the phase's warm-up before a gap; 0: none. @default WARMUP_S (load-defaults) */
@@ -325,6 +328,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       durationS: o.durationS,
       ratePerS: o.ratePerS,
       parallel: o.parallel,
+      bursts: o.bursts,
       idleGapS: o.idleGapS,
       warmupS: o.warmupS,
       platform: o.aws?.platform,
@@ -384,6 +388,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
           durationS: o.durationS,
           ...loadShapeOf(o),
           idleGapS: o.idleGapS ?? 0,
+          ...(o.bursts ? { bursts: o.bursts } : {}),
           ...concurrencyBlock(o, phases.rows),
           // The file every row's cost block was priced with (the report names it and its date).
           prices: o.prices ?? (await import('../core/price-file')).DEFAULT_PRICE_FILE,

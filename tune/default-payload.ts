@@ -42,13 +42,14 @@ export function proxyEvent(spec: LabFunction, person: Person): APIGatewayProxyEv
   const path = spec.path.replace('{govId}', person.GovId);
   const pathParameters = spec.path.includes('{govId}') ? { govId: person.GovId } : null;
   // Each operation's own body: the Person (create, overwrite), the one changed field (update),
-  // ten Persons named after it (put10).
+  // ten Persons named after it (put10), none for a read (get, query, top10) or a view (its GovId
+  // is in the path).
   const body =
     spec.operation === 'update'
       ? JSON.stringify({ Address: person.Address ?? '' })
       : spec.operation === 'put10'
         ? JSON.stringify({ persons: tuningPersons(person) })
-        : isGet
+        : isGet || spec.operation === 'view'
           ? null
           : JSON.stringify(person);
   const query = spec.operation === 'query' ? { govIdType: person.GovIdType, limit: '10' } : null;

@@ -31,7 +31,7 @@ import {
 import { clusterEndpoint, type DsqlTokenSource, dsqlTokenSource } from './dsql-token';
 import { EnvError, type KeepAliveVariant, readKeepAlive, requireEnv } from './env';
 import type { Person } from './person';
-import { InvalidInputError, type PersonStore } from './person-store';
+import { InvalidInputError, type PersonStore, type Story, TOP_STORIES } from './person-store';
 
 /** Recycle a kept connection after this long: DSQL ends connections at 60 minutes. */
 export const MAX_CONNECTION_AGE_MS = 55 * 60 * 1000;
@@ -44,13 +44,26 @@ const COLUMNS = 'govid, first_name, last_name, dob::text AS dob, govid_type, add
 export const INSERT_PERSON = `INSERT INTO person (govid, first_name, last_name, dob, govid_type, address)
 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (govid) DO NOTHING`;
 export const SELECT_PERSON = `SELECT ${COLUMNS} FROM person WHERE govid = $1`;
-/** An overwrite is a re-creation: every field and a new creation time, only if the row exists. */
+/**
+ * An overwrite is a re-creation: every field, a new creation time and no views yet (the story's
+ * count starts again, as on every target), only if the row exists.
+ */
 export const OVERWRITE_PERSON = `UPDATE person SET first_name = $2, last_name = $3, dob = $4, govid_type = $5,
-address = $6, created_at = now() WHERE govid = $1`;
+address = $6, created_at = now(), views = NULL WHERE govid = $1`;
 export const UPDATE_ADDRESS = `UPDATE person SET address = $2 WHERE govid = $1 RETURNING ${COLUMNS}`;
 /** Served by the person_by_type index (govid_type, created_at): never a scan of the table. */
 export const QUERY_BY_TYPE = `SELECT ${COLUMNS} FROM person WHERE govid_type = $1
 ORDER BY created_at DESC, govid DESC LIMIT $2`;
+
+/** A view: the count raised and the row back in one statement (one transaction, OCC at COMMIT). */
+export const VIEW_STORY = `UPDATE person SET views = COALESCE(views, 0) + 1 WHERE govid = $1
+RETURNING ${COLUMNS}, views`;
+/**
+ * Served by the person_by_views index, read backwards: never a scan or a sort of the table.
+ * A row never viewed has views NULL, which DESC would list first: the WHERE leaves it out.
+ */
+export const TOP_STORIES_SQL = `SELECT ${COLUMNS}, views FROM person WHERE views IS NOT NULL
+ORDER BY views DESC LIMIT $1`;
 
 interface PersonRow {
   readonly govid: string;
@@ -70,6 +83,11 @@ function fromRow(row: PersonRow): Person {
     GovIdType: row.govid_type,
     ...(row.address === null ? {} : { Address: row.address }),
   };
+}
+
+/** pg returns a bigint as a string: the count is far below 2^53. */
+function storyOf(row: PersonRow & { readonly views: string | number | null }): Story {
+  return { person: fromRow(row), views: Number(row.views ?? 0) };
 }
 
 function toRow(p: Person): PersonRow {
@@ -431,6 +449,28 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
         },
         { govId, Address: changes.Address },
       );
+    },
+    view(govId, signal) {
+      // Sent again after a conflict it counts once: the conflicting attempt did not commit.
+      return run(
+        signal,
+        async (client) => {
+          const out = await client.query<PersonRow & { views: string }>(VIEW_STORY, [govId]);
+          if (!out.rows[0]) return undefined;
+          // The row and its person_by_views index entry.
+          meter.add('dsql.rowsWritten', 2, 'modeled');
+          meter.add('dsql.bytesWritten', rowBytes(out.rows[0]) + 8 + Buffer.byteLength(govId), 'modeled');
+          return storyOf(out.rows[0]);
+        },
+        { govId },
+      );
+    },
+    top10(signal) {
+      return run(signal, async (client) => {
+        const out = await client.query<PersonRow & { views: string }>(TOP_STORIES_SQL, [TOP_STORIES]);
+        read(out.rows);
+        return out.rows.map(storyOf);
+      });
     },
     query(govIdType, limit, signal) {
       return run(

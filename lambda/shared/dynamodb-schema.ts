@@ -13,3 +13,14 @@ export const PERSON_KEY = 'GovId';
  */
 export const BY_TYPE_INDEX = 'ByGovIdTypeCreatedAt';
 export const BY_TYPE_PARTITION = 'GovIdType';
+
+/**
+ * The top 10's index (news-top10), as the article's: partition Section, sort the view count.
+ * Sparse: only an item a view has stamped with Section and Views is in it, so the top 10 reads
+ * the viewed stories and never the rest of the table. Every story shares the one Section value,
+ * so the index has one partition key (the article's section "World" was one too).
+ */
+export const TOP_STORIES_INDEX = 'TopStories';
+export const SECTION = 'Section';
+export const SECTION_VALUE = 'news';
+export const VIEWS = 'Views';

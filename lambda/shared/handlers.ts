@@ -18,7 +18,7 @@ import {
   validatePersons,
   validateQuery,
 } from './person';
-import { InvalidInputError, type PersonStore } from './person-store';
+import { InvalidInputError, type PersonStore, type Story } from './person-store';
 import { environmentId, initType, measureDb, nextInvocationIsCold, type Timing } from './timing';
 
 export type ApiHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
@@ -234,6 +234,46 @@ export const putPersons: Operation<Person[], readonly { GovId: string; outcome: 
   },
 };
 
+/** A store method a target lacks is its deployment's mistake (OPERATION_TARGETS), answered as a 503. */
+function required<K extends 'view' | 'top10'>(store: PersonStore, method: K): NonNullable<PersonStore[K]> {
+  const fn = store[method];
+  if (fn === undefined) throw new Error(`${store.name} serves no ${method}`);
+  return fn.bind(store) as NonNullable<PersonStore[K]>;
+}
+
+/** The top 10 takes no parameters: any is a client mistake, never silently ignored. */
+function noParameters(event: APIGatewayProxyEvent): Validation<null> {
+  const names = [
+    ...Object.keys(event.queryStringParameters ?? {}),
+    ...Object.keys(event.multiValueQueryStringParameters ?? {}),
+  ];
+  return names.length > 0
+    ? { ok: false, error: `unknown parameter ${names[0]}; top10 takes none`, field: names[0] }
+    : { ok: true, value: null };
+}
+
+/** Reads a story (a Person) and counts the view: 200 with the record and its views, 404 when there is none. */
+export const viewStory: Operation<string, Story | undefined> = {
+  name: 'view',
+  parse: (event) => validateGovId(event.pathParameters?.govId, 'govId'),
+  run: (store, govId, signal) => required(store, 'view')(govId, signal),
+  answer: (govId, story) =>
+    story === undefined
+      ? notFound(govId)
+      : { statusCode: 200, body: { person: story.person, views: story.views } },
+};
+
+/** The ten most viewed stories with their views, most first. */
+export const topStories: Operation<null, Story[]> = {
+  name: 'top10',
+  parse: noParameters,
+  run: (store, _input, signal) => required(store, 'top10')(signal),
+  answer: (_input, stories) => ({
+    statusCode: 200,
+    body: { stories: stories.map((s) => ({ person: s.person, views: s.views })) },
+  }),
+};
+
 export const makeCreateHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, createPerson);
 export const makeGetHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, getPerson);
 export const makeOverwriteHandler = (store: PersonStore, fn: string) =>
@@ -241,3 +281,5 @@ export const makeOverwriteHandler = (store: PersonStore, fn: string) =>
 export const makeUpdateHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, updatePerson);
 export const makeQueryHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, queryPersons);
 export const makePut10Handler = (store: PersonStore, fn: string) => makeHandler(store, fn, putPersons);
+export const makeViewHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, viewStory);
+export const makeTop10Handler = (store: PersonStore, fn: string) => makeHandler(store, fn, topStories);

@@ -1,6 +1,15 @@
 import type { UnitBasis } from './bill-meter';
 import type { Person, PersonChanges } from './person';
 
+/** A story of the news site's workload (news-top10): a Person, and how often it was read. */
+export interface Story {
+  readonly person: Person;
+  readonly views: number;
+}
+
+/** How many stories top10 lists: the article's page showed its section's top 10. */
+export const TOP_STORIES = 10;
+
 /** What a database target offers the handlers. One implementation per database. */
 export interface PersonStore {
   /** Human name used in error messages, e.g. "DynamoDB". */
@@ -14,6 +23,17 @@ export interface PersonStore {
   update(govId: string, changes: PersonChanges, signal: AbortSignal): Promise<Person | undefined>;
   /** The `limit` most recently created Persons of a GovIdType, newest first (maybe none). */
   query(govIdType: string, limit: number, signal: AbortSignal): Promise<Person[]>;
+  /**
+   * Reads a story and counts one view of it, in one atomic step; undefined when there is no such
+   * Person (nothing is counted). An overwrite starts a story's count again; get and update keep
+   * it. Absent on a target that serves no view (core/lab-functions.ts OPERATION_TARGETS).
+   */
+  view?(govId: string, signal: AbortSignal): Promise<Story | undefined>;
+  /**
+   * The TOP_STORIES most viewed stories, most first (ties in any order), read from an index;
+   * a story never viewed is not listed. Absent where view is.
+   */
+  top10?(signal: AbortSignal): Promise<Story[]>;
   /**
    * Opens the connection with one cheap real call, at init when PREWARM_CONNECTION=on
    * (prewarm.ts). Absent where a store cannot (Redis). @default - no prewarm

@@ -14,7 +14,8 @@
  * A Person is one JSON string at person:<GovId>; creating one also adds its GovId to the
  * sorted set persons:by-type:<GovIdType> scored by creation time, so "the newest 10 of a
  * category" is a ZRANGE away with no migration. Both happen in one EVAL: one round trip,
- * atomic on the server.
+ * atomic on the server. The news site's view counts (news-top10) are the scores of one more
+ * sorted set, stories:by-views, as the article kept its stories in one sorted set.
  */
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
@@ -22,12 +23,14 @@ import { Redis, ReplyError } from 'ioredis';
 import { type KeepAliveVariant, readKeepAlive, requireEnv } from './env';
 import { CONNECTION_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './http-client';
 import { PERSON_FIELDS, type Person } from './person';
-import type { PersonStore } from './person-store';
+import { type PersonStore, type Story, TOP_STORIES } from './person-store';
 import { type RedisTarget, readRedisSecret } from './redis-secret';
 import { extensionSettings } from './secrets-extension';
 
 export const personKey = (govId: string): string => `person:${govId}`;
 export const byTypeKey = (govIdType: string): string => `persons:by-type:${govIdType}`;
+/** The view counts: member GovId, score the views (ZINCRBY), read highest first by the top 10. */
+export const VIEWS_KEY = 'stories:by-views';
 
 /*
  * Every key a script touches comes through KEYS, never built inside it. Upstash runs a script
@@ -53,11 +56,12 @@ return redis.call('GET', KEYS[1])`;
 
 /**
  * KEYS[1] person key, KEYS[2] the new type's set, KEYS[3] the set of the type the caller
- * believes is stored; ARGV[1] JSON, ARGV[2] ms, ARGV[3] GovId, ARGV[4] that believed type.
- * Returns 1 when it replaced the Person, 0 when there is none, and the stored GovIdType,
- * writing nothing, when it is not the believed one: the caller sends the script again with
- * that type's set in KEYS[3]. An overwrite is a re-creation: the new score puts it first in
- * its type, and a changed type moves the GovId out of the old type's set.
+ * believes is stored, KEYS[4] the view counts; ARGV[1] JSON, ARGV[2] ms, ARGV[3] GovId, ARGV[4]
+ * that believed type. Returns 1 when it replaced the Person, 0 when there is none, and the
+ * stored GovIdType, writing nothing, when it is not the believed one: the caller sends the
+ * script again with that type's set in KEYS[3]. An overwrite is a re-creation: the new score
+ * puts it first in its type, a changed type moves the GovId out of the old type's set, and its
+ * view count starts again (as on every target).
  */
 export const OVERWRITE_SCRIPT = `local old = redis.call('GET', KEYS[1])
 if not old then return 0 end
@@ -66,7 +70,18 @@ if oldType ~= ARGV[4] then return oldType end
 if KEYS[3] ~= KEYS[2] then redis.call('ZREM', KEYS[3], ARGV[3]) end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+redis.call('ZREM', KEYS[4], ARGV[3])
 return 1`;
+
+/**
+ * KEYS[1] person key, KEYS[2] the view counts; ARGV[1] GovId. Returns {JSON, views} after
+ * counting the view, or nil when there is no such Person (nothing counted): one round trip,
+ * and no count for a story that does not exist.
+ */
+export const VIEW_SCRIPT = `local json = redis.call('GET', KEYS[1])
+if not json then return false end
+local views = redis.call('ZINCRBY', KEYS[2], 1, ARGV[1])
+return {json, views}`;
 
 /**
  * KEYS[1] person key; ARGV[1] the new Address. Returns the updated JSON, or nil when there is
@@ -86,6 +101,7 @@ export const SCRIPTS = {
   create: CREATE_SCRIPT,
   overwrite: OVERWRITE_SCRIPT,
   update: UPDATE_SCRIPT,
+  view: VIEW_SCRIPT,
 } as const;
 
 /** The shebang that asks Upstash for per-key locks. */
@@ -128,6 +144,8 @@ export interface RedisStoreOptions {
 }
 
 export interface RedisPersonStore extends PersonStore {
+  view: NonNullable<PersonStore['view']>;
+  top10: NonNullable<PersonStore['top10']>;
   /** Connections opened (attempted) since this store was made: one per call with keep-alive off. */
   socketsOpened(): number;
   /** Redis commands written so far, AUTH and QUIT included; a call's dbRequests is the delta. */
@@ -202,6 +220,7 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
     create: scriptFor(CREATE_SCRIPT, keyLocking),
     overwrite: scriptFor(OVERWRITE_SCRIPT, keyLocking),
     update: scriptFor(UPDATE_SCRIPT, keyLocking),
+    view: scriptFor(VIEW_SCRIPT, keyLocking),
   };
   const counts = { sockets: 0, commands: 0 };
   let kept: Redis | undefined;
@@ -367,10 +386,11 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
         for (let attempt = 1; ; attempt++) {
           const out = await client.eval(
             scripts.overwrite,
-            3,
+            4,
             personKey(person.GovId),
             newSet,
             byTypeKey(believed),
+            VIEWS_KEY,
             json,
             String(Date.now()),
             person.GovId,
@@ -404,6 +424,33 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
           .filter((t): t is string => typeof t === 'string')
           .map(fromJson)
           .filter((p) => p.GovIdType === govIdType);
+      });
+    },
+    async view(govId, signal) {
+      // A retry after a dropped connection runs the script again: if the first run landed, the
+      // view is counted twice (Redis has no idempotent increment).
+      return run(signal, async (client) => {
+        const out = await client.eval(scripts.view, 2, personKey(govId), VIEWS_KEY, govId);
+        if (!Array.isArray(out)) return undefined;
+        const [json, views] = out as [string, string];
+        return { person: fromJson(json), views: Number(views) };
+      });
+    },
+    async top10(signal) {
+      // As query: ZREVRANGE ... WITHSCORES, then MGET of exactly those records (two round trips;
+      // the article kept each story's JSON in the set itself, one).
+      return run(signal, async (client) => {
+        const flat = await client.zrevrange(VIEWS_KEY, 0, TOP_STORIES - 1, 'WITHSCORES');
+        const ranked: { id: string; views: number }[] = [];
+        for (let i = 0; i + 1 < flat.length; i += 2) ranked.push({ id: flat[i], views: Number(flat[i + 1]) });
+        if (ranked.length === 0) return [];
+        const texts = await client.mget(...ranked.map((r) => personKey(r.id)));
+        const stories: Story[] = [];
+        // A member whose JSON is gone (never, with no delete operation) is left out.
+        for (const [i, text] of texts.entries()) {
+          if (typeof text === 'string') stories.push({ person: fromJson(text), views: ranked[i].views });
+        }
+        return stories;
       });
     },
   };

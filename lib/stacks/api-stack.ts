@@ -32,6 +32,8 @@ const REQUIRED_PARAMETERS: Record<Operation, Record<string, boolean> | undefined
   update: { 'method.request.path.govId': true },
   query: { 'method.request.querystring.govIdType': true },
   put10: undefined,
+  view: { 'method.request.path.govId': true },
+  top10: undefined,
 };
 
 /** The alias the API calls when provisioned concurrency is configured. */

@@ -11,11 +11,14 @@ import {
   BY_TYPE_PARTITION,
   CREATED_AT,
   PERSON_KEY,
+  SECTION,
+  TOP_STORIES_INDEX,
+  VIEWS,
 } from '../../lambda/shared/dynamodb-schema';
 import { handOff } from '../constructs/hand-off';
 import { PREWARM_ENV, type TargetDefinition } from './types';
 
-/** Exactly one action per operation; the query's applies to the index alone, not the table. */
+/** Exactly one action per operation; a query's (query, top10) applies to its index alone, not the table. */
 const ACTIONS: Record<Operation, string> = {
   create: 'dynamodb:PutItem',
   get: 'dynamodb:GetItem',
@@ -24,7 +27,12 @@ const ACTIONS: Record<Operation, string> = {
   query: 'dynamodb:Query',
   // Ten conditional puts, one after the other: PutItem, nothing more.
   put10: 'dynamodb:PutItem',
+  view: 'dynamodb:UpdateItem',
+  top10: 'dynamodb:Query',
 };
+
+/** The index each reading-by-index operation may query; the others act on the table. */
+const INDEX_OF: Partial<Record<Operation, string>> = { query: BY_TYPE_INDEX, top10: TOP_STORIES_INDEX };
 
 export const dynamodbTarget: TargetDefinition = {
   createData(stack, { config, removalPolicy }) {
@@ -41,6 +49,13 @@ export const dynamodbTarget: TargetDefinition = {
       sortKey: { name: CREATED_AT, type: dynamodb.AttributeType.NUMBER },
       projectionType: dynamodb.ProjectionType.ALL,
     });
+    // The top 10's sparse index (news-top10): only viewed stories carry Section and Views.
+    table.addGlobalSecondaryIndex({
+      indexName: TOP_STORIES_INDEX,
+      partitionKey: { name: SECTION, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: VIEWS, type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
     new CfnOutput(stack, 'TableName', { value: table.tableName });
     // Read by the API stack through SSM parameters, not exports (constructs/hand-off.ts).
     const tableName = handOff(stack, 'dynamodb/table-name', table.tableName);
@@ -49,9 +64,10 @@ export const dynamodbTarget: TargetDefinition = {
       bind(fn, operation) {
         fn.addEnvironment('TABLE_NAME', tableName(fn));
         // Explicit statements, not table.grant: on a table with an index that names the table
-        // and `index/*` both. Item actions need the table alone; the query, this one index alone.
+        // and `index/*` both. Item actions need the table alone; a query, its one index alone.
         const arn = tableArn(fn);
-        const resource = operation === 'query' ? `${arn}/index/${BY_TYPE_INDEX}` : arn;
+        const index = INDEX_OF[operation];
+        const resource = index === undefined ? arn : `${arn}/index/${index}`;
         fn.addToRolePolicy(new iam.PolicyStatement({ actions: [ACTIONS[operation]], resources: [resource] }));
         if (config.prewarmConnection) {
           // The init's cheap real call: it reads the table's description, never an item, so no

@@ -12,7 +12,8 @@ import { PREWARM_ENV, type TargetDefinition } from './types';
 
 export const PERSON_TABLE = 'Person';
 
-const PARTIQL_ACTIONS: Record<Operation, string[]> = {
+// view and top10 are not QLDB's (core/lab-functions.ts OPERATION_TARGETS): no function to grant.
+const PARTIQL_ACTIONS: Record<Exclude<Operation, 'view' | 'top10'>, string[]> = {
   create: ['qldb:PartiQLSelect', 'qldb:PartiQLInsert'],
   get: ['qldb:PartiQLSelect'],
   // DELETE + INSERT in one transaction (QLDB's UPDATE cannot replace a whole document).
@@ -52,6 +53,9 @@ export const qldbTarget: TargetDefinition = {
     const tableIdOf = handOff(stack, 'qldb/person-table-id', tables.tableId(PERSON_TABLE));
     return {
       bind(fn, operation) {
+        if (operation === 'view' || operation === 'top10') {
+          throw new Error(`QLDB serves no ${operation} function (core/lab-functions.ts OPERATION_TARGETS)`);
+        }
         const ledgerRef = ledgerName(fn);
         const tableId = tableIdOf(fn);
         fn.addEnvironment('LEDGER_NAME', ledgerRef);

@@ -8,6 +8,9 @@ import {
   BY_TYPE_PARTITION,
   CREATED_AT,
   PERSON_KEY,
+  SECTION,
+  TOP_STORIES_INDEX,
+  VIEWS,
 } from '../../lambda/shared/dynamodb-schema';
 import type { TableSchema } from './create-table';
 
@@ -17,6 +20,8 @@ export const PERSON_TABLE_SCHEMA: TableSchema = {
     { AttributeName: PERSON_KEY, AttributeType: 'S' },
     { AttributeName: BY_TYPE_PARTITION, AttributeType: 'S' },
     { AttributeName: CREATED_AT, AttributeType: 'N' },
+    { AttributeName: SECTION, AttributeType: 'S' },
+    { AttributeName: VIEWS, AttributeType: 'N' },
   ],
   globalSecondaryIndexes: [
     {
@@ -24,6 +29,14 @@ export const PERSON_TABLE_SCHEMA: TableSchema = {
       KeySchema: [
         { AttributeName: BY_TYPE_PARTITION, KeyType: 'HASH' },
         { AttributeName: CREATED_AT, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    },
+    {
+      IndexName: TOP_STORIES_INDEX,
+      KeySchema: [
+        { AttributeName: SECTION, KeyType: 'HASH' },
+        { AttributeName: VIEWS, KeyType: 'RANGE' },
       ],
       Projection: { ProjectionType: 'ALL' },
     },

@@ -65,16 +65,18 @@ describe('rows', () => {
       row: () => undefined,
       group: () => undefined,
     };
-    const { rows } = newsTop10.rows(new Map([['query', empty]]), {
+    const { rows } = newsTop10.rows(new Map([['news-site', empty]]), {
       quick: true,
       where: 'local',
       targets: ['redis'],
     });
     expect(rows.map((r) => r.metric)).toEqual([
-      'Redis query: database time p99, cold and warm clients together',
-      'Redis query: warm clients, database time p50',
-      'Redis query: cold clients (first call of an environment), database time p50',
-      'FaunaDB query: database time p99',
+      'Redis top 10: query time p99, every request',
+      'Redis top 10: query time p50, warm client (kept connection, not the environment’s first)',
+      'Redis top 10: query time p50, fresh client (cold start or new connection)',
+      'Redis top 10: requests that met a cold start or a new connection',
+      'Redis top 10: database round trips per request',
+      'FaunaDB top 10: query time p99, every request',
     ]);
     for (const r of rows) {
       expect(r.measured).toBeNull();

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AccessLogFormat, LogGroupLogDestination, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS, servesOperation, labFunctions as specsOf, type Target } from '../../core/lab-functions';
+import { type KeepAliveVariant, labFunctions as planned, type Target } from '../../core/lab-functions';
 import { tableSchemaOf } from '../../local/engines';
 import { RICH_FLAGS, SAMPLE_REDIS_SECRET_ARN, synthLab } from '../support/synth';
 import { PERSON_TABLE_SCHEMA } from '../support/test-engine';
@@ -21,10 +21,11 @@ function labFunctions(t: Template): [string, Resource][] {
   );
 }
 
-/** The operations a target serves (put10: DynamoDB only). */
-const opsOf = (target: Target) => OPERATIONS.filter((op) => servesOperation(target, op));
-/** Every function of these targets x both keep-alive variants. */
-const bothVariants = (targets: string) => specsOf(targets.split(',') as Target[], ['on', 'off']).length;
+/** How many functions the vocabulary plans (core/lab-functions.ts: view and top10 are not every target's or variant's). */
+const count = (targets: readonly Target[], variants: readonly KeepAliveVariant[]) =>
+  planned(targets, variants).length;
+const BOTH: readonly KeepAliveVariant[] = ['on', 'off'];
+const RICH_TARGETS = RICH_FLAGS.targets.split(',') as Target[];
 
 function envOf(r: Resource): Record<string, string> {
   return (r.Properties.Environment as { Variables: Record<string, string> }).Variables;
@@ -81,7 +82,7 @@ describe('keep-alive flag', () => {
   ])('keepAlive=%s sets KEEP_ALIVE=%s on every function', (flag, expected) => {
     const { api } = synthLab({ keepAlive: flag });
     const fns = labFunctions(api);
-    expect(fns).toHaveLength(OPERATIONS.length);
+    expect(fns).toHaveLength(count(['dynamodb'], [flag as KeepAliveVariant]));
     expect(new Set(fns.map(([, r]) => envOf(r).KEEP_ALIVE))).toEqual(new Set(expected));
   });
 
@@ -89,27 +90,44 @@ describe('keep-alive flag', () => {
     const { api, stacks } = synthLab({ keepAlive: 'both' });
     const fns = labFunctions(api);
     expect(fns.map(([, r]) => `${envOf(r).LAB_FUNCTION}=${envOf(r).KEEP_ALIVE}`).sort()).toEqual(
-      OPERATIONS.flatMap((op) => [
-        `dynamodb-${op}-keepalive-off=off`,
-        `dynamodb-${op}-keepalive-on=on`,
-      ]).sort(),
+      planned(['dynamodb'], BOTH)
+        .map((f) => `${f.key}=${f.keepAlive}`)
+        .sort(),
     );
     expect(stacks.api.functions.map((f) => `${f.spec.method} ${f.spec.path}`).sort()).toEqual([
       'GET /dynamodb/keepalive-off/person',
       'GET /dynamodb/keepalive-off/person/{govId}',
       'GET /dynamodb/keepalive-on/person',
       'GET /dynamodb/keepalive-on/person/{govId}',
+      // The news site's (view, top10): keep-alive on only, as the article ran them.
+      'GET /dynamodb/keepalive-on/top10',
       'PATCH /dynamodb/keepalive-off/person/{govId}',
       'PATCH /dynamodb/keepalive-on/person/{govId}',
       'POST /dynamodb/keepalive-off/person',
       'POST /dynamodb/keepalive-off/persons',
       'POST /dynamodb/keepalive-on/person',
+      'POST /dynamodb/keepalive-on/person/{govId}/view',
       'POST /dynamodb/keepalive-on/persons',
       'PUT /dynamodb/keepalive-off/person/{govId}',
       'PUT /dynamodb/keepalive-on/person/{govId}',
     ]);
     const parts = resources(api, 'AWS::ApiGateway::Resource').map(([, r]) => r.Properties.PathPart);
     expect(parts).toEqual(expect.arrayContaining(['keepalive-on', 'keepalive-off', 'person', '{govId}']));
+  });
+});
+
+describe('the news site’s functions (view, top10)', () => {
+  it('DynamoDB, Redis and DSQL have them, keep-alive on only; QLDB has none; the API stays under 500 resources', () => {
+    const { api } = synthLab(RICH_FLAGS);
+    const news = labFunctions(api)
+      .map(([, r]) => envOf(r).LAB_FUNCTION)
+      .filter((k) => /-(view|top10)-/.test(k))
+      .sort();
+    expect(news).toEqual(
+      ['dsql', 'dynamodb', 'redis'].flatMap((t) => [`${t}-top10-keepalive-on`, `${t}-view-keepalive-on`]),
+    );
+    // CloudFormation refuses a stack of more than 500 resources: every target, both variants fit.
+    expect(Object.keys(api.toJSON().Resources).length).toBeLessThanOrEqual(500);
   });
 });
 
@@ -162,7 +180,7 @@ describe('functions', () => {
       expect(outputs).toEqual(expect.arrayContaining([`${id}Name`, `${id}Arn`, `${id}LogGroup`]));
     }
     // Every target x operation x keep-alive variant.
-    expect(labFunctions(api)).toHaveLength(bothVariants(RICH_FLAGS.targets));
+    expect(labFunctions(api)).toHaveLength(count(RICH_TARGETS, BOTH));
   });
 });
 
@@ -170,7 +188,7 @@ describe('provisioned concurrency', () => {
   it('puts a live alias with that many provisioned executions in front of each function, and the API calls it', () => {
     const { api } = synthLab({ provisionedConcurrency: '2', keepAlive: 'both' });
     const aliases = resources(api, 'AWS::Lambda::Alias');
-    expect(aliases).toHaveLength(OPERATIONS.length * 2);
+    expect(aliases).toHaveLength(count(['dynamodb'], BOTH));
     for (const [, a] of aliases) {
       expect(a.Properties).toMatchObject({
         Name: 'live',
@@ -179,7 +197,7 @@ describe('provisioned concurrency', () => {
     }
     const aliasIds = new Set(aliases.map(([id]) => id));
     const methods = resources(api, 'AWS::ApiGateway::Method');
-    expect(methods).toHaveLength(OPERATIONS.length * 2);
+    expect(methods).toHaveLength(count(['dynamodb'], BOTH));
     for (const [, m] of methods) {
       const uri = JSON.stringify((m.Properties.Integration as { Uri: unknown }).Uri);
       expect([...aliasIds].some((id) => uri.includes(`"${id}"`))).toBe(true);
@@ -210,6 +228,8 @@ describe('least privilege', () => {
     'dynamodb-query': ['dynamodb:Query'],
     // Ten conditional puts: PutItem alone, as create.
     'dynamodb-put10': ['dynamodb:PutItem'],
+    'dynamodb-view': ['dynamodb:UpdateItem'],
+    'dynamodb-top10': ['dynamodb:Query'],
     'qldb-create': ['qldb:PartiQLInsert', 'qldb:PartiQLSelect', 'qldb:SendCommand'],
     'qldb-get': ['qldb:PartiQLSelect', 'qldb:SendCommand'],
     'qldb-overwrite': ['qldb:PartiQLDelete', 'qldb:PartiQLInsert', 'qldb:PartiQLSelect', 'qldb:SendCommand'],
@@ -220,12 +240,21 @@ describe('least privilege', () => {
     'redis-overwrite': ['secretsmanager:GetSecretValue'],
     'redis-update': ['secretsmanager:GetSecretValue'],
     'redis-query': ['secretsmanager:GetSecretValue'],
+    'redis-view': ['secretsmanager:GetSecretValue'],
+    'redis-top10': ['secretsmanager:GetSecretValue'],
     'dsql-create': ['dsql:DbConnect'],
     'dsql-get': ['dsql:DbConnect'],
     'dsql-overwrite': ['dsql:DbConnect'],
     'dsql-update': ['dsql:DbConnect'],
     'dsql-query': ['dsql:DbConnect'],
+    'dsql-view': ['dsql:DbConnect'],
+    'dsql-top10': ['dsql:DbConnect'],
   };
+  /** Every planned function's key without its variant: view and top10 have keep-alive on only. */
+  const plannedKeys = () =>
+    planned(RICH_TARGETS, BOTH)
+      .map((f) => f.key.replace(/-keepalive-(on|off)$/, ''))
+      .sort();
 
   it.each([
     ['tracing on', RICH_FLAGS, [...LOGS, ...XRAY]],
@@ -246,11 +275,8 @@ describe('least privilege', () => {
       const actions = [...new Set(actionsOfFunction(api, id))].sort();
       expect(actions, envOf(r).LAB_FUNCTION).toEqual([...EXPECTED[key], ...extra].sort());
     }
-    expect(seen.sort()).toEqual(
-      Object.keys(EXPECTED)
-        .flatMap((k) => [k, k])
-        .sort(),
-    );
+    expect(new Set(seen)).toEqual(new Set(Object.keys(EXPECTED)));
+    expect(seen.sort()).toEqual(plannedKeys());
   });
 
   it('prewarmConnection: DynamoDB adds DescribeTable on the table alone, the others nothing; the env var everywhere but Redis', () => {
@@ -261,7 +287,7 @@ describe('least privilege', () => {
       prewarmConnection: 'true',
     });
     const fns = labFunctions(api);
-    expect(fns).toHaveLength(Object.keys(EXPECTED).length * 2);
+    expect(fns).toHaveLength(plannedKeys().length);
     for (const [id, r] of fns) {
       const key = envOf(r).LAB_FUNCTION.replace(/-keepalive-(on|off)$/, '');
       const dynamodb = key.startsWith('dynamodb-');
@@ -287,7 +313,7 @@ describe('least privilege', () => {
     }
   });
 
-  it('DynamoDB: every action on the table alone, except the query, which may Query the one index only', () => {
+  it('DynamoDB: every action on the table alone, except the queries, which may Query their one index only', () => {
     const { api } = synthLab({ keepAlive: 'both' });
     for (const [id, r] of labFunctions(api)) {
       const key = envOf(r).LAB_FUNCTION;
@@ -300,6 +326,10 @@ describe('least privilege', () => {
         expect(statements[0].Action, key).toBe('dynamodb:Query');
         // One ARN: the table's ARN with /index/<name> appended, never the table or index/*.
         expect(resource, key).toMatch(/"\/index\/ByGovIdTypeCreatedAt"\]\]\}$/);
+        expect(resource, key).not.toContain('*');
+      } else if (key.startsWith('dynamodb-top10')) {
+        expect(statements[0].Action, key).toBe('dynamodb:Query');
+        expect(resource, key).toMatch(/"\/index\/TopStories"\]\]\}$/);
         expect(resource, key).not.toContain('*');
       } else {
         expect(resource, key).not.toContain('/index/');
@@ -341,7 +371,7 @@ describe('redis target', () => {
     const { api } = synthLab(flags);
     const redisFns = labFunctions(api).filter(([, r]) => envOf(r).LAB_FUNCTION.startsWith('redis-'));
     // Every operation, both keep-alive variants.
-    expect(redisFns).toHaveLength(opsOf('redis').length * 2);
+    expect(redisFns).toHaveLength(count(['redis'], BOTH));
     for (const [id, r] of redisFns) {
       expect(envOf(r).REDIS_SECRET_ARN).toBe(SAMPLE_REDIS_SECRET_ARN);
       expect(envOf(r).SECRETS_MANAGER_TIMEOUT_MILLIS).toBe('2000');
@@ -373,7 +403,7 @@ describe('data stack', () => {
     data.resourceCountIs('Custom::QldbTables', 0);
   });
 
-  it("the query's index: GovIdType partition, CreatedAt sort, every attribute; the local lab and the handler tests make this very table", () => {
+  it("the indexes: the query's (GovIdType, CreatedAt) and the top 10's sparse one (Section, Views), every attribute; the local lab and the handler tests make this very table", () => {
     const { data } = synthLab();
     const [[, table]] = resources(data, 'AWS::DynamoDB::Table');
     expect(table.Properties.GlobalSecondaryIndexes).toEqual([
@@ -382,6 +412,14 @@ describe('data stack', () => {
         KeySchema: [
           { AttributeName: 'GovIdType', KeyType: 'HASH' },
           { AttributeName: 'CreatedAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: 'TopStories',
+        KeySchema: [
+          { AttributeName: 'Section', KeyType: 'HASH' },
+          { AttributeName: 'Views', KeyType: 'RANGE' },
         ],
         Projection: { ProjectionType: 'ALL' },
       },
@@ -450,7 +488,7 @@ describe('access', () => {
     const { api } = synthLab(RICH_FLAGS);
     const methods = resources(api, 'AWS::ApiGateway::Method');
     // Every target x operation x keep-alive variant.
-    expect(methods).toHaveLength(bothVariants(RICH_FLAGS.targets));
+    expect(methods).toHaveLength(count(RICH_TARGETS, BOTH));
     for (const [, m] of methods) {
       expect(m.Properties.AuthorizationType).toBe('AWS_IAM');
       expect(m.Properties.HttpMethod).not.toBe('OPTIONS');
@@ -630,7 +668,7 @@ describe('dsql target', () => {
     ) ?? ['', undefined];
     expect(parameter?.Type).toBe('AWS::SSM::Parameter::Value<String>');
     const dsqlFns = labFunctions(api).filter(([, r]) => envOf(r).LAB_FUNCTION.startsWith('dsql-'));
-    expect(dsqlFns).toHaveLength(opsOf('dsql').length * 2);
+    expect(dsqlFns).toHaveLength(count(['dsql'], BOTH));
     for (const [id, r] of dsqlFns) {
       expect(envOf(r)).toMatchObject({ DSQL_USER: 'lab_app', DSQL_CLUSTER_ID: { Ref: parameterId } });
       const dsqlStatements = grantsOfFunction(api, id).statements.filter((s) =>
@@ -697,7 +735,7 @@ describe('dsql deploy order', () => {
       return seen;
     };
     const dsqlFns = labFunctions(api).filter(([, r]) => envOf(r).LAB_FUNCTION.startsWith('dsql-'));
-    expect(dsqlFns).toHaveLength(opsOf('dsql').length * 2);
+    expect(dsqlFns).toHaveLength(count(['dsql'], BOTH));
     for (const [id] of dsqlFns) expect(dependsOn(id), id).toContain(grantsId);
     const aliases = resources(api, 'AWS::Lambda::Alias').filter(([, r]) =>
       dsqlFns.some(([fnId]) => JSON.stringify(r.Properties.FunctionName).includes(fnId)),
@@ -731,7 +769,7 @@ describe('QLDB tables custom resource', () => {
 });
 
 describe('routes and the request validator', () => {
-  it("requires the path's govId on GET, PUT and PATCH, and govIdType on the query, validated before any invocation", () => {
+  it("requires the path's govId on GET, PUT, PATCH and the view's POST, and govIdType on the query, validated before any invocation", () => {
     const { api } = synthLab();
     const validators = resources(api, 'AWS::ApiGateway::RequestValidator');
     expect(validators).toHaveLength(1);
@@ -754,6 +792,8 @@ describe('routes and the request validator', () => {
       'GET {govId}': { 'method.request.path.govId': true },
       'PUT {govId}': { 'method.request.path.govId': true },
       'PATCH {govId}': { 'method.request.path.govId': true },
+      'POST view': { 'method.request.path.govId': true },
+      'GET top10': undefined,
     });
   });
 });

@@ -6,6 +6,7 @@ import {
   adminConnect,
   BY_TYPE_INDEX,
   BY_TYPE_INDEX_DDL,
+  BY_VIEWS_INDEX,
   DEFAULT_JOB_WAIT_MS,
   ensureSchema,
   GRANTS_RESOURCE_TYPE,
@@ -62,7 +63,7 @@ afterAll(async () => {
 describe('Custom::DsqlSchema', () => {
   const props = { ClusterId: 'localcluster', Role: 'lab_app' };
 
-  it('creates the table, index and role, and is idempotent', async () => {
+  it('creates the table, its views column, both indexes and the role, and is idempotent', async () => {
     const first = await onEvent(event(SCHEMA_RESOURCE_TYPE, 'Create', props), connect());
     expect(first.PhysicalResourceId).toBe('dsql-schema:localcluster');
     await admin.query(
@@ -75,7 +76,10 @@ describe('Custom::DsqlSchema', () => {
     const indexes = await admin.query(
       "SELECT indexname FROM pg_indexes WHERE tablename = 'person' ORDER BY 1",
     );
-    expect(indexes.rows.map((r) => r.indexname)).toEqual([BY_TYPE_INDEX, 'person_pkey']);
+    expect(indexes.rows.map((r) => r.indexname)).toEqual([BY_TYPE_INDEX, BY_VIEWS_INDEX, 'person_pkey']);
+    // The news site's count: added without a default (DSQL allows no constraint there), so NULL.
+    const views = await admin.query("SELECT views FROM person WHERE govid = 'KEEP'");
+    expect(views.rows).toEqual([{ views: null }]);
     const privileges = await admin.query(
       "SELECT privilege_type FROM information_schema.role_table_grants WHERE grantee = 'lab_app' AND table_name = 'person' ORDER BY 1",
     );

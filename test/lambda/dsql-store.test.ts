@@ -25,6 +25,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
 import { OC000 } from '../../local/engines/dsql-front';
 import { type DsqlLocal, LOCAL_DSQL_HOST, startDsqlLocal } from '../support/dsql-local';
 import { bodyOf, createEvent, getEvent, samplePerson } from '../support/events';
+import { describeTopStories } from '../support/top-stories-contract';
 
 const ROLE = 'lab_app';
 const deadline = (): AbortSignal => AbortSignal.timeout(DB_DEADLINE_MS);
@@ -117,6 +118,14 @@ afterAll(async () => {
   await admin?.end();
   await local?.stop();
 });
+
+// A view is one UPDATE ... RETURNING, the top 10 one SELECT by person_by_views: each one
+// extended-protocol statement (Parse, Bind, Describe, Execute, Sync) in one round trip.
+describeTopStories(() => ({
+  name: 'dsql',
+  store: () => store('on'),
+  warm: { view: 5, viewMissing: 5, top10: 5 },
+}));
 
 describe('dsql handlers against PostgreSQL behind the DSQL front', () => {
   it('answers 201, 409, 200, 404 and 400 with the timing block', async () => {

@@ -8,6 +8,7 @@ import { dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
 import { makeCreateHandler, makeOverwriteHandler, makeUpdateHandler } from '../../lambda/shared/handlers';
 import { bodyOf, createEvent, overwriteEvent, samplePerson, updateEvent } from '../support/events';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { describeTopStories } from '../support/top-stories-contract';
 import { describeWorkloads } from '../support/workload-contract';
 
 const TABLE = 'Person';
@@ -41,6 +42,14 @@ describe.each(['dynalite', 'dynamodb-local'] as const)('DynamoDB workloads again
     name: 'dynamodb',
     store: () => dynamoDbStoreFromEnv(env()),
     warm: { overwrite: 1, overwriteMissing: 1, update: 1, updateMissing: 1, query: 1 },
+  }));
+
+  // A view is one conditional UpdateItem (ADD Views, SET Section), the top 10 one Query of the
+  // sparse TopStories index, both on the table the synthesized schema made.
+  describeTopStories(() => ({
+    name: 'dynamodb',
+    store: () => dynamoDbStoreFromEnv(env()),
+    warm: { view: 1, viewMissing: 1, top10: 1 },
   }));
 
   it('stores CreatedAt as a number: stamped by create, renewed by overwrite, kept by update', async () => {

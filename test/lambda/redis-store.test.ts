@@ -14,10 +14,8 @@ import type { Person } from '../../lambda/shared/person';
 import { parseRedisUrl, redisUrlFromSecretString } from '../../lambda/shared/redis-secret';
 import {
   byTypeKey,
-  CREATE_SCRIPT,
   createRedisStore,
   HANDSHAKE_TIMEOUT_MS,
-  OVERWRITE_SCRIPT,
   personKey,
   type RedisPersonStore,
   redisStoreFromEnv,
@@ -25,6 +23,7 @@ import {
   scriptFor,
   supportsKeyLocking,
   UPDATE_SCRIPT,
+  VIEWS_KEY,
 } from '../../lambda/shared/redis-store';
 import { readSecretViaExtension } from '../../lambda/shared/secrets-extension';
 import { measureDb } from '../../lambda/shared/timing';
@@ -202,7 +201,7 @@ describe('scripts declare every key they touch (Upstash locks only the KEYS of a
 
   it('runs each script with only its KEYS reachable', async () => {
     const id = 'RS-KEYS-1';
-    const [p, passport, ssn] = [personKey(id), byTypeKey('Passport'), byTypeKey('SSN')];
+    const [p, passport, ssn, views] = [personKey(id), byTypeKey('Passport'), byTypeKey('SSN'), VIEWS_KEY];
     const run = async (keys: string[], script: string, args: string[]) => {
       const client = await keysOnly(keys);
       try {
@@ -215,20 +214,36 @@ describe('scripts declare every key they touch (Upstash locks only the KEYS of a
     expect(JSON.parse(String(await run([p], SCRIPTS.update, ['1 Main St'])))).toMatchObject({
       Address: '1 Main St',
     });
-    // Same type: KEYS[3] is KEYS[2]; one round trip.
+    // A view: the record and its new count; none for a Person that is not there.
+    const [viewed, count] = (await run([p, views], SCRIPTS.view, [id])) as [string, string];
+    expect(JSON.parse(viewed)).toMatchObject({ GovId: id, Address: '1 Main St' });
+    expect(count).toBe('1');
+    expect(await run([personKey('RS-KEYS-none'), views], SCRIPTS.view, ['RS-KEYS-none'])).toBeNull();
+    expect(await admin.zscore(views, 'RS-KEYS-none')).toBeNull();
+    // Same type: KEYS[3] is KEYS[2]; one round trip. The overwrite starts the count again.
     expect(
-      await run([p, passport, passport], SCRIPTS.overwrite, [json(id, 'Passport'), '2', id, 'Passport']),
+      await run([p, passport, passport, views], SCRIPTS.overwrite, [
+        json(id, 'Passport'),
+        '2',
+        id,
+        'Passport',
+      ]),
     ).toBe(1);
+    expect(await admin.zscore(views, id)).toBeNull();
     // A new type while the caller believes it unchanged: the stored type comes back, nothing written.
-    expect(await run([p, ssn, ssn], SCRIPTS.overwrite, [json(id, 'SSN'), '3', id, 'SSN'])).toBe('Passport');
+    expect(await run([p, ssn, ssn, views], SCRIPTS.overwrite, [json(id, 'SSN'), '3', id, 'SSN'])).toBe(
+      'Passport',
+    );
     expect(await admin.zscore(ssn, id)).toBeNull();
     // Sent again with the stored type's set declared: moved.
-    expect(await run([p, ssn, passport], SCRIPTS.overwrite, [json(id, 'SSN'), '4', id, 'Passport'])).toBe(1);
+    expect(
+      await run([p, ssn, passport, views], SCRIPTS.overwrite, [json(id, 'SSN'), '4', id, 'Passport']),
+    ).toBe(1);
     expect(await admin.zscore(passport, id)).toBeNull();
     expect(await admin.zscore(ssn, id)).toBe('4');
-    expect(await run([personKey('RS-KEYS-none'), ssn, ssn], SCRIPTS.overwrite, ['{}', '5', 'x', 'SSN'])).toBe(
-      0,
-    );
+    expect(
+      await run([personKey('RS-KEYS-none'), ssn, ssn, views], SCRIPTS.overwrite, ['{}', '5', 'x', 'SSN']),
+    ).toBe(0);
   });
 
   it('the check can fail: a script that builds a key inside is refused', async () => {
@@ -243,9 +258,9 @@ describe('scripts declare every key they touch (Upstash locks only the KEYS of a
     }
   });
 
-  it("runs the store's every operation as a user that may touch one Person and its two types only", async () => {
+  it("runs the store's every operation as a user that may touch one Person, its two types and the view counts only", async () => {
     const id = 'RS-KEYS-3';
-    const keys = [personKey(id), byTypeKey('KeysA'), byTypeKey('KeysB')];
+    const keys = [personKey(id), byTypeKey('KeysA'), byTypeKey('KeysB'), VIEWS_KEY];
     (await keysOnly(keys)).disconnect();
     const s = createRedisStore({
       target: {
@@ -268,6 +283,8 @@ describe('scripts declare every key they touch (Upstash locks only the KEYS of a
     expect(s.requestsSent() - sent).toBe(2);
     expect(await s.query('KeysB', 10, deadline())).toEqual([{ ...p, GovIdType: 'KeysB' }]);
     expect(await s.query('KeysA', 10, deadline())).toEqual([]);
+    expect(await s.view(id, deadline())).toEqual({ person: { ...p, GovIdType: 'KeysB' }, views: 1 });
+    expect((await s.top10(deadline())).find((x) => x.person.GovId === id)?.views).toBe(1);
   });
 
   it('adds the allow-key-locking flag only for Upstash: Redis 7.0 refuses it', async () => {
@@ -276,7 +293,7 @@ describe('scripts declare every key they touch (Upstash locks only the KEYS of a
     expect(supportsKeyLocking('redis.example.com')).toBe(false);
     expect(scriptFor(UPDATE_SCRIPT, true)).toBe(`#!lua flags=allow-key-locking\n${UPDATE_SCRIPT}`);
     expect(scriptFor(UPDATE_SCRIPT, false)).toBe(UPDATE_SCRIPT);
-    for (const body of [CREATE_SCRIPT, OVERWRITE_SCRIPT, UPDATE_SCRIPT]) {
+    for (const body of Object.values(SCRIPTS)) {
       await expect(admin.eval(scriptFor(body, true), 0)).rejects.toThrow(
         /Unexpected flag in script shebang: allow-key-locking/,
       );

@@ -14,6 +14,7 @@ import {
 } from '../../lambda/shared/redis-store';
 import { type RedisEngine, startRedis } from '../../local/engines/redis';
 import { bodyOf, createEvent, overwriteEvent, samplePerson, updateEvent } from '../support/events';
+import { describeTopStories } from '../support/top-stories-contract';
 import { describeWorkloads } from '../support/workload-contract';
 
 const PASSWORD = 'lab-workloads-password';
@@ -48,6 +49,13 @@ describe('Redis workloads', () => {
     name: 'redis',
     store: () => environmentStore('on'),
     warm: { overwrite: 2, overwriteMissing: 1, update: 1, updateMissing: 1, query: 2 },
+  }));
+
+  // A view is one EVAL (GET + ZINCRBY on the server), the top 10 ZREVRANGE ... WITHSCORES then MGET.
+  describeTopStories(() => ({
+    name: 'redis',
+    store: () => environmentStore('on'),
+    warm: { view: 1, viewMissing: 1, top10: 2 },
   }));
 
   it('keep-alive off: each call connects, AUTHs, runs its one script and QUITs', async () => {

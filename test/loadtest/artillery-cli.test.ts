@@ -5,7 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { OPERATIONS, TARGETS } from '../../core/lab-functions';
 import { PROJECT_ROOT } from '../../core/paths';
 import { ArtilleryOutputParser } from '../../loadtest/artillery-progress';
-import { artilleryArgs, labScenarioFile, type RunArtilleryOptions } from '../../loadtest/artillery-runner';
+import {
+  artilleryArgs,
+  burstPauseS,
+  labScenarioFile,
+  type RunArtilleryOptions,
+} from '../../loadtest/artillery-runner';
 
 const base: RunArtilleryOptions = {
   operation: 'get',
@@ -42,6 +47,34 @@ describe('artilleryArgs', () => {
     expect(args.at(-1)).toBe(join(PROJECT_ROOT, 'loadtest', 'get-person.yml'));
     expect(args).not.toContain('--platform');
     expect(args).not.toContain('--quiet');
+  });
+
+  it('bursts: arrivals for activeS, then a pause, until durationS of arrivals (the last burst shorter)', () => {
+    const args = artilleryArgs({
+      ...base,
+      operation: 'top10',
+      durationS: 7,
+      ratePerS: 1,
+      bursts: { activeS: 3, pauseS: 12 },
+    });
+    expect(JSON.parse(flag(args, '--overrides') ?? '')).toEqual({
+      config: {
+        phases: [
+          { name: 'top10-dynamodb-person-burst-1', duration: 3, arrivalRate: 1 },
+          { name: 'top10-dynamodb-person-pause-1', pause: 12 },
+          { name: 'top10-dynamodb-person-burst-2', duration: 3, arrivalRate: 1 },
+          { name: 'top10-dynamodb-person-pause-2', pause: 12 },
+          { name: 'top10-dynamodb-person-burst-3', duration: 1, arrivalRate: 1 },
+        ],
+      },
+    });
+    expect(burstPauseS(7, { activeS: 3, pauseS: 12 })).toBe(24);
+    expect(burstPauseS(7, undefined)).toBe(0);
+    // A closed loop has no arrivals to pause.
+    expect(() => artilleryArgs({ ...base, parallel: 2, bursts: { activeS: 1, pauseS: 1 } })).toThrow(
+      'open loop',
+    );
+    expect(() => artilleryArgs({ ...base, bursts: { activeS: 0, pauseS: 1 } })).toThrow('bursts.activeS');
   });
 
   it('passes the platform and its options through', () => {

@@ -20,10 +20,12 @@ describe('template -> route -> function -> bundle', () => {
       'GET /dynamodb/keepalive-off/person/{govId} -> dynamodb-get-keepalive-off',
       'GET /dynamodb/keepalive-on/person -> dynamodb-query-keepalive-on',
       'GET /dynamodb/keepalive-on/person/{govId} -> dynamodb-get-keepalive-on',
+      'GET /dynamodb/keepalive-on/top10 -> dynamodb-top10-keepalive-on',
       'PATCH /dynamodb/keepalive-off/person/{govId} -> dynamodb-update-keepalive-off',
       'PATCH /dynamodb/keepalive-on/person/{govId} -> dynamodb-update-keepalive-on',
       'POST /dynamodb/keepalive-off/person -> dynamodb-create-keepalive-off',
       'POST /dynamodb/keepalive-on/person -> dynamodb-create-keepalive-on',
+      'POST /dynamodb/keepalive-on/person/{govId}/view -> dynamodb-view-keepalive-on',
       'PUT /dynamodb/keepalive-off/person/{govId} -> dynamodb-overwrite-keepalive-off',
       'PUT /dynamodb/keepalive-on/person/{govId} -> dynamodb-overwrite-keepalive-on',
     ]);

@@ -70,6 +70,22 @@ export const queryEvent = (params: Record<string, string | string[]> | null) =>
       params && Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v : [v]])),
   });
 
+/** POST /person/{govId}/view: read a story and count the view. */
+export const viewEvent = (govId: string | undefined) =>
+  apiEvent({
+    method: 'POST',
+    path: `/dynamodb/person/${govId}/view`,
+    pathParameters: govId === undefined ? null : { govId },
+  });
+
+/** GET /top10, with any query parameters a test adds (the handler takes none). */
+export const top10Event = (params: Record<string, string> | null = null) =>
+  apiEvent({
+    method: 'GET',
+    path: '/dynamodb/top10',
+    query: params && Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])),
+  });
+
 export function samplePerson(govId: string) {
   return {
     GovId: govId,
@@ -84,6 +100,8 @@ export function samplePerson(govId: string) {
 export interface ResponseBody {
   person?: Record<string, string>;
   persons?: Record<string, string>[];
+  views?: number;
+  stories?: { person: Record<string, string>; views: number }[];
   error?: string;
   field?: string;
   timing: Timing;

@@ -8,7 +8,9 @@ import {
   overwritePerson,
   putPersons,
   queryPersons,
+  topStories,
   updatePerson,
+  viewStory,
 } from '../../lambda/shared/handlers';
 import { proxyEvent, tuningPerson, tuningPersons } from '../../tune/default-payload';
 
@@ -19,6 +21,8 @@ const PARSERS: Record<(typeof OPERATIONS)[number], Operation<unknown, unknown>> 
   update: updatePerson as Operation<unknown, unknown>,
   query: queryPersons as Operation<unknown, unknown>,
   put10: putPersons as Operation<unknown, unknown>,
+  view: viewStory as Operation<unknown, unknown>,
+  top10: topStories as Operation<unknown, unknown>,
 };
 
 describe('proxyEvent for every operation', () => {
@@ -37,6 +41,8 @@ describe('proxyEvent for every operation', () => {
       update: { govId: person.GovId, changes: { Address: person.Address } },
       query: { govIdType: person.GovIdType, limit: 10 },
       put10: tuningPersons(person),
+      view: person.GovId,
+      top10: null,
     }[operation];
     expect(value).toEqual(expected);
   });

@@ -1,0 +1,5 @@
+import { dynamoDbStoreFromEnv } from '../shared/dynamodb-store';
+import { makeViewHandler } from '../shared/handlers';
+import { prewarmed } from '../shared/prewarm';
+
+export const handler = makeViewHandler(await prewarmed(dynamoDbStoreFromEnv()), 'dynamodb-view');
