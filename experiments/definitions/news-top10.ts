@@ -97,7 +97,7 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
             : `~${articleWarm} ms (${who}, a page refreshed at once)`,
         measured: ladder(warm)?.p50,
         unit: 'ms',
-        why: `a warm query pays its round trips (${t === 'redis' ? 'two here, one in the article' : 'one'}) at ${ctx.where === 'local' ? 'the network model’s' : 'the region’s'} round-trip time plus the engine’s work; the article’s figure is one observed refresh in the same region; ${where}`,
+        why: `a warm query pays its round trips (${t === 'redis' ? 'two here, one in the article' : 'one'}) at ${ctx.where === 'local' ? 'the network model’s' : 'the region’s'} round-trip time plus the engine’s work${articleWarm === null ? '' : '; the article’s figure is one observed refresh in the same region'}; ${where}`,
       }),
       row({
         metric: `${label} top 10: query time p50, fresh client (cold start or new connection)`,

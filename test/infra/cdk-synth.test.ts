@@ -46,8 +46,8 @@ describe('cdk synth with default flags', () => {
       'GET /dynamodb/top10 -> dynamodb-top10',
       'PATCH /dynamodb/person/{govId} -> dynamodb-update',
       'POST /dynamodb/person -> dynamodb-create',
-      'POST /dynamodb/persons -> dynamodb-put10',
       'POST /dynamodb/person/{govId}/view -> dynamodb-view',
+      'POST /dynamodb/persons -> dynamodb-put10',
       'PUT /dynamodb/person/{govId} -> dynamodb-overwrite',
     ]);
     // The query's govIdType is required by the validator; the local stage checks it the same way.

@@ -24,8 +24,10 @@ describe('template -> route -> function -> bundle', () => {
       'PATCH /dynamodb/keepalive-off/person/{govId} -> dynamodb-update-keepalive-off',
       'PATCH /dynamodb/keepalive-on/person/{govId} -> dynamodb-update-keepalive-on',
       'POST /dynamodb/keepalive-off/person -> dynamodb-create-keepalive-off',
+      'POST /dynamodb/keepalive-off/persons -> dynamodb-put10-keepalive-off',
       'POST /dynamodb/keepalive-on/person -> dynamodb-create-keepalive-on',
       'POST /dynamodb/keepalive-on/person/{govId}/view -> dynamodb-view-keepalive-on',
+      'POST /dynamodb/keepalive-on/persons -> dynamodb-put10-keepalive-on',
       'PUT /dynamodb/keepalive-off/person/{govId} -> dynamodb-overwrite-keepalive-off',
       'PUT /dynamodb/keepalive-on/person/{govId} -> dynamodb-overwrite-keepalive-on',
     ]);
