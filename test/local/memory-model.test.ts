@@ -23,7 +23,10 @@ import {
 import { type ApiServer, compileRoute, startApiServer } from '../../local/server/api-gateway';
 
 const BUNDLE = `
+import { writeFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
+// Proof that a stop's SIGTERM reached the process (a frozen one takes no signal until thawed).
+if (process.env.MARK_TERM) process.on('SIGTERM', () => { writeFileSync(process.env.MARK_TERM, 'term'); process.exit(0); });
 const held = [];
 let ticks = 0;
 export const handler = async (event) => {
@@ -239,6 +242,21 @@ describe('environments under cgroups', () => {
     };
     expect(await ticksOver(false)).toBeGreaterThanOrEqual(5);
     expect(await ticksOver(true)).toBeLessThanOrEqual(2);
+  }, 60_000);
+
+  it('freezes and thaws in the order asked, off the event loop: every call is answered and a stop reaches the frozen environment', async () => {
+    const marker = join(dir, 'sigterm-seen');
+    const { p } = await pool(1769, { MARK_TERM: marker }, true);
+    const pids = new Set<number>();
+    // Each call thaws what the previous one's freeze froze, often while that freeze is still written.
+    for (let i = 0; i < 40; i++) pids.add(bodyOf(await p.invoke(event())).pid);
+    expect(pids.size).toBe(1);
+    const burst = await Promise.all(Array.from({ length: 10 }, () => p.invoke(event())));
+    expect(burst.filter((r) => !r.ok)).toEqual([]);
+    // Idle, hence frozen, when the stop comes: its thaw must land before the SIGTERM.
+    await new Promise((r) => setTimeout(r, 200));
+    await p.stop();
+    expect(readFileSync(marker, 'utf8')).toBe('term');
   }, 60_000);
 
   it('replaces the environments when the memory setting changes, with no re-synth', async () => {
