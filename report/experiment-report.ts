@@ -66,6 +66,8 @@ export function combineExperimentReport(
     targetComparison: byStep((s) =>
       s.report.targetComparison.map((t) => ({ ...t, phase: `${t.phase} (${s.name})` })),
     ),
+    // Each step is a run of its own: the experiment's rows compare them, not one run's targets.
+    runComparison: null,
     functions: byStep((s) => s.report.functions.map((f) => ({ ...f, name: `${s.name}/${f.name}` }))),
     insights: null,
     tuning,

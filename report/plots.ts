@@ -7,6 +7,8 @@
 import { logger, None, parse, View } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { KEEP_ALIVE_REFERENCE, TARGET_REFERENCE } from './article-figures';
+import { comparisonSpec } from './comparison-section';
+import { CATEGORY_AXIS, CONFIG } from './plot-style';
 import {
   type CdfPoint,
   type FunctionStats,
@@ -18,6 +20,7 @@ import {
 } from './report-model';
 
 export type PlotSection =
+  | 'comparison'
   | 'targets'
   | 'ladders'
   | 'keep-alive'
@@ -37,25 +40,13 @@ export interface Plot {
   readonly svg: string;
 }
 
-interface PlotSpec {
+export interface PlotSpec {
   readonly id: string;
   readonly section: PlotSection;
   readonly title: string;
   readonly caption: string;
   readonly spec: TopLevelSpec;
 }
-
-const FONT = 'DejaVu Sans, Liberation Sans, Helvetica, Arial, sans-serif';
-const CONFIG = {
-  font: FONT,
-  background: 'white',
-  padding: 8,
-  title: { fontSize: 15, anchor: 'start', subtitleFontSize: 12, subtitleColor: '#555', offset: 12 },
-  axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 'normal', gridColor: '#e8e8e8' },
-  legend: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 'bold', labelLimit: 320, titleLimit: 320 },
-  header: { labelFontSize: 12, labelFontWeight: 'bold' },
-  view: { stroke: '#ccc' },
-} as const;
 
 /** Keep-alive variants in fixed colours across every plot (off red, on blue); the legend lists those present. */
 const VARIANT_COLORS: Readonly<Record<string, string>> = {
@@ -77,22 +68,6 @@ const slug = (s: string) =>
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
-
-/**
- * A y axis of names (functions, runs): its title sits above the names, right-aligned to the
- * axis, because Vega places a rotated title by an estimate of the label widths (there is no
- * canvas to measure text in Node) and long names would run into it.
- */
-const CATEGORY_AXIS = {
-  labelLimit: 420,
-  titleAngle: 0,
-  titleAlign: 'right',
-  titleAnchor: 'end',
-  titleBaseline: 'bottom',
-  titleX: -7,
-  titleY: -6,
-  titleFontWeight: 'bold',
-} as const;
 
 /** The id of the distribution plot of one target and phase, for placing it beside its table. */
 export const cdfPlotId = (target: string, phase: string) => `cdf-${slug(`${target}-${phase}`)}`;
@@ -708,7 +683,8 @@ function tuningSpecs(tuning: readonly TuningReport[]): PlotSpec[] {
 /** Every plot the report has data for, as specs (exported for tests and for reuse). */
 export function plotSpecs(report: LabReport): PlotSpec[] {
   return [
-    // The page's order: the target comparison comes before the ladders.
+    // The page's order: the run's comparison first, then the per-phase target tables, then the ladders.
+    ...comparisonSpec(report),
     ...targetSpec(report),
     ...costSpec(report),
     ...latencyCdfSpecs(report.groups),

@@ -3,6 +3,8 @@
  * Markdown renderers read. Built by build-report.ts from a results folder, a log file or a
  * CloudWatch fetch; every percentile in it comes from an HDR histogram (latency-histogram.ts).
  */
+
+import type { TargetComparison as RunComparison } from '../runs/comparison';
 import { type Ladder, LatencyHistogram } from '../runs/latency-histogram';
 import type { AfterGap, LoadShape } from '../runs/results';
 import type { KEEP_ALIVE_REFERENCE } from './article-figures';
@@ -348,6 +350,12 @@ export interface LabReport {
   readonly keepAlive: readonly KeepAliveComparison[];
   readonly keepAliveReference: typeof KEEP_ALIVE_REFERENCE;
   readonly targetComparison: readonly TargetComparison[];
+  /**
+   * The run's answer across targets x keep-alive (runs/comparison.ts): summary.json's
+   * `comparison` when the input is a results folder, else computed from the groups' client and
+   * database ladders. Null when there is nothing to compare (no get or create phase).
+   */
+  readonly runComparison: RunComparison | null;
   readonly functions: readonly FunctionStats[];
   readonly insights: { readonly stats: InsightsTable; readonly coldWarm: InsightsTable } | null;
   readonly tuning: readonly TuningReport[];

@@ -4,8 +4,8 @@
  */
 
 import { isTarget, TARGET_INFO } from '../core/lab-functions';
-import { compareTargets, comparisonLines } from '../runs/comparison';
 import { TARGET_REFERENCE } from './article-figures';
+import { comparisonSection } from './comparison-section';
 import { cdfPlotId, type Plot, type PlotSection, TARGET_PLOT_ID, tuningPlotId } from './plots';
 import {
   type ColdStarts,
@@ -373,33 +373,9 @@ function ratioCell(r: TargetRow): string {
   return r.dbRatioToDynamodb === null ? DASH : `${r.label} ${r.dbRatioToDynamodb.toFixed(1)}x DynamoDB`;
 }
 
-/** The run's verdict (runs/comparison.ts, as npm run load prints it), from the groups' client and database ladders. */
-function verdictLines(report: LabReport): string[] {
-  const ladder = (g: GroupReport, layer: string) => g.layers.find((l) => l.layer === layer)?.ladder;
-  const rows = report.groups.flatMap((g) => {
-    const client = ladder(g, 'client');
-    if (!client || client.count === 0) return [];
-    const db = ladder(g, 'database');
-    return [
-      {
-        target: g.target,
-        keepAlive: g.keepAlive,
-        phase: g.phase,
-        requests: g.requests ?? client.count,
-        errors: g.errors ?? 0,
-        latencyMs: { p50: client.p50, p99: client.p99 },
-        dbMs: db && db.count > 0 ? { p50: db.p50, p99: db.p99 } : null,
-      },
-    ];
-  });
-  const c = compareTargets(rows);
-  return c ? comparisonLines(c) : [];
-}
-
 function targets(report: LabReport, plots: readonly Plot[]): Section | null {
   if (report.targetComparison.length === 0) return null;
   const blocks: Block[] = [
-    ...verdictLines(report).map((text): Block => ({ kind: 'notice', text })),
     {
       kind: 'text',
       text:
@@ -934,6 +910,8 @@ function experiment(report: LabReport): Section | null {
 export function reportSections(report: LabReport, plots: readonly Plot[]): Section[] {
   return [
     experiment(report),
+    // A load run's report opens with its answer: the targets x keep-alive comparison.
+    comparisonSection(report, plots),
     overview(report),
     targets(report, plots),
     cost(report, plots),

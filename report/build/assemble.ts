@@ -1,7 +1,9 @@
 /** The one place a LabReport is put together from what a source read (report/sources/). */
+
+import type { TargetComparison as RunComparison } from '../../runs/comparison';
 import { KEEP_ALIVE_REFERENCE } from '../article-figures';
 import type { FunctionStats, LabReport } from '../report-model';
-import { compareKeepAlive, compareTargets, targetNotices } from './compare';
+import { compareKeepAlive, compareTargets, runComparisonOf, targetNotices } from './compare';
 import { assembleGroups, type Groups } from './groups';
 import type { BuildOptions, MalformedCollector } from './inputs';
 import { readTuning } from './tuning';
@@ -20,6 +22,8 @@ export interface ReportParts {
   readonly warnings: string[];
   /** Where this source looks for tuning results unless BuildOptions.tuningDirs says otherwise. */
   readonly tuningDirs: readonly string[];
+  /** The comparison the run itself recorded (summary.json); absent: computed from the groups. */
+  readonly runComparison?: RunComparison | null;
 }
 
 /** The one place a LabReport is put together: the three sources differ only in how they read. */
@@ -38,6 +42,7 @@ export async function assembleReport(parts: ReportParts, options: BuildOptions):
     keepAlive: compareKeepAlive(groups),
     keepAliveReference: KEEP_ALIVE_REFERENCE,
     targetComparison: compareTargets(groups),
+    runComparison: parts.runComparison !== undefined ? parts.runComparison : runComparisonOf(groups),
     functions: parts.functions,
     insights: parts.insights,
     tuning,

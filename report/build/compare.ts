@@ -2,6 +2,7 @@
  * Comparisons across a report's groups: keep-alive off against on, and the targets side by side.
  */
 import { isTarget, TARGET_INFO, TARGETS, type TargetInfo } from '../../core/lab-functions';
+import { compareTargets as compareRun, type TargetComparison as RunComparison } from '../../runs/comparison';
 import { targetFigure } from '../article-figures';
 import {
   type GroupReport,
@@ -114,4 +115,29 @@ export function compareTargets(groups: readonly GroupReport[]): TargetComparison
     out.push({ phase, keepAlive, ...(memoryMb === null ? {} : { memoryMb }), rows });
   }
   return out;
+}
+
+/**
+ * The run's comparison (runs/comparison.ts, as npm run load prints it) from the groups' client
+ * and database ladders: for sources without summary.json's own (log files, CloudWatch).
+ */
+export function runComparisonOf(groups: readonly GroupReport[]): RunComparison | null {
+  const ladder = (g: GroupReport, layer: Layer) => g.layers.find((l) => l.layer === layer)?.ladder;
+  const rows = groups.flatMap((g) => {
+    const client = ladder(g, 'client');
+    if (!client || client.count === 0) return [];
+    const db = ladder(g, 'database');
+    return [
+      {
+        target: g.target,
+        keepAlive: g.keepAlive,
+        phase: g.phase,
+        requests: g.requests ?? client.count,
+        errors: g.errors ?? 0,
+        latencyMs: { p50: client.p50, p99: client.p99 },
+        dbMs: db && db.count > 0 ? { p50: db.p50, p99: db.p99 } : null,
+      },
+    ];
+  });
+  return compareRun(rows);
 }

@@ -159,6 +159,8 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
       warnings,
       // Only what this run wrote: results/tuning holds every `npm run tune`, cloud and local alike.
       tuningDirs: [join(dir, 'tuning')],
+      // What npm run load printed at the end of the run, so the report and the terminal agree.
+      runComparison: summary.comparison,
     },
     options,
   );
