@@ -85,7 +85,9 @@ describe('the report opens with the comparison', () => {
     expect(md).toContain('| dynamodb | off | 25.0 | 70.0 | 19.0 | 2.3x | 30.0 | 90.0 | 24.0 | 2.1x |');
     expect(md).toContain('| qldb | on | 33.0 | 120.0 | 28.0 | 3.0x | 56.0 | 210.0 | 47.0 | 4.0x |');
     // Before the per-phase ladders.
-    expect(md.indexOf('## Comparison: targets x keep-alive')).toBeLessThan(md.indexOf('## Percentile ladders'));
+    expect(md.indexOf('## Comparison: targets x keep-alive')).toBeLessThan(
+      md.indexOf('## Percentile ladders'),
+    );
   });
 
   it('has no comparison section or chart when the run has nothing to compare', async () => {
