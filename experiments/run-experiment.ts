@@ -96,6 +96,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
       bursts: step.bursts,
       idleGapS: step.idleGapS,
       warmupS: step.warmupS,
+      seedRecords: step.seedRecords,
       where,
       local: {
         ...o.local,

@@ -36,6 +36,8 @@ export interface StepPlan {
   readonly idleGapS?: number;
   /** The uncounted warm-up of a phase before its gap, s; 0: none. @default 2 */
   readonly warmupS?: number;
+  /** Persons seeded (uncounted) before the phases; get, overwrite, update pick among them at random. @default 0 */
+  readonly seedRecords?: number;
   /** Local lab only: engines close connections idle this long. @default the lab's (60 s) */
   readonly idleTimeoutS?: number;
   /** Function memory, MB (local lab: set on the host; --memory overrides it). @default the template's */
@@ -188,6 +190,10 @@ export function estimateS(steps: readonly StepPlan[]): number {
     const gap = step.idleGapS ?? 0;
     const warm = Math.min(step.warmupS ?? WARMUP_S, step.durationS);
     if (gap > 0) s += (phases - 1) * (gap + warm + (warm > 0 ? PHASE_OVERHEAD_S : 0));
+    // Seeding: one uncounted run per target x variant at SEED_RATE_PER_S (load-phases).
+    const seed = step.seedRecords ?? 0;
+    if (seed > 0)
+      s += step.targets.length * step.variants.length * (Math.ceil(seed / 100) + PHASE_OVERHEAD_S);
   }
   return Math.round(s);
 }

@@ -61,8 +61,10 @@ export interface ArtilleryRunOptions {
   /** e.g. /dynamodb/keepalive-on, or /dynamodb when one variant is deployed */
   readonly basePath: string;
   readonly durationS: number;
-  /** Open loop: arrivals per second. Ignored when parallel is set. */
+  /** Open loop: arrivals per second. Ignored when parallel or arrivalCount is set. */
   readonly ratePerS: number;
+  /** Open loop of exactly this many arrivals spread over durationS (seeding records). @default ratePerS */
+  readonly arrivalCount?: number;
   /**
    * Open loop only: the arrivals come in bursts of activeS, with pauseS of no traffic between
    * them (a sparse site's visits); durationS counts the active seconds. @default one phase
@@ -195,6 +197,11 @@ export function resolveScenario(opts: LabScenario | ScenarioFile): ResolvedScena
  */
 function phasesOf(opts: RunArtilleryOptions, name: string): Record<string, string | number>[] {
   const duration = positive('durationS', opts.durationS);
+  if (opts.arrivalCount !== undefined) {
+    if (!Number.isInteger(opts.arrivalCount) || opts.arrivalCount < 1)
+      throw new Error(`arrivalCount must be a whole number >= 1, got ${opts.arrivalCount}`);
+    return [{ name, duration, arrivalCount: opts.arrivalCount }];
+  }
   if (opts.parallel === undefined) {
     const arrivalRate = positive('ratePerS', opts.ratePerS);
     if (opts.bursts === undefined) return [{ name, duration, arrivalRate }];
@@ -218,7 +225,8 @@ export function artilleryArgs(opts: RunArtilleryOptions): string[] {
   const scenario = resolveScenario(opts);
   const phases = phasesOf(opts, scenario.phaseName);
   // Absent in an open loop: the processor reads no closedLoopS as 0.
-  const loop = opts.parallel === undefined ? {} : { closedLoopS: opts.durationS };
+  const loop =
+    opts.parallel === undefined || opts.arrivalCount !== undefined ? {} : { closedLoopS: opts.durationS };
   const args = [
     'run',
     '--target',

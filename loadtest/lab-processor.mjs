@@ -13,6 +13,9 @@
  *   LAB_GOVID_PREFIX   prefix of generated GovIds (default: lab-<base36 time>-)
  *   LAB_KEEPALIVE      variant label (on|off); default: read from the base path
  *   LAB_MEMORY_MB      the function memory setting of the phase, recorded in each timing line
+ *   LAB_PICK_SEED      get, overwrite, update: every request names a GovId of LAB_GOVIDS_FILE picked
+ *                      uniformly at random, from a generator seeded with this number and the
+ *                      Artillery worker (repeatable); unset: the payload's, then a walk of the list
  *   LAB_SIGV4_REGION   sign every request with SigV4 for execute-api in this region (the API
  *                      uses IAM authorization); credentials from LAB_SIGV4_ACCESS_KEY_ID /
  *                      LAB_SIGV4_SECRET_ACCESS_KEY (the local lab's caller) or, when those are
@@ -175,14 +178,53 @@ function readGovIds(path) {
 }
 
 /**
- * beforeRequest of the get, overwrite, update and view scenarios, first: the payload's GovId on a
- * user's first request; in a closed loop the later requests walk the create phase's GovIds
+ * A small seeded generator (mulberry32): the same seed gives the same picks on every run.
+ * @param {number} seed
+ * @returns {() => number} uniform in [0, 1)
+ */
+export function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** @param {string | undefined} raw */
+function pickSeed(raw) {
+  if (raw === undefined || raw === '') return undefined;
+  // Fail at load, not with a stream of requests that picked nothing.
+  if (!/^\d{1,9}$/.test(raw))
+    throw new Error(`LAB_PICK_SEED must be a whole number, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+const PICK_SEED = pickSeed(process.env.LAB_PICK_SEED);
+/** @type {(() => number) | undefined} */
+let pick;
+
+/**
+ * beforeRequest of the get, overwrite, update and view scenarios, first. With LAB_PICK_SEED (the
+ * histogram article: "randomly selected objects" among those seeded first), every request
+ * names a GovId of LAB_GOVIDS_FILE picked uniformly at random. Without it, the payload's GovId
+ * on a user's first request; in a closed loop the later requests walk the create phase's GovIds
  * (LAB_GOVIDS_FILE), from a random start so that workers spread over the list.
  * @param {RequestParams} _requestParams @param {Context} context @param {Events} _events @param {Next} next
  */
 export function nextGovId(_requestParams, context, _events, next) {
   const iteration = Number(context.vars.labIteration ?? 0);
   context.vars.labIteration = iteration + 1;
+  if (PICK_SEED !== undefined) {
+    govIdList ??= readGovIds(process.env.LAB_GOVIDS_FILE);
+    if (govIdList.length === 0) return next();
+    // Each Artillery worker its own stream: the same seed in two workers would pick alike.
+    pick ??= seededRandom(PICK_SEED * 1000 + Number(process.env.LOCAL_WORKER_ID ?? 0));
+    context.vars.govId = govIdList[Math.floor(pick() * govIdList.length)];
+    return next();
+  }
   if (iteration === 0 || closedLoopSeconds(context) === 0) return next();
   govIdList ??= readGovIds(process.env.LAB_GOVIDS_FILE);
   if (govIdList.length === 0) return next();

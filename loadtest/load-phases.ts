@@ -74,6 +74,15 @@ export interface LoadPhasesOptions {
   readonly bursts?: Bursts;
   /** Seconds with no traffic before each phase after the first, after a warm-up of it. @default 0 */
   readonly idleGapS?: number;
+  /**
+   * Seed this many Persons per target x keep-alive before its phases (uncounted: seed-timings.jsonl),
+   * and let get, overwrite and update pick among them uniformly at random, as the histogram
+   * article did ("1000 objects inserted initially, then randomly selected objects"). @default 0:
+   * those phases read what the create phase wrote
+   */
+  readonly seedRecords?: number;
+  /** The random picks' seed (LAB_PICK_SEED), with seedRecords. @default 1 */
+  readonly pickSeed?: number;
   /** Seconds of the warm-up before a gap; 0: none. @default WARMUP_S, at most durationS */
   readonly warmupS?: number;
   readonly platform?: string;
@@ -205,6 +214,14 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
           await o.setMemory?.(memoryMb);
         }
         const govIds = join(o.outDir, `govids-${target}-keepalive-${variant}${suffix(memoryMb)}.csv`);
+        const seeded = join(o.outDir, `seeded-${target}-keepalive-${variant}${suffix(memoryMb)}.csv`);
+        const seeding =
+          (o.seedRecords ?? 0) > 0 && phasesOf(target, variant).some((p) => READS_CREATED.has(p));
+        if (seeding) {
+          if (o.signal?.aborted) return { rows, failed, interrupted: true };
+          await seedPersons(o, target, variant, memoryMb, seeded, suffix(memoryMb));
+          if (o.signal?.aborted) return { rows, failed, interrupted: true };
+        }
         for (const [index, phase] of phasesOf(target, variant).entries()) {
           n += 1;
           const label = `${target} keep-alive ${variant}${memoryMb === undefined ? '' : ` ${memoryMb} MB`} ${phase}`;
@@ -241,11 +258,13 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
               env: {
                 ...o.env,
                 LAB_TIMINGS_FILE: timings,
-                LAB_GOVIDS_FILE: govIds,
+                // Seeded: reads pick among the seeded Persons; the create phase still records its own.
+                LAB_GOVIDS_FILE: seeding && READS_CREATED.has(phase) ? seeded : govIds,
                 LAB_KEEPALIVE: variant,
                 ...(memoryMb === undefined ? {} : { LAB_MEMORY_MB: String(memoryMb) }),
+                ...(seeding && READS_CREATED.has(phase) ? { LAB_PICK_SEED: String(o.pickSeed ?? 1) } : {}),
               },
-              payload: READS_CREATED.has(phase) ? govIds : undefined,
+              payload: READS_CREATED.has(phase) ? (seeding ? seeded : govIds) : undefined,
               platform: o.platform,
               signal: o.signal,
               onProgress: (p) =>
@@ -330,6 +349,64 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
     }
   }
   return { rows, failed, interrupted: false };
+}
+
+/** Arrivals per second while seeding: a bound on the lab's queue, not a measurement. */
+const SEED_RATE_PER_S = 100;
+
+/**
+ * Seeds o.seedRecords Persons on one target x keep-alive through its create function, one
+ * Artillery run whose arrivals are exactly that many (uncounted: seed-timings.jsonl and
+ * artillery-*-seed.json). The GovIds answered 201 go to `file`, which the reads pick from.
+ */
+async function seedPersons(
+  o: LoadPhasesOptions,
+  target: string,
+  variant: string,
+  memoryMb: number | undefined,
+  file: string,
+  suffix: string,
+): Promise<void> {
+  const count = o.seedRecords ?? 0;
+  const durationS = Math.max(1, Math.ceil(count / SEED_RATE_PER_S));
+  const label = `${target} keep-alive ${variant}${memoryMb === undefined ? '' : ` ${memoryMb} MB`}`;
+  o.log(`\n${label}: seeding ${count} Persons over ${durationS} s (not counted; the reads pick among them)`);
+  try {
+    const r = await o.runArtillery({
+      operation: 'create',
+      labTarget: target,
+      target: o.url,
+      basePath: o.basePath(target, variant),
+      durationS,
+      ratePerS: SEED_RATE_PER_S,
+      arrivalCount: count,
+      outJson: join(o.outDir, `artillery-${target}-keepalive-${variant}-seed${suffix}.json`),
+      env: {
+        ...o.env,
+        LAB_TIMINGS_FILE: join(o.outDir, 'seed-timings.jsonl'),
+        LAB_GOVIDS_FILE: file,
+        LAB_KEEPALIVE: variant,
+        ...(memoryMb === undefined ? {} : { LAB_MEMORY_MB: String(memoryMb) }),
+      },
+      platform: o.platform,
+      signal: o.signal,
+      onProgress: (p) =>
+        o.log(
+          `  seeding: ${Math.round(p.elapsedS)}/${durationS} s  requests ${p.requests}  errors ${p.errors}`,
+        ),
+    });
+    if (r.exitCode !== 0) o.logError(`  ${label}: seeding exited with ${r.exitCode}`);
+  } catch (e) {
+    // The phases still run; the reads then find no GovId and fail, which their rows show.
+    o.logError(`  ${label}: seeding did not run: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const seeded = existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '').length
+    : 0;
+  if (seeded < count) o.logError(`  ${label}: ${seeded} of ${count} Persons seeded`);
+  else o.log(`  ${label}: ${seeded} Persons seeded`);
 }
 
 /**

@@ -45,6 +45,11 @@ export interface RunLoadOptions {
   readonly idleGapS?: number;
   /** Seconds of the phase's warm-up before a gap; 0: none. @default WARMUP_S (load-defaults) */
   readonly warmupS?: number;
+  /**
+   * Persons seeded per target x keep-alive before its phases (uncounted); get, overwrite and
+   * update then pick among them uniformly at random, seeded by local.seed. @default 0
+   */
+  readonly seedRecords?: number;
   /** The local lab (default), or the deployed stack. */
   readonly where: 'local' | 'aws';
   /** The price file the cost block uses. @default core/prices/us-east-1.json */
@@ -240,6 +245,9 @@ function validate(o: RunLoadOptions): void {
   const gap = o.idleGapS;
   if (gap !== undefined && !(Number.isFinite(gap) && gap >= 0))
     throw new Error(`idleGapS must be a number of seconds >= 0, got ${gap}`);
+  const seed = o.seedRecords;
+  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0))
+    throw new Error(`seedRecords must be a whole number >= 0, got ${seed}`);
   const idle = o.local?.idleTimeoutS;
   if (idle !== undefined && !(Number.isInteger(idle) && idle >= 1))
     throw new Error(`local.idleTimeoutS must be a whole number of seconds >= 1, got ${idle}`);
@@ -331,6 +339,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       bursts: o.bursts,
       idleGapS: o.idleGapS,
       warmupS: o.warmupS,
+      seedRecords: o.seedRecords,
+      pickSeed: o.local?.seed ?? 1,
       platform: o.aws?.platform,
       signal: o.signal,
       initMsP50: (target, variant, phase, memoryMb) => initP50(linesOf(target, variant, phase), memoryMb),
@@ -389,6 +399,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
           ...loadShapeOf(o),
           idleGapS: o.idleGapS ?? 0,
           ...(o.bursts ? { bursts: o.bursts } : {}),
+          ...(o.seedRecords ? { seedRecords: o.seedRecords } : {}),
           ...concurrencyBlock(o, phases.rows),
           // The file every row's cost block was priced with (the report names it and its date).
           prices: o.prices ?? (await import('../core/price-file')).DEFAULT_PRICE_FILE,

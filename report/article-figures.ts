@@ -75,6 +75,8 @@ export type HistogramParallelism = 1 | 10 | 100;
 export const HISTOGRAM_FIGURES: {
   readonly source: string;
   readonly scenarioS: number;
+  /** "1000 Product objects are inserted initially. Then ... randomly selected objects" (read, overwrite, update) */
+  readonly seededRecords: number;
   readonly scenarios: Readonly<
     Record<
       HistogramOperation,
@@ -89,6 +91,7 @@ export const HISTOGRAM_FIGURES: {
 } = {
   source: SEEDS.histograms,
   scenarioS: 60,
+  seededRecords: 1000,
   scenarios: {
     get: {
       1: {

@@ -187,3 +187,22 @@ describe('ArtilleryOutputParser', () => {
     expect(parser.snapshot()).toEqual({ elapsedS: 60.5, requests: 300, errors: 10, phase: 'summary' });
   });
 });
+
+describe('arrivalCount (seeding a step)', () => {
+  it('asks for exactly that many arrivals over durationS, an open loop even beside parallel', () => {
+    const args = artilleryArgs({
+      ...base,
+      operation: 'create',
+      durationS: 10,
+      parallel: 5,
+      arrivalCount: 1000,
+    });
+    const flag = (name: string) => JSON.parse(args[args.indexOf(name) + 1]);
+    expect(flag('--overrides').config.phases).toEqual([
+      { name: 'create-dynamodb-person', duration: 10, arrivalCount: 1000 },
+    ]);
+    expect(flag('--variables').closedLoopS).toBeUndefined();
+    expect(() => artilleryArgs({ ...base, arrivalCount: 0 })).toThrow('arrivalCount');
+    expect(() => artilleryArgs({ ...base, arrivalCount: 2.5 })).toThrow('arrivalCount');
+  });
+});

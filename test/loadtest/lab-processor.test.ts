@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { validatePerson } from '../../lambda/shared/person';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { validatePerson, validatePersons } from '../../lambda/shared/person';
 import { buildPerson, GOV_ID_TYPES, govIdPrefix, variantOf } from '../../loadtest/lab-processor.mjs';
 
 describe('buildPerson', () => {
@@ -41,5 +44,66 @@ describe('variantOf', () => {
     expect(variantOf('/qldb/keepalive-on/', '')).toBe('on');
     expect(variantOf('/dynamodb', '')).toBe('default');
     expect(variantOf(undefined, '')).toBe('default');
+  });
+});
+
+describe('setPersonsBody (put10)', () => {
+  it('posts ten fresh Persons the API accepts as a put10 body', async () => {
+    const { setPersonsBody } = await import('../../loadtest/lab-processor.mjs');
+    const params: { body?: string; headers?: Record<string, string> } = {};
+    setPersonsBody(params, { vars: {} }, {}, () => {});
+    const parsed = JSON.parse(params.body ?? '');
+    expect(validatePersons(parsed).ok).toBe(true);
+    expect(params.headers?.['content-type']).toBe('application/json');
+  });
+});
+
+describe('random picks among seeded GovIds (LAB_PICK_SEED)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lab-pick-'));
+  const file = join(dir, 'seeded.csv');
+  writeFileSync(file, `${Array.from({ length: 50 }, (_, i) => `s-${i}`).join('\n')}\n`);
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.resetModules();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A fresh processor (it reads its environment at load), then `n` requests' GovIds. */
+  async function picks(seed: string, n: number): Promise<string[]> {
+    vi.resetModules();
+    vi.stubEnv('LAB_PICK_SEED', seed);
+    vi.stubEnv('LAB_GOVIDS_FILE', file);
+    const { nextGovId } = await import('../../loadtest/lab-processor.mjs');
+    const context = { vars: { govId: 'from-payload', closedLoopS: 0 } as Record<string, unknown> };
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) {
+      nextGovId({}, context, {}, () => {});
+      out.push(String(context.vars.govId));
+    }
+    return out;
+  }
+
+  it('every request, the first too, names a seeded GovId; the same seed picks the same ones', async () => {
+    const a = await picks('3', 400);
+    expect(a.every((g) => /^s-\d+$/.test(g))).toBe(true);
+    expect(await picks('3', 400)).toEqual(a);
+    expect(await picks('4', 400)).not.toEqual(a);
+  });
+
+  it('picks uniformly: every seeded GovId comes up, none far more often than the others', async () => {
+    const counts = new Map<string, number>();
+    for (const g of await picks('1', 5000)) counts.set(g, (counts.get(g) ?? 0) + 1);
+    expect(counts.size).toBe(50);
+    // 100 expected each; a fair generator stays well inside 50..160 (more than 5 sigma).
+    for (const n of counts.values()) {
+      expect(n).toBeGreaterThan(50);
+      expect(n).toBeLessThan(160);
+    }
+  });
+
+  it('refuses a seed that is not a whole number when the processor loads', async () => {
+    vi.resetModules();
+    vi.stubEnv('LAB_PICK_SEED', 'abc');
+    await expect(import('../../loadtest/lab-processor.mjs')).rejects.toThrow('LAB_PICK_SEED');
   });
 });

@@ -278,3 +278,68 @@ describe('npm run load comparing memory sizes (--memory 128,1769)', () => {
     );
   }, 30_000);
 });
+
+describe('seeding (the histogram article: 1000 objects inserted first, then picked at random)', () => {
+  it('seeds each target x keep-alive once, uncounted, and points get, overwrite and update at the seeded GovIds', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'lab-load-seed-'));
+    const runner = stubRunner({ variant: 'none', phase: 'none' });
+    const seeded = async (o: RunArtilleryOptions): Promise<RunArtilleryResult> => {
+      // The seeding run: one create per arrival, its 201s' GovIds recorded as the processor does.
+      if (o.arrivalCount !== undefined) {
+        runner.calls.push(o);
+        for (let i = 0; i < o.arrivalCount; i++) appendFileSync(o.env.LAB_GOVIDS_FILE, `seed-${i}\n`);
+        return { exitCode: 0, wallMs: 10, outputTail: [] };
+      }
+      return runner.run(o);
+    };
+    const logs: string[] = [];
+    const { rows, failed } = await runLoadPhases({
+      outDir: out,
+      url: 'http://127.0.0.1:9',
+      basePath: (t) => `/${t}`,
+      env: {},
+      targets: ['dynamodb', 'redis'],
+      variants: ['on'],
+      operations: ['create', 'get', 'update'],
+      durationS: 1,
+      ratePerS: 1,
+      parallel: 2,
+      seedRecords: 30,
+      pickSeed: 7,
+      runArtillery: seeded,
+      log: (l) => logs.push(l),
+      logError: (l) => logs.push(l),
+    });
+    expect(failed).toEqual([]);
+    // Only the counted phases are rows: seeding is setup.
+    expect(rows.map((r) => `${r.target} ${r.phase}`)).toEqual([
+      'dynamodb create',
+      'dynamodb get',
+      'dynamodb update',
+      'redis create',
+      'redis get',
+      'redis update',
+    ]);
+    const seeds = runner.calls.filter((c) => c.arrivalCount !== undefined);
+    expect(seeds.map((c) => [c.labTarget, c.operation, c.arrivalCount])).toEqual([
+      ['dynamodb', 'create', 30],
+      ['redis', 'create', 30],
+    ]);
+    for (const s of seeds) expect(s.env.LAB_TIMINGS_FILE).toBe(join(out, 'seed-timings.jsonl'));
+    const counted = runner.calls.filter((c) => c.arrivalCount === undefined);
+    for (const c of counted) {
+      expect(c.env.LAB_TIMINGS_FILE, c.operation).toBe(join(out, 'timings.jsonl'));
+      if (c.operation === 'create') {
+        // The insert phase records its own GovIds and picks nothing.
+        expect(c.env.LAB_GOVIDS_FILE).toBe(join(out, `govids-${c.labTarget}-keepalive-on.csv`));
+        expect(c.env.LAB_PICK_SEED).toBeUndefined();
+      } else {
+        const file = join(out, `seeded-${c.labTarget}-keepalive-on.csv`);
+        expect([c.env.LAB_GOVIDS_FILE, c.payload, c.env.LAB_PICK_SEED]).toEqual([file, file, '7']);
+        expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(30);
+      }
+    }
+    expect(logs).toContain('  dynamodb keep-alive on: 30 Persons seeded');
+    rmSync(out, { recursive: true, force: true });
+  });
+});
