@@ -12,7 +12,7 @@
  * then idleGapS pass with no traffic, then the phase shows which connections survived the gap
  * (LabRow.afterGap).
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { type KeepAliveVariant, OPERATIONS, type Operation, servesOperation } from '../core/lab-functions';
 import { compareTargets } from '../runs/comparison';
