@@ -1,0 +1,234 @@
+/**
+ * The "Article vs this run" rows of every experiment, without running one (issue 20, "Every
+ * experiment" and "Done when"): each row names its quantity (kind) and statistic, the same for
+ * the article and the lab; a row without a measurement says why; a setting never stands in the
+ * measured column. And the rows built from new telemetry: QLDB's commands by name, the 10-put
+ * function's Duration, the Power Tuning result, the seeded reads.
+ */
+import { describe, expect, it } from 'vitest';
+import { TARGETS } from '../../core/lab-functions';
+import { keepAlive } from '../../experiments/definitions/keep-alive';
+import { provisionedIdle } from '../../experiments/definitions/provisioned-idle';
+import { qldbVsDynamodb } from '../../experiments/definitions/qldb-vs-dynamodb';
+import { redisVsOthers } from '../../experiments/definitions/redis-vs-others';
+import { EXPERIMENTS } from '../../experiments/registry';
+import type { Call, PlanContext, StepPlan, StepView, TuningView } from '../../experiments/types';
+import type { RowKind } from '../../report/report-model';
+import type { Ladder } from '../../runs/latency-histogram';
+import type { LabRow } from '../../runs/results';
+
+const KINDS: readonly RowKind[] = ['duration', 'db', 'connection', 'size', 'init', 'throughput', 'count'];
+
+/** A step that ran and left nothing (or what `over` gives). */
+function view(plan: StepPlan, over: Partial<StepView> = {}): StepView {
+  return {
+    plan,
+    wallS: 1,
+    rows: [],
+    lab: null,
+    calls: () => [],
+    ladder: () => null,
+    rungs: () => [],
+    reportDurations: () => [],
+    layer: () => null,
+    row: () => undefined,
+    group: () => undefined,
+    ...over,
+  };
+}
+
+const ladder = (mean: number): Ladder => ({
+  count: 100,
+  min: mean / 2,
+  mean,
+  p50: mean,
+  p75: mean,
+  p90: mean,
+  p95: mean * 1.2,
+  p99: mean * 1.5,
+  'p99.9': mean * 2,
+  max: mean * 3,
+});
+
+const CONTEXTS: readonly PlanContext[] = [
+  { quick: true, where: 'local', targets: TARGETS },
+  { quick: false, where: 'local', targets: TARGETS },
+  { quick: false, where: 'aws', targets: TARGETS },
+];
+
+describe('every experiment’s rows', () => {
+  it.each(EXPERIMENTS.flatMap((e) => CONTEXTS.map((ctx) => [e.name, ctx.where, ctx.quick, e, ctx] as const)))(
+    '%s (%s, quick %s): kind and statistic on each row, a reason for each missing number, no metric twice',
+    (_name, _where, _quick, e, ctx) => {
+      const steps = new Map(e.plan(ctx).map((p) => [p.name, view(p)]));
+      const { rows } = e.rows(steps, ctx, new Map());
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) {
+        expect(KINDS, r.metric).toContain(r.kind);
+        expect(r.statistic.trim(), r.metric).not.toBe('');
+        // One statistic names both sides: never "p99 vs mean".
+        expect(r.statistic, r.metric).not.toMatch(/\bvs\b/);
+        expect(r.article === null || Number.isFinite(r.article), r.metric).toBe(true);
+        expect(r.articleText.trim(), r.metric).not.toBe('');
+        expect(r.measured, r.metric).toBeNull();
+        expect(r.note, r.metric).toMatch(/^no measured number: \S/);
+      }
+      expect(new Set(rows.map((r) => r.metric)).size).toBe(rows.length);
+    },
+  );
+});
+
+describe('qldb-vs-dynamodb', () => {
+  const ctx: PlanContext = { quick: true, where: 'local', targets: TARGETS };
+  const plans = qldbVsDynamodb.plan(ctx);
+  const commands = {
+    calls: 30,
+    breakdowns: [
+      { commands: { StartTransaction: 1, ExecuteStatement: 1, CommitTransaction: 1 }, total: 3, calls: 24 },
+      {
+        commands: { StartSession: 1, StartTransaction: 1, ExecuteStatement: 1, CommitTransaction: 1 },
+        total: 4,
+        calls: 6,
+      },
+    ],
+  };
+  const steps = new Map(
+    plans.map((p) => [
+      p.name,
+      view(p, {
+        row: (target, _v, phase) =>
+          target === 'qldb' && phase === 'get' ? ({ dbCommands: commands } as unknown as LabRow) : undefined,
+      }),
+    ]),
+  );
+
+  it('shows the commands per request by name, the most frequent breakdown against the article’s 4', () => {
+    const { rows } = qldbVsDynamodb.rows(steps, ctx, new Map());
+    const get = rows.find((r) => r.metric.startsWith('QLDB get 3:'));
+    expect(get).toMatchObject({
+      metric:
+        'QLDB get 3: StartTransaction 1, ExecuteStatement 1, CommitTransaction 1: SendCommand calls per request, keep-alive on',
+      kind: 'count',
+      statistic: 'most frequent',
+      article: 4,
+      measured: 3,
+    });
+    expect(get?.articleText).toContain(
+      'StartSession 1, StartTransaction 1, ExecuteStatement 1, CommitTransaction 1',
+    );
+    // Why it differs, and the other calls' breakdown.
+    expect(get?.note).toContain('80 % of 30 calls sent 3');
+    expect(get?.note).toContain('pool');
+    expect(get?.note).toContain(
+      'other calls: 4: StartSession 1, StartTransaction 1, ExecuteStatement 1, CommitTransaction 1 in 6 calls',
+    );
+    // The create's row ran without dbCommands: it says why it has no number.
+    const create = rows.find((r) => r.metric === 'QLDB create: SendCommand calls per request, keep-alive on');
+    expect(create?.measured).toBeNull();
+    expect(create?.note).toMatch(/^no measured number: /);
+  });
+
+  it('fills "512 MB the best memory" from its Power Tuning run of qldb-get, and says why without one', () => {
+    const [tuning] = qldbVsDynamodb.tunings?.(ctx) ?? [];
+    expect(tuning).toMatchObject({ function: 'qldb-get', strategy: 'balanced' });
+    const tuned: TuningView = {
+      plan: tuning,
+      wallS: 20,
+      power: 1024,
+      cost: 1e-7,
+      duration: 12,
+      stats: tuning.powerValues.map((value) => ({ value, averageDuration: 10, averagePrice: 1e-7 })),
+    };
+    const metric = 'QLDB get function: the best memory size, cost against speed';
+    const filled = qldbVsDynamodb
+      .rows(steps, ctx, new Map([[tuning.name, tuned]]))
+      .rows.find((r) => r.metric === metric);
+    expect(filled).toMatchObject({ article: 512, measured: 1024, unit: 'MB' });
+    expect(filled?.note).toContain('balanced');
+    const aws = qldbVsDynamodb
+      .rows(new Map(), { ...ctx, where: 'aws' }, new Map())
+      .rows.find((r) => r.metric === metric);
+    expect(aws?.measured).toBeNull();
+    expect(aws?.note).toContain('npm run tune -- --function qldb-get');
+    // Without QLDB among the targets there is nothing to tune.
+    expect(qldbVsDynamodb.tunings?.({ ...ctx, targets: ['dynamodb'] })).toEqual([]);
+  });
+});
+
+describe('keep-alive', () => {
+  const ctx: PlanContext = { quick: false, where: 'local', targets: TARGETS };
+
+  it('runs the put10 function beside create and get, and reads its rows from put10’s REPORT Duration', () => {
+    const [plan] = keepAlive.plan(ctx);
+    expect(plan).toMatchObject({
+      targets: ['dynamodb'],
+      operations: ['create', 'get', 'put10'],
+      parallel: 1,
+    });
+    const step = view(plan, {
+      layer: (target, v, phase, layer) =>
+        target === 'dynamodb' && phase === 'put10' && layer === 'function'
+          ? ladder(v === 'off' ? 150 : 50)
+          : null,
+    });
+    const { rows } = keepAlive.rows(new Map([[plan.name, step]]), ctx);
+    const ten = rows.filter((r) => r.metric.includes('(put10)'));
+    expect(ten.map((r) => [r.kind, r.statistic, r.article, r.measured])).toEqual([
+      ['duration', 'mean', 180, 150],
+      ['duration', 'mean', 60, 50],
+      ['duration', 'mean ratio', 3, 3],
+    ]);
+  });
+});
+
+describe('redis-vs-others', () => {
+  it('seeds 1,000 Persons before each level (100 with --quick), as the article inserted 1000 objects', () => {
+    const plans = redisVsOthers.plan({ quick: false, where: 'local', targets: TARGETS });
+    expect(plans.map((p) => [p.parallel, p.seedRecords, p.durationS])).toEqual([
+      [1, 1000, 60],
+      [10, 1000, 60],
+      [100, 1000, 60],
+    ]);
+    const quick = redisVsOthers.plan({ quick: true, where: 'local', targets: TARGETS });
+    expect(quick.every((p) => p.seedRecords === 100)).toBe(true);
+  });
+
+  it('says in each read row that the Persons were picked at random among the seeded', () => {
+    const ctx: PlanContext = { quick: false, where: 'local', targets: ['redis'] };
+    const { rows } = redisVsOthers.rows(new Map(), ctx);
+    const read = rows.find((r) => r.metric === 'read (get), 1 worker, Redis: database time p50');
+    expect(read?.note).toContain(
+      'one of the 1000 Persons seeded before the step, picked uniformly at random',
+    );
+    const insert = rows.find((r) => r.metric === 'insert (create), 1 worker, Redis: database time p50');
+    expect(insert?.note).not.toContain('seeded');
+  });
+});
+
+describe('provisioned-idle', () => {
+  it('shows the measured gap, never the setting, in the measured column', () => {
+    const ctx: PlanContext = { quick: true, where: 'local', targets: TARGETS };
+    const [plan] = provisionedIdle.plan(ctx);
+    const call = (at: number, clientMs: number): Call => ({
+      at,
+      dbMs: 20,
+      clientMs,
+      newConnection: true,
+      coldStart: false,
+      initType: 'provisioned-concurrency',
+      dbRequests: 1,
+      dbRoundTrips: 1,
+      environment: 'env-1',
+    });
+    // The last create answered at t = 1000 ms; the first read started (at - clientMs) 41.5 s later.
+    const step = view(plan, {
+      calls: (f) => (f.phase === 'create' ? [call(500, 5), call(1000, 5)] : [call(42_600, 100)]),
+    });
+    const { rows } = provisionedIdle.rows(new Map([[plan.name, step]]), ctx);
+    const gap = rows.find((r) => r.metric.includes(': time from the last create to the first read'));
+    expect(plan.idleGapS).not.toBe(41.5);
+    expect(gap?.measured).toBe(41.5);
+    // The setting is named in the metric, as a setting.
+    expect(gap?.metric).toContain(`setting: gap ${plan.idleGapS} s`);
+  });
+});
