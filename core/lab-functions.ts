@@ -10,10 +10,15 @@ export interface TargetInfo {
   readonly label: string;
   /** A line every output about this target carries (summary, report, npm run local). */
   readonly notice?: string;
+  /**
+   * The reports give the other targets' database time as a multiple of this one's (the
+   * articles' reference). One target at most.
+   */
+  readonly baseline?: boolean;
 }
 
 export const TARGET_INFO = {
-  dynamodb: { label: 'DynamoDB' },
+  dynamodb: { label: 'DynamoDB', baseline: true },
   qldb: {
     label: 'QLDB',
     notice:
@@ -27,6 +32,16 @@ export type Target = keyof typeof TARGET_INFO;
 export const TARGETS = Object.keys(TARGET_INFO) as Target[];
 
 export const isTarget = (s: string): s is Target => Object.hasOwn(TARGET_INFO, s);
+
+/**
+ * The target a comparison divides by: the registry's baseline when it ran, else the first of
+ * those that ran in the registry's order (a target the lab does not know comes last).
+ */
+export function baselineTarget(ran: readonly string[]): string | undefined {
+  const rank = (t: string) => (isTarget(t) ? TARGETS.indexOf(t) : TARGETS.length);
+  const info = (t: string): TargetInfo | undefined => (isTarget(t) ? TARGET_INFO[t] : undefined);
+  return ran.find((t) => info(t)?.baseline) ?? [...ran].sort((a, b) => rank(a) - rank(b))[0];
+}
 
 /** What one deployed function uses; the `both` flag deploys one of each. */
 export type KeepAliveVariant = 'on' | 'off';

@@ -163,8 +163,8 @@ export interface TargetRow {
   readonly functionMs: P50P99 | null;
   readonly dbMs: P50P99 | null;
   readonly dbRequestsP50: number | null;
-  /** database p50 / DynamoDB's database p50 in the same phase and variant; null without either */
-  readonly dbRatioToDynamodb: number | null;
+  /** database p50 / the baseline target's database p50 in the same phase and variant; null without either */
+  readonly dbRatioToBaseline: number | null;
   /** what the first article measured for this target (article-figures.ts), if it did */
   readonly article: string | null;
   /** $ per million requests by Lambda, API and database; null without a cost block */
@@ -177,6 +177,8 @@ export interface TargetComparison {
   readonly keepAlive: string;
   /** The memory setting, when the run compared several. */
   readonly memoryMb?: number;
+  /** The target the rows' dbRatioToBaseline divides by (core/lab-functions.ts baselineTarget). */
+  readonly baseline: string;
   readonly rows: readonly TargetRow[];
 }
 

@@ -19,6 +19,7 @@ import {
   type LayerStats,
   type P50P99,
   type RequestCount,
+  type TargetComparison,
   type TargetRow,
 } from './report-model';
 
@@ -367,10 +368,15 @@ function afterGap(report: LabReport): Section | null {
 
 const pair = (v: P50P99 | null) => [ms(v?.p50), ms(v?.p99)];
 
-/** `QLDB 3.1x DynamoDB`; the DynamoDB row is the baseline. */
-function ratioCell(r: TargetRow): string {
-  if (r.target === 'dynamodb') return 'baseline';
-  return r.dbRatioToDynamodb === null ? DASH : `${r.label} ${r.dbRatioToDynamodb.toFixed(1)}x DynamoDB`;
+/** TARGET_INFO's label, or the key of a target the lab does not know. */
+const labelOf = (t: string) => (isTarget(t) ? TARGET_INFO[t].label : t);
+
+/** `QLDB 3.1x DynamoDB`; the baseline target's row says so. */
+function ratioCell(r: TargetRow, c: TargetComparison): string {
+  if (r.target === c.baseline) return 'baseline';
+  return r.dbRatioToBaseline === null
+    ? DASH
+    : `${r.label} ${r.dbRatioToBaseline.toFixed(1)}x ${labelOf(c.baseline)}`;
 }
 
 function targets(report: LabReport, plots: readonly Plot[]): Section | null {
@@ -380,7 +386,8 @@ function targets(report: LabReport, plots: readonly Plot[]): Section | null {
       kind: 'text',
       text:
         'The targets side by side, per phase and keep-alive variant: p50 and p99 in ms at each layer, the requests or ' +
-        'protocol commands one database call sent (p50), and the database p50 as a multiple of DynamoDB’s. ' +
+        'protocol commands one database call sent (p50), and the database p50 as a multiple of the baseline ' +
+        'target’s (DynamoDB’s, the articles’ reference, or where it did not run the first target that did). ' +
         `For reference, ${TARGET_REFERENCE.source}.`,
     },
   ];
@@ -401,7 +408,7 @@ function targets(report: LabReport, plots: readonly Plot[]): Section | null {
         { title: 'DB p50 (ms)', numeric: true },
         { title: 'DB p99', numeric: true },
         { title: 'DB requests/call p50', numeric: true },
-        { title: 'DB p50 vs DynamoDB' },
+        { title: `DB p50 vs ${labelOf(c.baseline)}` },
         // Cost columns where the run recorded costs (summaries before it did have none).
         ...(withCost ? COST_COLUMNS : []),
         { title: 'Article' },
@@ -412,7 +419,7 @@ function targets(report: LabReport, plots: readonly Plot[]): Section | null {
         ...pair(r.functionMs),
         ...pair(r.dbMs),
         int(r.dbRequestsP50),
-        ratioCell(r),
+        ratioCell(r, c),
         ...(withCost ? costCells(r.cost) : []),
         r.article ?? DASH,
       ]),

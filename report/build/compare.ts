@@ -1,7 +1,7 @@
 /**
  * Comparisons across a report's groups: keep-alive off against on, and the targets side by side.
  */
-import { isTarget, TARGET_INFO, TARGETS, type TargetInfo } from '../../core/lab-functions';
+import { baselineTarget, isTarget, TARGET_INFO, TARGETS, type TargetInfo } from '../../core/lab-functions';
 import { compareTargets as compareRun, type TargetComparison as RunComparison } from '../../runs/comparison';
 import { targetFigure } from '../article-figures';
 import {
@@ -74,7 +74,8 @@ function p50p99(g: GroupReport, layer: Layer): P50P99 | null {
 
 /**
  * The targets side by side, per phase and keep-alive variant, with each database p50 as a
- * multiple of DynamoDB's (the articles' baseline). Empty for a run of one target; a phase and
+ * multiple of the baseline target's (core/lab-functions.ts baselineTarget: DynamoDB, the
+ * articles' reference, or the first target that ran without it). Empty for a run of one target; a phase and
  * variant only one target ran is left out, there is nothing to compare it with.
  */
 export function compareTargets(groups: readonly GroupReport[]): TargetComparison[] {
@@ -96,8 +97,9 @@ export function compareTargets(groups: readonly GroupReport[]): TargetComparison
       ),
     );
     if (members.length < 2) continue;
-    const dynamodb = members.find((g) => g.target === 'dynamodb');
-    const baseP50 = dynamodb ? p50p99(dynamodb, 'database')?.p50 : undefined;
+    const baseline = baselineTarget(members.map((g) => g.target)) as string;
+    const base = members.find((g) => g.target === baseline);
+    const baseP50 = base ? p50p99(base, 'database')?.p50 : undefined;
     const rows = members.map((g): TargetRow => {
       const dbMs = p50p99(g, 'database');
       return {
@@ -107,12 +109,12 @@ export function compareTargets(groups: readonly GroupReport[]): TargetComparison
         functionMs: p50p99(g, 'function'),
         dbMs,
         dbRequestsP50: g.dbRequests?.p50 ?? null,
-        dbRatioToDynamodb: dbMs && baseP50 !== undefined && baseP50 > 0 ? dbMs.p50 / baseP50 : null,
+        dbRatioToBaseline: dbMs && baseP50 !== undefined && baseP50 > 0 ? dbMs.p50 / baseP50 : null,
         article: targetFigure(g.target),
         cost: g.cost ?? null,
       };
     });
-    out.push({ phase, keepAlive, ...(memoryMb === null ? {} : { memoryMb }), rows });
+    out.push({ phase, keepAlive, ...(memoryMb === null ? {} : { memoryMb }), baseline, rows });
   }
   return out;
 }

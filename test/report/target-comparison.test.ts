@@ -6,9 +6,10 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TARGET_INFO } from '../../core/lab-functions';
+import { baselineTarget, TARGET_INFO } from '../../core/lab-functions';
 import type { TimingLine } from '../../core/timing.mjs';
 import { TARGET_REFERENCE } from '../../report/article-figures';
+import { compareTargets } from '../../report/build/compare';
 import { buildFromLogFile, buildFromResultsDir } from '../../report/build-report';
 import { plotSpecs, TARGET_PLOT_ID } from '../../report/plots';
 import type { GroupReport, LabReport, TargetComparison } from '../../report/report-model';
@@ -190,7 +191,7 @@ describe('target comparison', () => {
     expect(dynamodb).toMatchObject({
       target: 'dynamodb',
       dbRequestsP50: 1,
-      dbRatioToDynamodb: 1,
+      dbRatioToBaseline: 1,
       article: 'single-digit ms',
     });
     within(dynamodb.clientMs?.p50, 14.9);
@@ -207,19 +208,38 @@ describe('target comparison', () => {
     // The same p50s the ladders show, divided
     const ladderP50 = (g: GroupReport) =>
       g.layers.find((l) => l.layer === 'database')?.ladder.p50 ?? Number.NaN;
-    expect(qldb.dbRatioToDynamodb).toBe(
+    expect(qldb.dbRatioToBaseline).toBe(
       ladderP50(group('qldb', 'on', 'get')) / ladderP50(group('dynamodb', 'on', 'get')),
     );
-    expect(qldb.dbRatioToDynamodb).toBeCloseTo(29 / 7.55, 2);
+    expect(qldb.dbRatioToBaseline).toBeCloseTo(29 / 7.55, 2);
   });
 
   it('divides by DynamoDB’s p50 of the same phase and variant', () => {
     const qldb = (phase: string, keepAlive: string) =>
       comparison(phase, keepAlive).rows.find((r) => r.target === 'qldb');
-    expect(qldb('get', 'off')?.dbRatioToDynamodb).toBeCloseTo(78 / 34.9, 2);
+    expect(qldb('get', 'off')?.dbRatioToBaseline).toBeCloseTo(78 / 34.9, 2);
     expect(qldb('get', 'off')?.dbRequestsP50).toBe(3);
-    expect(qldb('create', 'on')?.dbRatioToDynamodb).toBeCloseTo(34 / 13, 2);
+    expect(qldb('create', 'on')?.dbRatioToBaseline).toBeCloseTo(34 / 13, 2);
     expect(qldb('create', 'on')?.dbRequestsP50).toBe(4);
+  });
+});
+
+describe('the baseline comes from the registry', () => {
+  it('is the registry’s baseline (DynamoDB) when it ran, else the first target that ran in registry order', () => {
+    expect(baselineTarget(['qldb', 'dynamodb'])).toBe('dynamodb');
+    expect(baselineTarget(['dsql', 'redis'])).toBe('redis');
+    expect(baselineTarget(['elsewhere', 'dsql'])).toBe('dsql');
+    expect(baselineTarget([])).toBeUndefined();
+  });
+
+  it('a run without DynamoDB divides by the first target that ran, and the table says which', () => {
+    // The fixture's DynamoDB groups as if another target had run them: QLDB comes first in the registry.
+    const groups = report.groups.map((g) => (g.target === 'dynamodb' ? { ...g, target: 'dsql' } : g));
+    const c = compareTargets(groups).find((x) => x.phase === 'get' && x.keepAlive === 'on');
+    expect(c?.baseline).toBe('qldb');
+    expect(c?.rows.find((r) => r.target === 'qldb')?.dbRatioToBaseline).toBe(1);
+    expect(c?.rows.find((r) => r.target === 'dsql')?.dbRatioToBaseline).toBeCloseTo(7.55 / 29, 2);
+    expect(comparison('get', 'on').baseline).toBe('dynamodb');
   });
 });
 
