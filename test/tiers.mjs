@@ -15,6 +15,7 @@ export const SLOW_TESTS = [
   'test/lab/dsql-fault.test.ts',
   'test/lab/idle-connections.test.ts',
   'test/local/qldb-durability.test.ts',
+  'test/local/engine-durability.test.ts',
   'test/local/ensure-synth.test.ts',
   'test/tune/local-tune-lab.test.ts',
   'test/conformance/local-cloud.test.ts',

@@ -1,77 +1,17 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   createTable,
-  type Engine,
   type EngineKind,
   FETCH_SCRIPT,
-  localClientConfig,
   type StartEngineOptions,
   startEngine,
 } from '../../local/engines';
+import { cleanUpEngines, getFirstName, isRunning, putPerson, start, TABLE } from '../support/engine-tests';
 
-const TABLE = 'People';
-
-// Every engine a test starts is stopped even when the test fails half-way.
-const started: Engine[] = [];
-async function start(opts: StartEngineOptions): Promise<Engine> {
-  const t0 = Date.now();
-  const engine = await startEngine(opts);
-  started.push(engine);
-  console.info(`${opts.kind}${opts.dataDir ? ' (dataDir)' : ''} started in ${Date.now() - t0} ms`);
-  return engine;
-}
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((e) => e.stop()));
-});
-
-const tempDirs: string[] = [];
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'engines-test-'));
-  tempDirs.push(dir);
-  return dir;
-}
-afterAll(async () => {
-  await Promise.all(tempDirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function putPerson(endpoint: string, govId: string): Promise<void> {
-  const client = new DynamoDBClient(localClientConfig(endpoint));
-  try {
-    await client.send(
-      new PutItemCommand({ TableName: TABLE, Item: { GovId: { S: govId }, FirstName: { S: 'Ada' } } }),
-    );
-  } finally {
-    client.destroy();
-  }
-}
-
-async function getFirstName(endpoint: string, govId: string): Promise<string | undefined> {
-  const client = new DynamoDBClient(localClientConfig(endpoint));
-  try {
-    const out = await client.send(
-      new GetItemCommand({ TableName: TABLE, Key: { GovId: { S: govId } }, ConsistentRead: true }),
-    );
-    return out.Item?.FirstName?.S;
-  } finally {
-    client.destroy();
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    expect((err as NodeJS.ErrnoException).code).toBe('ESRCH');
-    return false;
-  }
-}
+cleanUpEngines();
 
 function engineSuite(kind: EngineKind, timeoutMs: number): void {
   it(
@@ -94,24 +34,6 @@ function engineSuite(kind: EngineKind, timeoutMs: number): void {
       await engine.stop(); // idempotent
     },
     timeoutMs,
-  );
-
-  it(
-    'keeps items in dataDir across a restart',
-    async () => {
-      const dataDir = await tempDir();
-      const first = await start({ kind, port: 0, dataDir });
-      await createTable(first.endpoint, TABLE);
-      await putPerson(first.endpoint, 'P-2');
-      await first.stop();
-      expect(isRunning(first.pid)).toBe(false);
-
-      const second = await start({ kind, port: 0, dataDir });
-      expect(second.pid).not.toBe(first.pid);
-      await createTable(second.endpoint, TABLE); // exists already: fine
-      expect(await getFirstName(second.endpoint, 'P-2')).toBe('Ada');
-    },
-    timeoutMs * 2,
   );
 }
 
