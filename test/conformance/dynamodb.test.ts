@@ -10,10 +10,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTable, type Engine, type EngineKind, startEngine } from '../../local/engines';
+import { createTable, type EngineKind } from '../../local/engines';
 import { PERSON_TABLE_SCHEMA } from '../../local/engines/person-table';
 import { type NetworkModel, startNetworkModel } from '../../local/network/network-model';
 import { ensureCertificates } from '../../local/tls/certificates';
+import { type SharedEngine, sharedEngine, tableOfItsOwn } from '../support/shared-engines';
 import { runPythonClient } from './support/clients';
 
 type Item = Record<string, Record<string, unknown>>;
@@ -39,7 +40,8 @@ interface Seen {
 }
 type Results = Record<string, Seen & Record<string, unknown>>;
 
-const TABLE = 'Person';
+// The run's shared engines (test/support/shared-engines.ts), with a table of this file's own.
+const TABLE = tableOfItsOwn('Person');
 const CASES = [
   'conditional_put_all_old',
   'conditional_update_all_old',
@@ -66,7 +68,7 @@ const CASES = [
 ] as const;
 
 interface Running {
-  engine: Engine;
+  engine: SharedEngine;
   model: NetworkModel;
   results: Results;
 }
@@ -76,7 +78,7 @@ const running = new Map<EngineKind, Running>();
 
 /** Starts the engine with the lab's table behind the network model and runs every case once. */
 async function runAgainst(kind: EngineKind): Promise<Running> {
-  const engine = await startEngine({ kind });
+  const engine = await sharedEngine(kind);
   const certs = await ensureCertificates(certDir);
   const model = await startNetworkModel({
     upstreamHost: '127.0.0.1',
@@ -104,8 +106,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const r of running.values()) {
+    // The engines are the run's (test/support/shared-engines.ts).
     await r.model.close();
-    await r.engine.stop();
   }
   await rm(certDir, { recursive: true, force: true });
 }, 60_000);

@@ -5,9 +5,11 @@ import { createDynamoDbStore, dynamoDbStoreFromEnv } from '../../lambda/shared/d
 import { makeCreateHandler, makeGetHandler } from '../../lambda/shared/handlers';
 import { createLabHttp, MAX_ATTEMPTS, REQUEST_TIMEOUT_MS } from '../../lambda/shared/http-client';
 import { apiEvent, bodyOf, createEvent, getEvent, samplePerson } from '../support/events';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { tableOfItsOwn } from '../support/shared-engines';
+import { sharedTestEngine, type TestEngine } from '../support/test-engine';
 
-const TABLE = 'Person';
+// The run's shared engines (test/support/shared-engines.ts), with a table of this file's own.
+const TABLE = tableOfItsOwn('Person');
 
 const localEnv = (keepAlive: 'on' | 'off'): NodeJS.ProcessEnv => ({
   ...process.env,
@@ -31,7 +33,7 @@ describe.each(['dynalite', 'dynamodb-local'] as const)('DynamoDB handlers agains
   let admin: DynamoDBClient;
 
   beforeAll(async () => {
-    engine = await startTestEngine(kind, TABLE);
+    engine = await sharedTestEngine(kind, TABLE);
     // The endpoint is what the local host substitutes for the real one.
     vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
     admin = new DynamoDBClient({});
@@ -293,7 +295,7 @@ describe('database failures', () => {
 
 describe('timing block', () => {
   it('marks only the first invocation of an environment as cold and reports the init type', async () => {
-    const engine = await startTestEngine('dynalite', TABLE);
+    const engine = await sharedTestEngine('dynalite', TABLE);
     vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
     vi.resetModules();
     vi.stubEnv('TABLE_NAME', TABLE);

@@ -9,9 +9,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
 import { makePut10Handler } from '../../lambda/shared/handlers';
 import { apiEvent, bodyOf, samplePerson } from '../support/events';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { tableOfItsOwn } from '../support/shared-engines';
+import { sharedTestEngine, type TestEngine } from '../support/test-engine';
 
-const TABLE = 'Person';
+// The run's shared dynalite (test/support/shared-engines.ts), with a table of this file's own.
+const TABLE = tableOfItsOwn('Person');
 const env = (keepAlive: 'on' | 'off'): NodeJS.ProcessEnv => ({
   ...process.env,
   TABLE_NAME: TABLE,
@@ -30,7 +32,7 @@ beforeAll(async () => {
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
   vi.spyOn(console, 'log').mockImplementation(() => {});
   vi.spyOn(console, 'error').mockImplementation(() => {});
-  engine = await startTestEngine('dynalite', TABLE);
+  engine = await sharedTestEngine('dynalite', TABLE);
   vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
   admin = new DynamoDBClient({});
 });

@@ -7,11 +7,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
 import { makeCreateHandler, makeOverwriteHandler, makeUpdateHandler } from '../../lambda/shared/handlers';
 import { bodyOf, createEvent, overwriteEvent, samplePerson, updateEvent } from '../support/events';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { tableOfItsOwn } from '../support/shared-engines';
+import { sharedTestEngine, type TestEngine } from '../support/test-engine';
 import { describeTopStories } from '../support/top-stories-contract';
 import { describeWorkloads } from '../support/workload-contract';
 
-const TABLE = 'Person';
+// The run's shared engines (test/support/shared-engines.ts), with a table of this file's own.
+const TABLE = tableOfItsOwn('Person');
 const env = (): NodeJS.ProcessEnv => ({ ...process.env, TABLE_NAME: TABLE, KEEP_ALIVE: 'on' });
 
 beforeAll(() => {
@@ -28,7 +30,7 @@ describe.each(['dynalite', 'dynamodb-local'] as const)('DynamoDB workloads again
   let admin: DynamoDBClient;
 
   beforeAll(async () => {
-    engine = await startTestEngine(kind, TABLE);
+    engine = await sharedTestEngine(kind, TABLE);
     vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
     admin = new DynamoDBClient({});
   }, 60_000);

@@ -1,11 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
 import { PROJECT_ROOT } from '../../core/paths';
 import { ensureSynth } from '../../local/assembly/ensure-synth';
 import { localOutdir, localSynthContext } from '../../local/lab';
+import { startEngineBroker } from './shared-engines';
 
-/** Synthesizes once for every test that starts the local lab with the default flags, so they never race to write it. */
-export default async function setup(): Promise<void> {
+/**
+ * Once per run, before test files run in parallel: the engines' and clients' packages, one
+ * synth for every test that starts the local lab with the default flags (so they never race
+ * to write it), and the shared local DynamoDB engines (shared-engines.ts).
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // The redis and dsql tests run a real redis-server and PostgreSQL: install each once
   // (Debian packages), before test files run in parallel, or say how.
   // The conformance suite's outside clients (botocore, pyqldb, psycopg, curl, psql, redis-cli)
@@ -19,4 +25,7 @@ export default async function setup(): Promise<void> {
   }
   const context = localSynthContext();
   await ensureSynth(localOutdir(context), context, (line) => console.log(line));
+  const engines = await startEngineBroker();
+  project.provide('sharedEnginesUrl', engines.url);
+  return () => engines.stop();
 }

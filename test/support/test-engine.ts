@@ -1,5 +1,6 @@
-import { createTable, type EngineKind, startEngine } from '../../local/engines';
+import { createTable, type EngineKind } from '../../local/engines';
 import { PERSON_TABLE_SCHEMA } from '../../local/engines/person-table';
+import { sharedEngine } from './shared-engines';
 
 export { PERSON_TABLE_SCHEMA };
 
@@ -8,14 +9,13 @@ export interface TestEngine {
   stop(): Promise<void>;
 }
 
-/** A real local DynamoDB engine with the lab's table, for handler tests. */
-export async function startTestEngine(kind: EngineKind, table: string): Promise<TestEngine> {
-  const engine = await startEngine({ kind });
-  try {
-    await createTable(engine.endpoint, table, PERSON_TABLE_SCHEMA);
-  } catch (e) {
-    await engine.stop();
-    throw e;
-  }
-  return engine;
+/**
+ * A real local DynamoDB engine with the lab's table, for handler tests: the run's shared engine
+ * of this kind (shared-engines.ts) with the table under a name of the caller's own (tableOfItsOwn);
+ * stop() leaves the engine to the run.
+ */
+export async function sharedTestEngine(kind: EngineKind, table: string): Promise<TestEngine> {
+  const engine = await sharedEngine(kind);
+  await createTable(engine.endpoint, table, PERSON_TABLE_SCHEMA);
+  return { endpoint: engine.endpoint, stop: async () => {} };
 }

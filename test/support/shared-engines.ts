@@ -1,0 +1,87 @@
+/**
+ * The run's local DynamoDB engines, started once and shared by every test file that only needs
+ * one with a table of its own (handlers, workloads, conformance). DynamoDB Local is a JVM: each
+ * file starting its own cost seconds of both cores. A test file runs in a worker process that
+ * ends with the file, so the engines belong to the Vitest process: global-setup.ts serves
+ * `GET /<kind>` here, starting each kind on the first ask, and stops them when the run ends.
+ * Tests that stop, kill or restart an engine start their own (engines.test.ts, the fault tests).
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inject } from 'vitest';
+import { type Engine, type EngineKind, startEngine } from '../../local/engines';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Where a test file asks for the run's shared engines (global-setup.ts). */
+    sharedEnginesUrl: string;
+  }
+}
+
+const KINDS: readonly EngineKind[] = ['dynalite', 'dynamodb-local'];
+
+export interface EngineBroker {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** global-setup.ts: serves the shared engines; stop() ends every engine it started. */
+export async function startEngineBroker(): Promise<EngineBroker> {
+  const engines = new Map<EngineKind, Promise<Engine>>();
+  const server = createServer((req, res) => {
+    const kind = KINDS.find((k) => req.url === `/${k}`);
+    if (!kind) {
+      res.writeHead(404).end(`no shared engine at ${req.url}; expected one of: ${KINDS.join(', ')}`);
+      return;
+    }
+    let engine = engines.get(kind);
+    if (!engine) {
+      engine = startEngine({ kind });
+      engines.set(kind, engine);
+    }
+    engine.then(
+      (e) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ endpoint: e.endpoint, port: e.port })),
+      (error: unknown) => res.writeHead(500).end(error instanceof Error ? error.message : String(error)),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      server.close();
+      await Promise.all(
+        [...engines.values()].map((e) =>
+          e.then(
+            (engine) => engine.stop(),
+            () => {},
+          ),
+        ),
+      );
+    },
+  };
+}
+
+export interface SharedEngine {
+  readonly kind: EngineKind;
+  /** http://127.0.0.1:PORT */
+  readonly endpoint: string;
+  readonly port: number;
+}
+
+/** The run's engine of this kind, started by the first file that asks. Never stop it: other files use it. */
+export async function sharedEngine(kind: EngineKind): Promise<SharedEngine> {
+  const res = await fetch(`${inject('sharedEnginesUrl')}/${kind}`);
+  const body = await res.text();
+  if (!res.ok) throw new Error(`the shared ${kind} did not start: ${body}`);
+  return { kind, ...(JSON.parse(body) as { endpoint: string; port: number }) };
+}
+
+/** A table name no other test file uses on a shared engine. */
+export function tableOfItsOwn(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
