@@ -116,7 +116,9 @@ describe('network model', () => {
         expect(reused.every((r) => r.reusedSocket)).toBe(true);
         const fastestReused = Math.min(...reused.map((r) => r.ms));
         expect(fastestReused).toBeGreaterThanOrEqual(RTT_MS - 1); // each leg may flush 0.5 ms early
-        expect(fastestReused).toBeLessThan(2 * RTT_MS);
+        // One round trip, not a new connection's three: an upper bound on a measured time, so with
+        // 3x slack (a loaded host is slow, never early); the difference below tells the two apart.
+        expect(fastestReused).toBeLessThan(3 * RTT_MS);
         expect(fresh.ms - fastestReused).toBeGreaterThan(RTT_MS);
         expect(resumed.sessionReused).toBe(true);
         expect(resumed.ms).toBeGreaterThanOrEqual(2.5 * RTT_MS);
