@@ -3,6 +3,11 @@ prints one JSON document: what the driver returned or the error it raised. The T
 asserts; this script only reports.
 
     python qldb_driver.py <case> <ledger> [args...]
+    python qldb_driver.py --batch '[["<case>", "<ledger>", args...], ...]'
+
+--batch runs each case on a thread of its own (each has its own ledger and driver) and prints
+one JSON list of their documents, in order: one interpreter start and one import of botocore
+and pyqldb for many cases.
 
 The endpoint, CA bundle, region and credentials come from the environment, as a standard client
 reads them: AWS_ENDPOINT_URL_QLDB_SESSION, AWS_CA_BUNDLE, AWS_REGION, AWS_ACCESS_KEY_ID and
@@ -172,16 +177,26 @@ CASES = {
 }
 
 
-def main():
-    case, ledger, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+def run_case(case, ledger, args):
     driver = new_driver(ledger, retries=0 if case == "unknown-ledger" else 4)
     try:
-        result = CASES[case](driver, args)
+        return CASES[case](driver, args)
     except Exception as e:  # noqa: BLE001
-        result = {"unexpected": report_error(e)["error"]}
+        return {"unexpected": report_error(e)["error"]}
     finally:
         driver.close()
-    print(json.dumps(result))
+
+
+def main():
+    if sys.argv[1] == "--batch":
+        from concurrent.futures import ThreadPoolExecutor
+
+        cases = json.loads(sys.argv[2])
+        with ThreadPoolExecutor(max_workers=len(cases)) as pool:
+            futures = [pool.submit(run_case, c[0], c[1], c[2:]) for c in cases]
+            print(json.dumps([f.result() for f in futures]))
+        return
+    print(json.dumps(run_case(sys.argv[1], sys.argv[2], sys.argv[3:])))
 
 
 if __name__ == "__main__":
