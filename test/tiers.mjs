@@ -22,6 +22,7 @@ export const SLOW_TESTS = [
   'test/lab/loopback.test.ts',
   'test/lab/interrupt-e2e.test.ts',
   'test/lab/qldb-restart.test.ts',
+  'test/lab/engine-restart.test.ts',
 ];
 
 /**

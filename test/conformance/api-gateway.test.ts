@@ -19,6 +19,7 @@ import { LOCAL_CREDENTIALS } from '../../local/engines';
 import { LOCAL_CALLER, type RunningLab, startLab } from '../../local/lab';
 import { LOCAL_SESSION_TOKEN } from '../../local/lab-defaults';
 import { person, rawRequest } from '../support/lab-http';
+import { LAB_TEST_CONTEXT } from '../support/lab-test-context';
 import { runClient, runPythonClient } from './support/clients';
 
 const SIGV4 = `aws:amz:${LOCAL_CALLER.region}:execute-api`;
@@ -47,7 +48,7 @@ interface BotocoreAnswer extends Answer {
 describe('API Gateway IAM authorization, as outside SigV4 clients see it', () => {
   let lab: RunningLab;
   beforeAll(async () => {
-    lab = await startLab({ port: 0 });
+    lab = await startLab({ port: 0, context: LAB_TEST_CONTEXT });
   }, 240_000);
   afterAll(async () => {
     await lab?.stop();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningLab, startLab } from '../../local/lab';
 import { person, rawRequest, scanTables } from '../support/lab-http';
 import { labRedisAdmin, redisContents } from '../support/lab-redis';
+import { LAB_TEST_CONTEXT } from '../support/lab-test-context';
 
 /** What a case must get beyond "some 4xx with a JSON error". */
 interface Expected {
@@ -234,7 +235,7 @@ describe('fuzzing the local lab with malformed requests', () => {
   let lab: RunningLab;
   beforeAll(async () => {
     // Every target the lab can run locally, so every store meets the same malformed requests.
-    lab = await startLab({ port: 0, context: { targets: 'dynamodb,redis' } });
+    lab = await startLab({ port: 0, context: LAB_TEST_CONTEXT });
   }, 120_000);
   afterAll(async () => {
     await lab?.stop();

@@ -13,6 +13,7 @@ import {
   scanTables,
   signedRawRequest,
 } from '../support/lab-http';
+import { LAB_TEST_CONTEXT } from '../support/lab-test-context';
 
 const BASE = '/dynamodb/keepalive-on/person';
 const CASE_MS = 30_000;
@@ -39,6 +40,7 @@ describe('fuzzing the local lab over raw sockets', () => {
   beforeAll(async () => {
     lab = await startLab({
       port: 0,
+      context: LAB_TEST_CONTEXT,
       onFunctionLog: (_fn, line) => {
         if (line.startsWith('START ')) invocations += 1;
       },

@@ -8,6 +8,7 @@ import { type RunningLab, startLab } from '../../local/lab';
 import { describeFault, killEngineMidRun } from '../support/engine-fault';
 import { person, rawRequest } from '../support/lab-http';
 import { labRedisAdmin } from '../support/lab-redis';
+import { LAB_TEST_CONTEXT } from '../support/lab-test-context';
 
 interface TimingBlock {
   dbMs: number;
@@ -23,7 +24,7 @@ describe('the redis target in the local lab', () => {
   let lab: RunningLab;
   let admin: Redis;
   beforeAll(async () => {
-    lab = await startLab({ port: 0, dataDir, context: { targets: 'dynamodb,redis' } });
+    lab = await startLab({ port: 0, dataDir, context: LAB_TEST_CONTEXT });
     admin = await labRedisAdmin(lab);
   }, 180_000);
   afterAll(async () => {

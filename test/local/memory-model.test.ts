@@ -21,6 +21,7 @@ import {
   MB_PER_VCPU,
 } from '../../local/host/lambda-memory';
 import { type ApiServer, compileRoute, startApiServer } from '../../local/server/api-gateway';
+import { LAB_TEST_CONTEXT } from '../support/lab-test-context';
 
 const BUNDLE = `
 import { writeFileSync } from 'node:fs';
@@ -358,9 +359,10 @@ describe('the lab', () => {
     const { startLab } = await import('../../local/lab');
     const log: string[] = [];
     const fnLines: string[] = [];
-    // The default flags: the assembly test/support/global-setup.ts synthesized once for the run.
+    // The assembly test/support/global-setup.ts synthesized once for the run.
     const lab = await startLab({
       port: 0,
+      context: LAB_TEST_CONTEXT,
       memoryMb: 256,
       log: (l) => log.push(l),
       onFunctionLog: (fn, l) => fnLines.push(`[${fn}] ${l}`),
@@ -401,6 +403,7 @@ describe('the lab', () => {
     const log: string[] = [];
     const lab = await startLab({
       port: 0,
+      context: LAB_TEST_CONTEXT,
       cgroups: false,
       log: (l) => log.push(l),
     });
