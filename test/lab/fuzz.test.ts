@@ -242,9 +242,10 @@ describe('fuzzing the local lab with malformed requests', () => {
   });
 
   it('answers every one 4xx with a JSON error, never 5xx, and writes nothing, on every target', async () => {
-    // One create route per target (keep-alive on); the get routes hang under it.
+    // One create route per target (keep-alive on); the get routes hang under it. Other POST
+    // routes (put10's /persons, news-top10's /person/{govId}/view) are not creates.
     const bases = lab.assembly.routes
-      .filter((r) => r.method === 'POST' && r.path.includes('/keepalive-on/'))
+      .filter((r) => r.method === 'POST' && r.path.includes('/keepalive-on/') && r.path.endsWith('/person'))
       .map((r) => r.path)
       .sort();
     expect(bases).toEqual(['/dynamodb/keepalive-on/person', '/redis/keepalive-on/person']);
