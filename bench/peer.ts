@@ -129,7 +129,8 @@ interface Host {
   readonly name: string;
   readonly url: string;
   headers: Record<string, string>;
-  proc: ChildProcess;
+  /** Set by start(); undefined before it. */
+  proc?: ChildProcess;
   start(): Promise<{ readyMs: number }>;
   stop(): Promise<void>;
 }
@@ -171,8 +172,8 @@ function drain(proc: ChildProcess): void {
   });
 }
 
-function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+function stopProcess(proc: ChildProcess | undefined): Promise<void> {
+  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const kill = setTimeout(() => proc.kill('SIGKILL'), 5000);
     proc.once('exit', () => {
@@ -190,7 +191,6 @@ async function labHost(handlerDir: string, logFile: string): Promise<Host> {
     name: 'lab',
     url,
     headers: {},
-    proc: undefined as unknown as ChildProcess,
     async start() {
       const t = performance.now();
       host.proc = spawn(
@@ -217,7 +217,6 @@ async function floorHost(): Promise<Host> {
     name: 'relay floor',
     url: `http://127.0.0.1:${port}/lab/hello`,
     headers: {},
-    proc: undefined as unknown as ChildProcess,
     async start() {
       const t = performance.now();
       // Plain node, no loader; its environment process on Lambda's Node, as the lab's are.
@@ -255,7 +254,6 @@ async function peerHost(peerDir: string, workDir: string): Promise<Host> {
     name: 'serverless-offline',
     url: `http://127.0.0.1:${port}/hello`,
     headers: {},
-    proc: undefined as unknown as ChildProcess,
     async start() {
       const t = performance.now();
       host.proc = spawn(
@@ -308,9 +306,11 @@ function get(agent: http.Agent, host: Host): Promise<number> {
 }
 
 function cpuOf(host: Host): { server: number; children: number } {
+  const pid = host.proc?.pid;
+  if (pid === undefined) throw new Error(`${host.name} is not running`);
   return {
-    server: cpuMs(host.proc.pid),
-    children: childPids(host.proc.pid).reduce((s, pid) => s + cpuMs(pid), 0),
+    server: cpuMs(pid),
+    children: childPids(pid).reduce((s, child) => s + cpuMs(child), 0),
   };
 }
 
@@ -319,10 +319,13 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
     throw new Error(`unknown peer ${peer}: the bench knows serverless-offline`);
   const peerDir = ensurePeer(opts.log);
   const work = mkdtempSync(join(tmpdir(), 'bench-peer-'));
+  // Every host this run made; the finally stops each one still running, so a failure mid-run
+  // leaves no server behind.
+  const hosts: Host[] = [];
   try {
     // The same handler file for both hosts; the peer resolves handler.mjs as the lab does.
     writeFileSync(join(work, 'handler.mjs'), HANDLER);
-    const hosts = [await labHost(work, join(work, 'lab-functions.log')), await peerHost(peerDir, work)];
+    hosts.push(await labHost(work, join(work, 'lab-functions.log')), await peerHost(peerDir, work));
     type Acc = {
       ready: number[];
       cold: number[];
@@ -437,6 +440,7 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
       };
     });
   } finally {
+    await Promise.all(hosts.map((h) => h.stop()));
     rmSync(work, { recursive: true, force: true });
   }
 }
