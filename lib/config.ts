@@ -3,7 +3,14 @@
  * Values arrive as strings from `-c key=value` and as JSON types from cdk.json, so
  * every parser accepts both.
  */
-import { type KeepAliveVariant, labFunctions, TARGETS, type Target } from '../core/lab-functions';
+import {
+  type KeepAliveVariant,
+  labFunctions,
+  OPERATIONS,
+  type Operation,
+  TARGETS,
+  type Target,
+} from '../core/lab-functions';
 
 export { type KeepAliveVariant, TARGETS, type Target } from '../core/lab-functions';
 
@@ -68,6 +75,11 @@ export interface AppConfig {
    * not callable during INIT. @default false
    */
   readonly prewarmConnection: boolean;
+  /**
+   * The operations to deploy functions for. The local lab synthesizes a load run with only the
+   * operations its phases call (a first run's synth is a third as long). @default every operation
+   */
+  readonly operations: readonly Operation[];
 }
 
 export class ConfigError extends Error {
@@ -115,6 +127,19 @@ function parseInteger(read: ContextReader, flag: string, min: number, max: numbe
   const n = Number(s);
   if (n < min || n > max) throw new ConfigError(flag, value, allowed);
   return n;
+}
+
+function parseOperations(read: ContextReader): Operation[] {
+  const value = read('operations');
+  if (isBlank(value)) return [...OPERATIONS];
+  const text = `a comma list of ${OPERATIONS.join(', ')}`;
+  const parts = (Array.isArray(value) ? value.map(String) : String(value).split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (parts.length === 0 || parts.some((p) => !(OPERATIONS as readonly string[]).includes(p)))
+    throw new ConfigError('operations', value, text);
+  // A stable order: the same set always synthesizes the same template.
+  return OPERATIONS.filter((o) => parts.includes(o));
 }
 
 function parseTargets(read: ContextReader): Target[] {
@@ -175,8 +200,9 @@ function parseProvisionedConcurrency(
   targets: readonly Target[],
   variants: readonly KeepAliveVariant[],
   accountConcurrency: number,
+  operations: readonly Operation[],
 ): number {
-  const functions = labFunctions(targets, variants).length;
+  const functions = labFunctions(targets, variants, operations).length;
   const bound = Math.max(0, accountConcurrency - LAMBDA_UNRESERVED_MINIMUM);
   const perFunction = Math.floor(bound / functions);
   return parseInteger(
@@ -192,6 +218,7 @@ export function parseConfig(read: ContextReader): AppConfig {
   const targets = parseTargets(read);
   const keepAlive = parseEnum(read, 'keepAlive', KEEP_ALIVE_FLAGS);
   const keepAliveVariants: KeepAliveVariant[] = keepAlive === 'both' ? ['on', 'off'] : [keepAlive];
+  const operations = parseOperations(read);
   const accountConcurrency = parseInteger(
     read,
     'accountConcurrency',
@@ -217,7 +244,13 @@ export function parseConfig(read: ContextReader): AppConfig {
     targets,
     keepAlive,
     keepAliveVariants,
-    provisionedConcurrency: parseProvisionedConcurrency(read, targets, keepAliveVariants, accountConcurrency),
+    provisionedConcurrency: parseProvisionedConcurrency(
+      read,
+      targets,
+      keepAliveVariants,
+      accountConcurrency,
+      operations,
+    ),
     accountConcurrency,
     memorySize: parseInteger(
       read,
@@ -253,5 +286,6 @@ export function parseConfig(read: ContextReader): AppConfig {
     apiBurstLimit: parseInteger(read, 'apiBurstLimit', 1, 5000, 'an integer from 1 to 5000'),
     redisSecretArn: parseRedisSecretArn(read, targets),
     prewarmConnection: parseOptionalBoolean(read, 'prewarmConnection'),
+    operations,
   };
 }

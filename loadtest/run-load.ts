@@ -289,6 +289,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         memoryMb: memories[0],
         cgroups: o.local?.cgroups,
         context: {
+          // Only the functions the phases call (and create, which seeding uses): a shorter synth.
+          operations: [...new Set([...(o.seedRecords ? ['create'] : []), ...o.operations])].join(','),
           ...o.local?.context,
           targets: o.targets.join(','),
           keepAlive: o.variants.length > 1 ? 'both' : o.variants[0],

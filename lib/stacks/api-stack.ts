@@ -81,7 +81,7 @@ export class ApiStack extends Stack {
       validateRequestBody: false,
     });
 
-    for (const spec of labFunctions(config.targets, config.keepAliveVariants)) {
+    for (const spec of labFunctions(config.targets, config.keepAliveVariants, config.operations)) {
       const binding = props.bindings.get(spec.target);
       if (!binding) throw new Error(`ApiStack: no database binding for target ${spec.target}`);
       const perf = new PerfFunction(this, spec.id, {

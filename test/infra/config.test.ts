@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../core/lab-functions';
 import { PROJECT_ROOT } from '../../core/paths';
 import { ConfigError, parseConfig } from '../../lib/config';
 
@@ -29,6 +30,13 @@ describe('context flags', () => {
       logRetentionDays: 7,
       powerTuningVersion: '4.4.0',
     });
+  });
+
+  it('operations: every one by default; a comma list deploys those only, in the lab’s order; an unknown one is refused', () => {
+    expect(parse({}).operations).toEqual(OPERATIONS);
+    expect(parse({ operations: 'get, create' }).operations).toEqual(['create', 'get']);
+    expect(() => parse({ operations: 'get,delete' })).toThrow(ConfigError);
+    expect(() => parse({ operations: ',' })).toThrow(ConfigError);
   });
 
   it('accepts the strings -c passes', () => {
