@@ -6,10 +6,34 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { describeCliError } from '../core/errors';
 import { PROJECT_ROOT } from '../core/paths';
 import { measureBundles } from '../local/assembly/bundle-size';
 import { readAssembly } from '../local/assembly/cloud-assembly';
 import { LOCAL_REDIS_SECRET_ARN } from '../local/targets/redis';
+
+const USAGE = `Usage: npm run sizes
+
+Synthesizes every target (-c targets=dynamodb,qldb,redis,dsql) into a temporary folder and
+prints each function bundle's size, minified and zipped, against its budget. Exits 1 when a
+bundle is over budget.
+
+  -h, --help   this text`;
+
+// Before the synth (a minute): --help prints usage, a bad option one line and exit 2, as every CLI of the lab.
+try {
+  if (
+    parseArgs({ options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: false }).values.help
+  ) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+} catch (e) {
+  const { code, line } = describeCliError(e, { program: 'sizes' });
+  console.error(line);
+  process.exit(code);
+}
 
 const outdir = mkdtempSync(join(tmpdir(), 'lab-sizes-'));
 try {

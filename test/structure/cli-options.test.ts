@@ -1,0 +1,34 @@
+/**
+ * The CLIs no other test starts: `npm run bench` and `npm run sizes` answer --help with their
+ * usage and an unknown option with one line and exit 2, before any lab, synth or engine starts
+ * (issue 22: `npm run bench -- --help` once printed a stack trace).
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../core/paths';
+
+const TSX = join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
+const run = (script: string, arg: string) =>
+  spawnSync(TSX, [script, arg], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 60_000 });
+
+describe.each([
+  ['bench', 'bench/bench.ts'],
+  ['sizes', 'scripts/bundle-sizes.ts'],
+])('npm run %s', (name, script) => {
+  it('--help prints the usage and exits 0', () => {
+    const r = run(script, '--help');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Usage: npm run ${name}`));
+    expect(r.stdout).not.toMatch(/Synthesizing|Starting the local lab/);
+  });
+
+  it('an unknown option exits 2 with one line naming it', () => {
+    const r = run(script, '--no-such-option');
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^${name}: .*--no-such-option`)),
+    ]);
+  });
+});
