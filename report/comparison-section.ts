@@ -86,7 +86,7 @@ export function comparisonSpec(report: LabReport): PlotSpec[] {
         resolve: { scale: { x: 'independent' } },
         spec: {
           width: 300,
-          height: { step: 36 },
+          height: { step: 27 },
           layer: [
             {
               mark: { type: 'bar' },

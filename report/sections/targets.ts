@@ -1,0 +1,130 @@
+/** The targets side by side per phase, and each phase's cost beside its latency. */
+import { isTarget, TARGET_INFO } from '../../core/lab-functions';
+import { TARGET_REFERENCE } from '../article-figures';
+import { type Plot, TARGET_PLOT_ID } from '../plots';
+import type { GroupReport, LabReport, P50P99, TargetComparison, TargetRow } from '../report-model';
+import type { Block, Section } from '../report-sections';
+import { COST_COLUMNS, costCells, DASH, int, ms, plotsOf } from './format';
+
+const pair = (v: P50P99 | null) => [ms(v?.p50), ms(v?.p99)];
+
+/** TARGET_INFO's label, or the key of a target the lab does not know. */
+const labelOf = (t: string) => (isTarget(t) ? TARGET_INFO[t].label : t);
+
+/** `QLDB 3.1x DynamoDB`; the baseline target's row says so. */
+function ratioCell(r: TargetRow, c: TargetComparison): string {
+  if (r.target === c.baseline) return 'baseline';
+  return r.dbRatioToBaseline === null
+    ? DASH
+    : `${r.label} ${r.dbRatioToBaseline.toFixed(1)}x ${labelOf(c.baseline)}`;
+}
+
+export function targets(report: LabReport, plots: readonly Plot[]): Section | null {
+  if (report.targetComparison.length === 0) return null;
+  const blocks: Block[] = [
+    {
+      kind: 'text',
+      text:
+        'The targets side by side, per phase and keep-alive variant: p50 and p99 in ms at each layer, the requests or ' +
+        'protocol commands one database call sent (p50), and the database p50 as a multiple of the baseline ' +
+        'target’s (DynamoDB’s, the articles’ reference, or where it did not run the first target that did). ' +
+        `For reference, ${TARGET_REFERENCE.source}.`,
+    },
+  ];
+  const withCost = report.targetComparison.some((c) => c.rows.some((r) => r.cost));
+  for (const c of report.targetComparison) {
+    blocks.push({
+      kind: 'heading',
+      text: `${c.phase}, keep-alive ${c.keepAlive}${c.memoryMb === undefined ? '' : `, ${c.memoryMb} MB`}`,
+    });
+    blocks.push({
+      kind: 'table',
+      columns: [
+        { title: 'Target' },
+        { title: 'Client p50 (ms)', numeric: true },
+        { title: 'Client p99', numeric: true },
+        { title: 'Function p50 (ms)', numeric: true },
+        { title: 'Function p99', numeric: true },
+        { title: 'DB p50 (ms)', numeric: true },
+        { title: 'DB p99', numeric: true },
+        { title: 'DB requests/call p50', numeric: true },
+        { title: `DB p50 vs ${labelOf(c.baseline)}` },
+        // Cost columns where the run recorded costs (summaries before it did have none).
+        ...(withCost ? COST_COLUMNS : []),
+        { title: 'Article' },
+      ],
+      rows: c.rows.map((r) => [
+        r.label,
+        ...pair(r.clientMs),
+        ...pair(r.functionMs),
+        ...pair(r.dbMs),
+        int(r.dbRequestsP50),
+        ratioCell(r, c),
+        ...(withCost ? costCells(r.cost) : []),
+        r.article ?? DASH,
+      ]),
+    });
+  }
+  const plot = plots.find((p) => p.id === TARGET_PLOT_ID);
+  if (plot) blocks.push({ kind: 'plot', plot });
+  return { id: 'targets', title: 'Target comparison', blocks };
+}
+
+/** Every phase's latency beside its cost, and the latency-versus-cost chart (runs/run-cost.ts). */
+export function cost(report: LabReport, plots: readonly Plot[]): Section | null {
+  const priced = report.groups.filter((g) => g.cost);
+  if (priced.length === 0) return null;
+  const files = [...new Set(priced.map((g) => g.cost?.prices))].join('; ');
+  const client = (g: GroupReport) => g.layers.find((l) => l.layer === 'client')?.ladder;
+  return {
+    id: 'cost',
+    title: 'Cost beside latency',
+    blocks: [
+      {
+        kind: 'text',
+        text:
+          `Dollars per million requests at ${files}: Lambda is the request charge plus GB-seconds of each REPORT ` +
+          "line's Billed Duration (init included, as Lambda bills it since 2025-08-01) on arm64; API is one REST API " +
+          'call per request; database is what each response recorded: DynamoDB capacity units (measured where the ' +
+          'engine returned them, computed by DynamoDB’s item-size rules where not), QLDB read and write I/Os (measured: ' +
+          'the session results’ ConsumedIOs), Redis commands (measured), DSQL ' +
+          'DPUs (modeled from the documented per-transaction formulas). Free tiers, storage and fixed plans are not ' +
+          'in these figures; the price file lists them on lines of their own.',
+      },
+      {
+        kind: 'table',
+        columns: [
+          { title: 'Run' },
+          { title: 'Client p50 (ms)', numeric: true },
+          { title: 'Client p99', numeric: true },
+          ...COST_COLUMNS,
+        ],
+        rows: priced.map((g) => [g.label, ms(client(g)?.p50), ms(client(g)?.p99), ...costCells(g.cost)]),
+      },
+      ...provisionedIdleBlocks(priced),
+      ...plotsOf(plots, 'cost'),
+    ],
+  };
+}
+
+/** Provisioned concurrency is billed per hour while configured, so it is a line of its own. */
+function provisionedIdleBlocks(groups: readonly GroupReport[]): Block[] {
+  const lines = groups.flatMap((g) => {
+    const p = g.cost?.provisionedIdle;
+    if (!p) return [];
+    const price =
+      p.usdPerHour === null
+        ? `unpriced (${p.reason ?? 'no verified price'})`
+        : `$${p.usdPerHour.toFixed(4)} per hour`;
+    return [`${g.label}: provisioned concurrency ${p.concurrency}, ${price}`];
+  });
+  if (lines.length === 0) return [];
+  return [
+    {
+      kind: 'text',
+      text:
+        'Provisioned concurrency is billed while configured, requests or not, so it is not in the $ per million above: ' +
+        `${lines.join('; ')}.`,
+    },
+  ];
+}
