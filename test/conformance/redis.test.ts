@@ -21,6 +21,7 @@ import {
   OVERWRITE_SCRIPT,
   personKey,
   UPDATE_SCRIPT,
+  VIEWS_KEY,
 } from '../../lambda/shared/redis-store';
 import { type RedisEngine, startRedis } from '../../local/engines/redis';
 import {
@@ -173,10 +174,11 @@ describe('the Redis stand-in, as redis-cli sees it through the network model', (
     const overwrite = (id: string, believed: string) => [
       'EVAL',
       OVERWRITE_SCRIPT,
-      '3',
+      '4',
       personKey(id),
       byTypeKey('Driver License'),
       byTypeKey(believed),
+      VIEWS_KEY,
       replaced,
       '1700000000001',
       id,
@@ -184,7 +186,10 @@ describe('the Redis stand-in, as redis-cli sees it through the network model', (
     ];
     // Believed unchanged, but stored as Passport: the stored type comes back, nothing written.
     expect((await cli(overwrite(govId, 'Driver License'), { raw: true })).stdout.trim()).toBe('Passport');
+    // An overwrite is a re-creation: the story's view count (news-top10) starts again.
+    expect((await cli(['ZINCRBY', VIEWS_KEY, '5', govId])).stdout.trim()).toBe('"5"');
     expect((await cli(overwrite(govId, 'Passport'))).stdout.trim()).toBe('(integer) 1');
+    expect((await cli(['ZSCORE', VIEWS_KEY, govId])).stdout.trim()).toBe('(nil)');
     expect((await cli(overwrite(`${govId}-none`, 'Driver License'))).stdout.trim()).toBe('(integer) 0');
     // The GovId moved from the old type's sorted set to the new one's.
     expect((await cli(['ZSCORE', byTypeKey('Passport'), govId])).stdout.trim()).toBe('(nil)');
