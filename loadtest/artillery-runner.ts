@@ -28,8 +28,10 @@ import { PROJECT_ROOT } from '../core/paths';
 import { killGroup } from '../local/engines/managed-child';
 import { recordChild } from '../local/run-dir';
 import { ArtilleryOutputParser, type ArtilleryProgress } from './artillery-progress';
+import { type Bursts, burstPauseS } from './bursts';
 
 export type { ArtilleryProgress } from './artillery-progress';
+export { type Bursts, burstPauseS } from './bursts';
 
 const PRELOAD = fileURLToPath(new URL('./artillery-preload.cjs', import.meta.url));
 /** How long a stopped child gets for artillery's own shutdown before SIGKILL. */
@@ -92,20 +94,6 @@ export interface ArtilleryRunOptions {
   readonly signal?: AbortSignal;
   /** @default durationS + 120 s locally, + 900 s on a cloud platform: a hung run ends */
   readonly timeoutMs?: number;
-}
-
-/** Traffic with idle stretches: activeS of arrivals, then pauseS of none, until durationS of arrivals. */
-export interface Bursts {
-  readonly activeS: number;
-  readonly pauseS: number;
-  /** The phases that run in bursts (load-phases.ts); the others run steady. @default every phase */
-  readonly operations?: readonly Operation[];
-}
-
-/** The pauses a run with bursts waits through: one between each two bursts. */
-export function burstPauseS(durationS: number, bursts: Bursts | undefined): number {
-  if (bursts === undefined) return 0;
-  return (Math.ceil(durationS / bursts.activeS) - 1) * bursts.pauseS;
 }
 
 export interface RunArtilleryResult {

@@ -30,7 +30,8 @@ import {
 } from '../runs/results';
 import { readSummary } from '../runs/summary-reader';
 import { checkSummary, type FailedPhase, type LabBlock, SUMMARY_VERSION } from '../runs/summary-schema';
-import type { Bursts, RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
+import type { RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
+import { type Bursts, burstPauseS } from './bursts';
 import { WARMUP_S } from './load-defaults';
 
 export type { FailedPhase } from '../runs/summary-schema';
@@ -237,6 +238,12 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
             ...(memoryMb === undefined ? {} : { memoryMb }),
           };
           const afterGap = index > 0 && gapS > 0;
+          const phaseBursts = !(o.bursts?.operations?.includes(phase) ?? true) ? undefined : o.bursts;
+          if (phaseBursts) {
+            o.log(
+              `  in ${phaseBursts.activeS} s bursts with ${phaseBursts.pauseS} s pauses: ${o.durationS + burstPauseS(o.durationS, phaseBursts)} s in all`,
+            );
+          }
           // The warm-up before a gap is steady (no bursts): it only starts environments.
           const artillery = (
             file: string,
@@ -244,8 +251,11 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
             durationS: number,
             what: string,
             warmUp = false,
-          ) =>
-            o.runArtillery({
+          ) => {
+            const bursts = warmUp ? undefined : phaseBursts;
+            // Artillery's elapsed time counts the pauses too.
+            const wallS = durationS + burstPauseS(durationS, bursts);
+            return o.runArtillery({
               operation: phase,
               labTarget: target,
               target: o.url,
@@ -253,7 +263,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
               durationS,
               ratePerS: o.ratePerS,
               parallel: o.parallel,
-              bursts: warmUp || !(o.bursts?.operations?.includes(phase) ?? true) ? undefined : o.bursts,
+              bursts,
               outJson: file,
               env: {
                 ...o.env,
@@ -269,9 +279,10 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
               signal: o.signal,
               onProgress: (p) =>
                 o.log(
-                  `  ${what}: ${Math.round(p.elapsedS)}/${durationS} s  requests ${p.requests}  errors ${p.errors}`,
+                  `  ${what}: ${Math.round(p.elapsedS)}/${wallS} s  requests ${p.requests}  errors ${p.errors}`,
                 ),
             });
+          };
           const warmupS = Math.min(o.warmupS ?? WARMUP_S, o.durationS);
           if (afterGap && warmupS <= 0) {
             // No warm-up: the phase's environments idle from their init (provisioned ones) to the phase.

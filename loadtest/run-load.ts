@@ -21,7 +21,7 @@ import { CFS_PERIOD_US, INIT_BURST_MS, MB_PER_VCPU } from '../local/host/lambda-
 import type { RunningLab } from '../local/lab';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, localSigningEnv } from '../local/lab-defaults';
 import type { LabRow, TimingLine } from '../runs/results';
-import type { Bursts } from './artillery-runner';
+import type { Bursts } from './bursts';
 import type { FailedPhase } from './load-phases';
 
 export interface RunLoadOptions {

@@ -343,3 +343,40 @@ describe('seeding (the histogram article: 1000 objects inserted first, then pick
     rmSync(out, { recursive: true, force: true });
   });
 });
+
+describe('npm run load with bursts and per-target operations', () => {
+  it('runs only the phases each target and variant has, and only the bursty ones in bursts', async () => {
+    const runner = stubRunner({ variant: 'none', phase: 'none' });
+    const out = mkdtempSync(join(dir, 'bursts-'));
+    const logs: string[] = [];
+    const { failed } = await runLoadPhases({
+      outDir: out,
+      url: 'http://127.0.0.1:9',
+      basePath: (t, v) => `/${t}/keepalive-${v}`,
+      env: {},
+      targets: ['dynamodb', 'qldb'],
+      variants: ['on', 'off'],
+      operations: ['create', 'view', 'top10'],
+      durationS: 7,
+      ratePerS: 1,
+      bursts: { activeS: 3, pauseS: 12, operations: ['top10'] },
+      runArtillery: runner.run,
+      log: (l) => logs.push(l),
+      logError: () => {},
+    });
+    expect(failed).toEqual([]);
+    // view and top10: DynamoDB with keep-alive on only (core/lab-functions.ts); QLDB: create alone.
+    expect(runner.calls.map((c) => `${c.labTarget} ${c.env.LAB_KEEPALIVE} ${c.operation}`)).toEqual([
+      'dynamodb on create',
+      'dynamodb on view',
+      'dynamodb on top10',
+      'dynamodb off create',
+      'qldb on create',
+      'qldb off create',
+    ]);
+    expect(logs).toContain('qldb keep-alive on has no view, top10 function: those phases are not run');
+    // The top 10 alone runs in bursts, and says how long its pauses make it.
+    expect(runner.calls.map((c) => c.bursts?.pauseS ?? null)).toEqual([null, null, 12, null, null, null]);
+    expect(logs).toContain('  in 3 s bursts with 12 s pauses: 31 s in all');
+  });
+});
