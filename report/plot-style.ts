@@ -1,4 +1,5 @@
-/** The look every report plot shares (report/plots.ts and the sections that draw their own). */
+/** The look every report plot shares, and the plots' ids (report/plots.ts and the specs in report/plot-specs/). */
+import type { CdfPoint } from './report-model';
 
 const FONT = 'DejaVu Sans, Liberation Sans, Helvetica, Arial, sans-serif';
 
@@ -28,3 +29,43 @@ export const CATEGORY_AXIS = {
   titleY: -6,
   titleFontWeight: 'bold',
 } as const;
+
+/** Keep-alive variants in fixed colours across every plot (off red, on blue); the legend lists those present. */
+const VARIANT_COLORS: Readonly<Record<string, string>> = {
+  'keep-alive off': '#d62728',
+  'keep-alive on': '#1f77b4',
+  'keep-alive default': '#7f7f7f',
+};
+
+export function variantScale(variants: readonly string[]) {
+  const present = [...new Set(variants)].sort();
+  return {
+    domain: present,
+    range: present.map((v, i) => VARIANT_COLORS[v] ?? ['#2ca02c', '#9467bd', '#8c564b'][i % 3]),
+  };
+}
+
+export const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+
+/** The id of the distribution plot of one target and phase, for placing it beside its table. */
+export const cdfPlotId = (target: string, phase: string) => `cdf-${slug(`${target}-${phase}`)}`;
+
+/** The id of the target comparison's bar chart. */
+export const TARGET_PLOT_ID = 'target-db-p50';
+
+/** The id of the plot of the i-th Power Tuning result. */
+export const tuningPlotId = (fn: string, i: number) => `tuning-${slug(fn)}-${i + 1}`;
+
+/** Log axes cannot show 0; a sample of 0 ms (possible from Artillery's whole ms) sits at 1 µs. */
+export const positive = (ms: number) => Math.max(ms, 0.001);
+
+export function cdfRows<T extends Record<string, string>>(points: readonly CdfPoint[], extra: T) {
+  return points.map((p) => ({ ...extra, ms: positive(p.ms), percentile: p.percentile }));
+}
+
+/** The id of the latency-versus-cost chart. */
+export const COST_PLOT_ID = 'latency-vs-cost';
