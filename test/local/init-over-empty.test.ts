@@ -59,12 +59,12 @@ describe('init over an empty handler', () => {
     expect(row.initMs).toHaveLength(3);
     expect(row.emptyMs).toHaveLength(3);
     expect(row.overEmptyMs).toEqual(row.initMs.map((ms, i) => ms - row.emptyMs[i]));
-    // The bundle's 60 ms timer shows in what it adds over the empty handler. Each side carries
-    // its own start-up noise, so the difference can read a few ms under 60 on a busy machine:
-    // the bound only tells "counted" from "lost".
-    expect(row.p50.overEmpty).toBeGreaterThanOrEqual(INIT_WAIT_MS / 2);
-    // An upper bound only against a broken subtraction (the empty init counted twice, say), with slack.
-    expect(row.p50.overEmpty).toBeLessThan(3 * INIT_WAIT_MS + 1_000);
+    // The bundle's 60 ms timer is counted in every init of it: a lower bound, which a loaded
+    // machine only makes longer. (The difference from the empty handler's init is not bounded
+    // from below: each side carries its own start-up noise, and under load the empty handler's
+    // init alone can take longer than the timer; the identity above checks the subtraction.)
+    for (const ms of row.initMs) expect(ms).toBeGreaterThanOrEqual(INIT_WAIT_MS - 1);
+    expect(row.p50.overEmpty).toBe(median(row.overEmptyMs));
     expect(row.p50.empty).toBeGreaterThan(0);
   });
 
