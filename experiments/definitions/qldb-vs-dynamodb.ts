@@ -227,7 +227,8 @@ function rows(
       metric: 'QLDB cold start: Init Duration, bundled, keep-alive on create',
       kind: 'init',
       statistic: 'p50',
-      article: 300,
+      // 200 ms was 40 % of the unbundled init: 500 ms before, 300 ms after.
+      article: Math.round(f.coldInitSavedMs / f.coldInitSavedShare - f.coldInitSavedMs),
       articleText: '~300 ms implied (200 ms less, "a decrease of 40%"; the article names no statistic)',
       measured: qInit,
       unit: 'ms',
