@@ -40,9 +40,11 @@ function rows(
   const duration = (t: Target, op: Operation, v: KeepAliveVariant) =>
     stepOf(t)?.layer(t, v, op, 'function') ?? null;
   const where = ctx.where === 'local' ? LOCAL_MODEL_NOTE : 'deployed stack';
-  const load = ctx.quick
-    ? `--quick: ${ctx.durationS ?? QUICK_S} s a phase at 10/s instead of the article’s 300 s`
-    : '';
+  const phaseS = ctx.durationS ?? (ctx.quick ? QUICK_S : QLDB_FIGURES.load.durationS);
+  const load =
+    phaseS === QLDB_FIGURES.load.durationS
+      ? ''
+      : `${ctx.quick ? '--quick' : `--duration ${phaseS}`}: ${phaseS} s a phase at ${QLDB_FIGURES.load.ratePerS}/s instead of the article’s ${QLDB_FIGURES.load.durationS} s`;
   const f = QLDB_FIGURES;
   const ran = (t: Target) => (ctx.targets.includes(t) ? undefined : `${t} is not among the targets run`);
   const out: ExperimentRow[] = [];

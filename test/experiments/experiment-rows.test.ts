@@ -128,6 +128,17 @@ describe('qldb-vs-dynamodb', () => {
     expect(create?.note).toMatch(/^no measured number: /);
   });
 
+  it('says in the Duration rows when the phases were shorter than the article’s 300 s', () => {
+    const metric = 'QLDB get, keep-alive on: average function Duration';
+    const note = (c: PlanContext) =>
+      qldbVsDynamodb.rows(new Map(), c, new Map()).rows.find((r) => r.metric === metric)?.note ?? '';
+    expect(note({ ...ctx, quick: false, durationS: 60 })).toContain(
+      '--duration 60: 60 s a phase at 10/s instead of the article’s 300 s',
+    );
+    expect(note(ctx)).toContain('--quick: 5 s a phase');
+    expect(note({ ...ctx, quick: false })).not.toContain('instead of the article’s 300 s');
+  });
+
   it('fills "512 MB the best memory" from its Power Tuning run of qldb-get, and says why without one', () => {
     const [tuning] = qldbVsDynamodb.tunings?.(ctx) ?? [];
     expect(tuning).toMatchObject({ function: 'qldb-get', strategy: 'balanced' });
@@ -202,6 +213,11 @@ describe('redis-vs-others', () => {
     );
     const insert = rows.find((r) => r.metric === 'insert (create), 1 worker, Redis: database time p50');
     expect(insert?.note).not.toContain('seeded');
+    expect(read?.note).not.toContain('instead of the article’s 60 s');
+    const short = redisVsOthers.rows(new Map(), { ...ctx, durationS: 10 }).rows;
+    expect(short.find((r) => r.metric === read?.metric)?.note).toContain(
+      '--duration 10: 10 s a phase instead of the article’s 60 s',
+    );
   });
 });
 
