@@ -111,6 +111,37 @@ export function createDynamoDbStore(
     bill('read', out.ConsumedCapacity, () => readUnits(itemBytes(out.Item), true));
     return out.Item;
   };
+  /** One index partition, highest sort key first, `limit` items: one Query request. */
+  const queryDescending = async (
+    indexName: string,
+    partitionAttribute: string,
+    partitionValue: string,
+    limit: number,
+    signal: AbortSignal,
+  ) => {
+    const out = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: indexName,
+        KeyConditionExpression: '#partition = :partition',
+        ExpressionAttributeNames: { '#partition': partitionAttribute },
+        ExpressionAttributeValues: { ':partition': { S: partitionValue } },
+        ScanIndexForward: false,
+        Limit: limit,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+      { abortSignal: signal },
+    );
+    const items = out.Items ?? [];
+    // A Query is billed on the summed size of what it read, rounded up to 4 KB once.
+    bill('read', out.ConsumedCapacity, () =>
+      readUnits(
+        items.reduce((n, i) => n + itemBytes(i), 0),
+        false,
+      ),
+    );
+    return items;
+  };
   return {
     name: 'DynamoDB',
     socketsOpened: counters.socketsOpened,
@@ -207,27 +238,9 @@ export function createDynamoDbStore(
     async query(govIdType, limit, signal) {
       // Newest first straight from the index, `limit` items: one request, never a scan. Index
       // reads are eventually consistent (a Person created a moment ago may not be listed yet).
-      const out = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: BY_TYPE_INDEX,
-          KeyConditionExpression: '#type = :type',
-          ExpressionAttributeNames: { '#type': BY_TYPE_PARTITION },
-          ExpressionAttributeValues: { ':type': { S: govIdType } },
-          ScanIndexForward: false,
-          Limit: limit,
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-        { abortSignal: signal },
+      return (await queryDescending(BY_TYPE_INDEX, BY_TYPE_PARTITION, govIdType, limit, signal)).map(
+        fromItem,
       );
-      // A Query is billed on the summed size of what it read, rounded up to 4 KB once.
-      bill('read', out.ConsumedCapacity, () =>
-        readUnits(
-          (out.Items ?? []).reduce((n, i) => n + itemBytes(i), 0),
-          false,
-        ),
-      );
-      return (out.Items ?? []).map(fromItem);
     },
     async view(govId, signal) {
       try {
@@ -260,26 +273,9 @@ export function createDynamoDbStore(
     },
     async top10(signal) {
       // The article's query: the section's partition of the index, highest count first, 10 items.
-      const out = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: TOP_STORIES_INDEX,
-          KeyConditionExpression: '#section = :section',
-          ExpressionAttributeNames: { '#section': SECTION },
-          ExpressionAttributeValues: { ':section': { S: SECTION_VALUE } },
-          ScanIndexForward: false,
-          Limit: TOP_STORIES,
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-        { abortSignal: signal },
+      return (await queryDescending(TOP_STORIES_INDEX, SECTION, SECTION_VALUE, TOP_STORIES, signal)).map(
+        storyOf,
       );
-      bill('read', out.ConsumedCapacity, () =>
-        readUnits(
-          (out.Items ?? []).reduce((n, i) => n + itemBytes(i), 0),
-          false,
-        ),
-      );
-      return (out.Items ?? []).map(storyOf);
     },
   };
 }
