@@ -35,7 +35,6 @@ export type LabHook = (
   next: (error?: Error) => void,
 ) => void;
 export const PUT10_COUNT: number;
-export function seededRandom(seed: number): () => number;
 export const setPersonsBody: LabHook;
 export const nextGovId: LabHook;
 export const setOverwriteBody: LabHook;

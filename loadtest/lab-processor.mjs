@@ -30,6 +30,7 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { faker } from '@faker-js/faker/locale/en';
+import { seededUniform } from '../core/seeded-uniform.mjs';
 import { GOV_ID_PATTERN, timingOfBody } from '../core/timing.mjs';
 import { signRequest as sigv4 } from '../local/auth/sigv4-signer.mjs';
 
@@ -177,22 +178,6 @@ function readGovIds(path) {
     .filter((l) => l !== '');
 }
 
-/**
- * A small seeded generator (mulberry32): the same seed gives the same picks on every run.
- * @param {number} seed
- * @returns {() => number} uniform in [0, 1)
- */
-export function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** @param {string | undefined} raw */
 function pickSeed(raw) {
   if (raw === undefined || raw === '') return undefined;
@@ -221,7 +206,7 @@ export function nextGovId(_requestParams, context, _events, next) {
     govIdList ??= readGovIds(process.env.LAB_GOVIDS_FILE);
     if (govIdList.length === 0) return next();
     // Each Artillery worker its own stream: the same seed in two workers would pick alike.
-    pick ??= seededRandom(PICK_SEED * 1000 + Number(process.env.LOCAL_WORKER_ID ?? 0));
+    pick ??= seededUniform(PICK_SEED * 1000 + Number(process.env.LOCAL_WORKER_ID ?? 0));
     context.vars.govId = govIdList[Math.floor(pick() * govIdList.length)];
     return next();
   }

@@ -4,6 +4,7 @@
  * equivalents. A distribution, not a constant, so that local p99s have tails as the cloud's
  * do; seeded, so that a run can be repeated.
  */
+import { seededUniform } from '../../core/seeded-uniform.mjs';
 
 /** The median and the 99th percentile a distribution is fitted to, ms. */
 export interface ServiceTimeSpec {
@@ -20,18 +21,6 @@ export function checkServiceTime(spec: ServiceTimeSpec): void {
   if (!(Number.isFinite(p50Ms) && Number.isFinite(p99Ms) && p50Ms > 0 && p99Ms >= p50Ms)) {
     throw new RangeError(`service time needs 0 < p50 <= p99, got p50 ${p50Ms} ms, p99 ${p99Ms} ms`);
   }
-}
-
-/** mulberry32: a small, fast 32-bit generator; the same seed gives the same stream. */
-export function seededUniform(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A seed per stream name (a target), so each model draws its own, repeatable sequence. */

@@ -1,0 +1,2 @@
+/** Types of seeded-uniform.mjs. */
+export function seededUniform(seed: number): () => number;
