@@ -377,25 +377,11 @@ const CDF_PERCENTILES = [...Array.from({ length: 100 }, (_, i) => i), 99.5, 99.9
  * min, mean and max exact from the samples.
  */
 export function distributionFrom(samples: LatencyHistogram): Distribution | null {
-  if (samples.count === 0) return null;
-  const ladderPercentiles = [50, 75, 90, 95, 99, 99.9];
-  const at = samples.valuesAt([...ladderPercentiles, ...CDF_PERCENTILES]);
-  const { min, max } = samples;
-  const [p50, p75, p90, p95, p99, p999] = at.slice(0, ladderPercentiles.length);
-  const ladder: Ladder = {
-    count: samples.count,
-    min,
-    mean: samples.mean,
-    p50,
-    p75,
-    p90,
-    p95,
-    p99,
-    'p99.9': p999,
-    max,
-  };
+  const ladder = samples.ladder();
+  if (ladder === null) return null;
+  const at = samples.valuesAt(CDF_PERCENTILES);
   const cdf = CDF_PERCENTILES.map((p, i) => ({
-    ms: p === 0 ? min : p === 100 ? max : at[ladderPercentiles.length + i],
+    ms: p === 0 ? ladder.min : p === 100 ? ladder.max : at[i],
     percentile: p,
   }));
   return { ladder, cdf };
