@@ -27,11 +27,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { signRequest } from '../local/auth/sigv4';
+import { freePort } from '../local/engines/free-port';
 import { defaultLambdaNode } from '../local/host/execution-environment';
 import { LOCAL_CALLER } from '../local/lab-defaults';
 import { ladderOf } from '../runs/latency-histogram';
@@ -88,17 +89,6 @@ export function ensurePeer(log: (line: string) => void): string {
     }).status ?? 1;
   if (r !== 0) throw new Error(`npm install of the peer failed (exit ${r}) in ${dir}`);
   return dir;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** CPU time (user + system) of a process, ms, from /proc (0 where /proc is missing). */

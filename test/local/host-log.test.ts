@@ -6,12 +6,13 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LineFile } from '../../core/line-file';
 import { signRequest } from '../../local/auth/sigv4';
+import { freePort } from '../../local/engines/free-port';
 import { LOCAL_CALLER } from '../../local/lab-defaults';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -75,17 +76,6 @@ describe('LineFile', () => {
     expect(lines(file)).toEqual(Array.from({ length: 2000 }, (_, i) => `REPORT ${i}`));
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForPort(port: number, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
