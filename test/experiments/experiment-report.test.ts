@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newsTop10 } from '../../experiments/definitions/news-top10';
 import { missingTargetRow, row } from '../../experiments/rows';
-import type { StepView } from '../../experiments/types';
 import { buildFromResultsDir } from '../../report/build-report';
 import { combineExperimentReport } from '../../report/experiment-report';
 import { renderMarkdown } from '../../report/render-markdown';
 import type { ExperimentBlock } from '../../report/report-model';
 import { copyFixtureResults } from '../report/report-fixture';
+import { stepView } from '../support/step-view';
 
 describe('rows', () => {
   it('keep a finite measurement with its ratio to the article, or say why there is none', () => {
@@ -52,19 +52,7 @@ describe('rows', () => {
   });
 
   it('of a definition say so when a step left no calls', () => {
-    const empty: StepView = {
-      plan: newsTop10.plan({ quick: true, where: 'local', targets: ['redis'] })[0],
-      wallS: 1,
-      rows: [],
-      lab: null,
-      calls: () => [],
-      ladder: () => null,
-      rungs: () => [],
-      reportDurations: () => [],
-      layer: () => null,
-      row: () => undefined,
-      group: () => undefined,
-    };
+    const empty = stepView(newsTop10.plan({ quick: true, where: 'local', targets: ['redis'] })[0]);
     const { rows } = newsTop10.rows(new Map([['news-site', empty]]), {
       quick: true,
       where: 'local',

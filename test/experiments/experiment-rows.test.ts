@@ -12,30 +12,13 @@ import { provisionedIdle } from '../../experiments/definitions/provisioned-idle'
 import { qldbVsDynamodb } from '../../experiments/definitions/qldb-vs-dynamodb';
 import { redisVsOthers } from '../../experiments/definitions/redis-vs-others';
 import { EXPERIMENTS } from '../../experiments/registry';
-import type { Call, PlanContext, StepPlan, StepView, TuningView } from '../../experiments/types';
+import type { Call, PlanContext, TuningView } from '../../experiments/types';
 import type { RowKind } from '../../report/report-model';
 import type { Ladder } from '../../runs/latency-histogram';
 import type { LabRow } from '../../runs/results';
+import { stepView } from '../support/step-view';
 
 const KINDS: readonly RowKind[] = ['duration', 'db', 'connection', 'size', 'init', 'throughput', 'count'];
-
-/** A step that ran and left nothing (or what `over` gives). */
-function view(plan: StepPlan, over: Partial<StepView> = {}): StepView {
-  return {
-    plan,
-    wallS: 1,
-    rows: [],
-    lab: null,
-    calls: () => [],
-    ladder: () => null,
-    rungs: () => [],
-    reportDurations: () => [],
-    layer: () => null,
-    row: () => undefined,
-    group: () => undefined,
-    ...over,
-  };
-}
 
 const ladder = (mean: number): Ladder => ({
   count: 100,
@@ -60,7 +43,7 @@ describe('every experiment’s rows', () => {
   it.each(EXPERIMENTS.flatMap((e) => CONTEXTS.map((ctx) => [e.name, ctx.where, ctx.quick, e, ctx] as const)))(
     '%s (%s, quick %s): kind and statistic on each row, a reason for each missing number, no metric twice',
     (_name, _where, _quick, e, ctx) => {
-      const steps = new Map(e.plan(ctx).map((p) => [p.name, view(p)]));
+      const steps = new Map(e.plan(ctx).map((p) => [p.name, stepView(p)]));
       const { rows } = e.rows(steps, ctx, new Map());
       expect(rows.length).toBeGreaterThan(0);
       for (const r of rows) {
@@ -95,7 +78,7 @@ describe('qldb-vs-dynamodb', () => {
   const steps = new Map(
     plans.map((p) => [
       p.name,
-      view(p, {
+      stepView(p, {
         row: (target, _v, phase) =>
           target === 'qldb' && phase === 'get' ? ({ dbCommands: commands } as unknown as LabRow) : undefined,
       }),
@@ -176,7 +159,7 @@ describe('keep-alive', () => {
       operations: ['create', 'get', 'put10'],
       parallel: 1,
     });
-    const step = view(plan, {
+    const step = stepView(plan, {
       layer: (target, v, phase, layer) =>
         target === 'dynamodb' && phase === 'put10' && layer === 'function'
           ? ladder(v === 'off' ? 150 : 50)
@@ -237,7 +220,7 @@ describe('provisioned-idle', () => {
       environment: 'env-1',
     });
     // The last create answered at t = 1000 ms; the first read started (at - clientMs) 41.5 s later.
-    const step = view(plan, {
+    const step = stepView(plan, {
       calls: (f) => (f.phase === 'create' ? [call(500, 5), call(1000, 5)] : [call(42_600, 100)]),
     });
     const { rows } = provisionedIdle.rows(new Map([[plan.name, step]]), ctx);
