@@ -21,6 +21,7 @@ import {
   OVERWRITE_SCRIPT,
   personKey,
   UPDATE_SCRIPT,
+  VIEW_SCRIPT,
   VIEWS_KEY,
 } from '../../lambda/shared/redis-store';
 import { type RedisEngine, startRedis } from '../../local/engines/redis';
@@ -201,6 +202,17 @@ describe('the Redis stand-in, as redis-cli sees it through the network model', (
     expect((await cli(['MGET', personKey(govId), personKey(`${govId}-none`)])).stdout.trim()).toBe(
       `1) "${replaced.replace(/"/g, '\\"')}"\n2) (nil)`,
     );
+    // news-top10's view: one EVAL reads the story and counts it (ZINCRBY answers the new score as a
+    // bulk string: https://redis.io/docs/latest/commands/zincrby/); a missing story counts nothing.
+    const view = (id: string) => ['EVAL', VIEW_SCRIPT, '2', personKey(id), VIEWS_KEY, id];
+    expect((await cli(view(govId), { raw: true })).stdout.trim().split('\n')).toEqual([replaced, '1']);
+    expect((await cli(view(govId), { raw: true })).stdout.trim().split('\n')).toEqual([replaced, '2']);
+    expect((await cli(view(`${govId}-none`))).stdout.trim()).toBe('(nil)');
+    expect((await cli(['ZSCORE', VIEWS_KEY, `${govId}-none`])).stdout.trim()).toBe('(nil)');
+    // The top 10: ZREVRANGE ... WITHSCORES of the view counts, highest first.
+    expect(
+      (await cli(['ZREVRANGE', VIEWS_KEY, '0', '9', 'WITHSCORES'], { raw: true })).stdout.trim().split('\n'),
+    ).toEqual([govId, '2']);
     // keep-alive off ends each call with QUIT, answered OK before the server closes.
     expect((await cli(['QUIT'])).stdout.trim()).toBe('OK');
   }, 60_000);
