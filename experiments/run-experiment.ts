@@ -10,7 +10,14 @@ import type { EngineKind } from '../local/engines/types';
 import type { ExperimentStepReport } from '../report/experiment-report';
 import type { ExperimentBlock, ExperimentStep } from '../report/report-model';
 import { missingTargets } from './rows';
-import type { ExperimentDefinition, PlanContext, StepPlan, StepView, TuningView } from './types';
+import type {
+  ColdStartView,
+  ExperimentDefinition,
+  PlanContext,
+  StepPlan,
+  StepView,
+  TuningView,
+} from './types';
 
 export interface RunExperimentOptions {
   readonly definition: ExperimentDefinition;
@@ -137,6 +144,52 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
       wallS,
     });
   }
+  const coldStartViews = new Map<string, ColdStartView>();
+  for (const c of d.coldStarts?.(ctx) ?? []) {
+    if (!ctx.targets.includes(c.function.split('-')[0] as Target)) {
+      warnings.push(`${c.name} did not run: its target is not among those chosen`);
+      continue;
+    }
+    if (where === 'aws') {
+      warnings.push(
+        `${c.name} did not run: the unbundled build runs on the local lab only (npm run experiment -- ${d.name})`,
+      );
+      continue;
+    }
+    if (o.signal?.aborted) return { interrupted: true, block: null, exitCode: 130 };
+    const dir = join(o.outDir, 'steps', c.name);
+    o.log(`\n=== ${d.name} ${c.name}: ${c.description}`);
+    const t0 = Date.now();
+    const { runColdStartCompare } = await import('./cold-start-compare');
+    try {
+      const view = await runColdStartCompare({
+        plan: c,
+        outDir: dir,
+        lab: {
+          profile: o.local?.profile,
+          rttMs: o.local?.rttMs,
+          rttByTarget: o.local?.rttByTarget,
+          seed: o.local?.seed,
+          nodePath: o.local?.nodePath,
+        },
+        signal: o.signal,
+        log: (line) => o.log(line),
+      });
+      const wallS = (Date.now() - t0) / 1000;
+      coldStartViews.set(c.name, { ...view, wallS });
+      steps.push({
+        name: c.name,
+        description: c.description,
+        dir: relative(o.outDir, dir),
+        wallS,
+        kind: 'cold-starts',
+      });
+    } catch (e) {
+      if (o.signal?.aborted) return { interrupted: true, block: null, exitCode: 130 };
+      exitCode = 1;
+      warnings.push(`${c.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
   const tuningViews = new Map<string, TuningView>();
   const tuningDirs: string[] = [];
   for (const t of d.tunings?.(ctx) ?? []) {
@@ -189,7 +242,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
       warnings.push(`tuning ${t.name} failed: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  const outcome = d.rows(views, ctx, tuningViews);
+  const outcome = d.rows(views, ctx, tuningViews, coldStartViews);
   const block: ExperimentBlock = {
     name: d.name,
     article: d.article,

@@ -131,6 +131,39 @@ export interface TuningView {
   }[];
 }
 
+/** Bundled against unbundled cold starts of one function (experiments/cold-start-compare.ts), local only. */
+export interface ColdStartPlan {
+  /** kebab-case, unique within the experiment: its files go to outDir/steps/<name>/ */
+  readonly name: string;
+  readonly description: string;
+  /** a function key, e.g. `qldb-get` */
+  readonly function: string;
+  /** Cold starts of each build, alternating. */
+  readonly runs: number;
+}
+
+/** A finished bundled-against-unbundled run, as a definition reads it. */
+export interface ColdStartView {
+  readonly plan: ColdStartPlan;
+  readonly wallS: number;
+  /** the memory setting both builds ran at, MB */
+  readonly memoryMb: number;
+  /** the Node the environments ran on */
+  readonly node: string;
+  /** how memory was applied: cgroups' mechanism, or why not */
+  readonly memoryModel: string;
+  readonly bundled: { readonly zipBytes: number; readonly initMs: readonly number[] };
+  readonly unbundled: {
+    readonly zipBytes: number;
+    readonly initMs: readonly number[];
+    /** `name@version` of each package copied */
+    readonly packages: readonly string[];
+    readonly files: number;
+    /** unzipped */
+    readonly bytes: number;
+  };
+}
+
 export interface ExperimentOutcome {
   readonly rows: readonly ExperimentRow[];
   readonly tables?: readonly ExperimentTable[];
@@ -149,11 +182,14 @@ export interface ExperimentDefinition {
   readonly plan: (ctx: PlanContext) => StepPlan[];
   /** Local Power Tuning runs, after the load steps (the local lab only). @default none */
   readonly tunings?: (ctx: PlanContext) => TuningPlan[];
+  /** Bundled against unbundled cold starts, after the load steps (the local lab only). @default none */
+  readonly coldStarts?: (ctx: PlanContext) => ColdStartPlan[];
   /** The "Article vs this run" rows, from the finished steps and tuning runs (by name). */
   readonly rows: (
     steps: ReadonlyMap<string, StepView>,
     ctx: PlanContext,
     tunings?: ReadonlyMap<string, TuningView>,
+    coldStarts?: ReadonlyMap<string, ColdStartView>,
   ) => ExperimentOutcome;
 }
 

@@ -12,7 +12,7 @@ import { InterruptedError } from '../core/errors';
 import { stopOnInterrupt } from '../core/interrupt';
 import { isTarget, TARGET_INFO, type Target } from '../core/lab-functions';
 import { CACHE_DIR } from '../core/paths';
-import { type Assembly, readAssembly } from './assembly/cloud-assembly';
+import { type Assembly, type AssemblyFunction, readAssembly } from './assembly/cloud-assembly';
 import { ensureSynth } from './assembly/ensure-synth';
 import { type LocalResources, localEnvironment } from './assembly/environment';
 import { type EngineKind, LOCAL_CREDENTIALS, LOCAL_REGION } from './engines';
@@ -138,6 +138,12 @@ export interface RunningLab {
    * An unknown function or a size outside 128-10,240 MB throws and changes nothing.
    */
   setMemory(memoryMb: number, functionName?: string): Promise<void>;
+  /**
+   * A pool of its own for other code run as function `like` runs (its environment variables,
+   * Node, memory, cgroups and version), e.g. an unbundled build beside the bundle: one
+   * environment at most, no provisioned ones. The caller stops it; an unknown `like` throws.
+   */
+  poolLike(like: string, fn: AssemblyFunction, log?: (line: string) => void): FunctionPool;
   stats(): Record<string, PoolStats>;
   /**
    * What a program outside the lab needs to reach it: every target's client lines, the region,
@@ -443,6 +449,20 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         if (chosen.some((p) => p === undefined))
           throw new Error(`no function ${functionName}; the lab runs ${[...pools.keys()].join(', ')}`);
         await Promise.all(chosen.map((p) => (p as FunctionPool).setMemory(memoryMb)));
+      },
+      poolLike: (like, fn, fnLog) => {
+        const pool = pools.get(like);
+        if (!pool) throw new Error(`no function ${like}; the lab runs ${[...pools.keys()].join(', ')}`);
+        return new FunctionPool({
+          fn: { ...fn, provisionedConcurrency: 0 },
+          env: pool.environment,
+          maxEnvironments: 1,
+          node,
+          version: pool.version,
+          memoryMb: pool.memoryMb,
+          cgroups: tree ? { tree, hostCores: memoryModel.hostCores, freeze: opts.freeze ?? true } : undefined,
+          log: fnLog ?? (() => {}),
+        });
       },
       restartEngine,
       clientEnv: () =>

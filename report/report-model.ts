@@ -315,8 +315,11 @@ export interface ExperimentStep {
   /** the step's results folder, relative to the combined report */
   readonly dir: string;
   readonly wallS: number;
-  /** `tuning`: a local Power Tuning run (its result file in dir), not a load run. @default load */
-  readonly kind?: 'tuning';
+  /**
+   * `tuning`: a local Power Tuning run (its result file in dir); `cold-starts`: bundled against
+   * unbundled cold starts (cold-starts.json in dir); not a load run. @default load
+   */
+  readonly kind?: 'tuning' | 'cold-starts';
 }
 
 /** What `npm run experiment` adds to the report it writes: the article's figures beside ours. */

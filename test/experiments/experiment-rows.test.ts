@@ -12,7 +12,7 @@ import { provisionedIdle } from '../../experiments/definitions/provisioned-idle'
 import { qldbVsDynamodb } from '../../experiments/definitions/qldb-vs-dynamodb';
 import { redisVsOthers } from '../../experiments/definitions/redis-vs-others';
 import { EXPERIMENTS } from '../../experiments/registry';
-import type { Call, PlanContext, TuningView } from '../../experiments/types';
+import type { Call, ColdStartView, PlanContext, TuningView } from '../../experiments/types';
 import type { RowKind } from '../../report/report-model';
 import type { Ladder } from '../../runs/latency-histogram';
 import type { LabRow } from '../../runs/results';
@@ -146,6 +146,62 @@ describe('qldb-vs-dynamodb', () => {
     expect(aws?.note).toContain('npm run tune -- --function qldb-get');
     // Without QLDB among the targets there is nothing to tune.
     expect(qldbVsDynamodb.tunings?.({ ...ctx, targets: ['dynamodb'] })).toEqual([]);
+  });
+
+  it('fills the unbundled zip and the Init Duration bundling saved from its cold-starts step, and says why without one', () => {
+    const [plan] = qldbVsDynamodb.coldStarts?.(ctx) ?? [];
+    expect(plan).toMatchObject({ name: 'cold-starts', function: 'qldb-get', runs: 2 });
+    expect(qldbVsDynamodb.coldStarts?.({ ...ctx, quick: false })?.[0]?.runs).toBe(5);
+    expect(qldbVsDynamodb.coldStarts?.({ ...ctx, targets: ['dynamodb'] })).toEqual([]);
+    const cs: ColdStartView = {
+      plan,
+      wallS: 30,
+      memoryMb: 512,
+      node: '24.21.0',
+      memoryModel: 'cgroup-v2',
+      bundled: { zipBytes: 113_000, initMs: [150, 170, 160, 400, 165] },
+      unbundled: {
+        zipBytes: 6_012_282,
+        initMs: [250, 240, 260, 900, 255],
+        packages: ['amazon-qldb-driver-nodejs@3.1.0', 'ion-js@5.2.1'],
+        files: 6491,
+        bytes: 15_806_599,
+      },
+    };
+    const rows = qldbVsDynamodb.rows(steps, ctx, new Map(), new Map([[plan.name, cs]])).rows;
+    const by = (metric: string) => rows.find((r) => r.metric === metric);
+    expect(by('QLDB qldb-get function: deployment zip, unbundled (node_modules zipped)')).toMatchObject({
+      kind: 'size',
+      article: 10.18,
+      measured: 6.012282,
+      unit: 'MB',
+    });
+    // p50 of each build (nearest rank): 165 and 255; the outliers do not move it.
+    expect(by('QLDB get cold start: Init Duration, bundled')).toMatchObject({
+      kind: 'init',
+      statistic: 'p50',
+      measured: 165,
+    });
+    expect(by('QLDB get cold start: Init Duration, unbundled')).toMatchObject({
+      article: 500,
+      measured: 255,
+    });
+    const saved = by('QLDB get cold start: Init Duration saved by bundling (unbundled - bundled)');
+    expect(saved).toMatchObject({ kind: 'init', statistic: 'p50', article: 200, measured: 90 });
+    expect(saved?.note).toContain('5 on-demand cold starts of each build, alternating');
+    expect(saved?.note).toContain('SDK v2');
+    expect(
+      by('QLDB get cold start: share of the unbundled Init Duration saved by bundling')?.measured,
+    ).toBeCloseTo(1 - 165 / 255);
+    // Without the step, and against the deployed stack, the rows say why they have no number.
+    const none = qldbVsDynamodb.rows(steps, ctx, new Map()).rows;
+    const missing = none.find(
+      (r) => r.metric === 'QLDB get cold start: Init Duration saved by bundling (unbundled - bundled)',
+    );
+    expect(missing?.measured).toBeNull();
+    expect(missing?.note).toContain('the cold-starts step did not finish');
+    const aws = qldbVsDynamodb.rows(new Map(), { ...ctx, where: 'aws' }, new Map()).rows;
+    expect(aws.find((r) => r.kind === 'size' && r.article === 10.18)?.note).toContain('local lab only');
   });
 });
 

@@ -86,6 +86,14 @@ describe('npm run experiment -- NAME --quick, on the local lab', () => {
           ]);
           continue;
         }
+        if (step.kind === 'cold-starts') {
+          // Bundled against unbundled: both zips and each build's Init Durations.
+          const saved = JSON.parse(readFileSync(join(out, step.dir, 'cold-starts.json'), 'utf8'));
+          expect(saved.unbundled.zipBytes).toBeGreaterThan(saved.bundled.zipBytes);
+          expect(saved.unbundled.initMs.length).toBe(saved.bundled.initMs.length);
+          expect(existsSync(join(out, step.dir, `${saved.plan.function}-unbundled.zip`))).toBe(true);
+          continue;
+        }
         expect(existsSync(join(out, step.dir, 'summary.json')), step.dir).toBe(true);
         expect(existsSync(join(out, step.dir, 'report.html')), step.dir).toBe(true);
       }
