@@ -23,6 +23,7 @@ import { EXPERIMENTS, findExperiment } from './registry';
 import { missingTargets } from './rows';
 import {
   type ExperimentDefinition,
+  estimateColdStartsS,
   estimateS,
   estimateTuningS,
   formatDuration,
@@ -68,9 +69,13 @@ function planTargets(e: ExperimentDefinition, ctx: PlanContext): string[] {
   return [...new Set([...e.plan(ctx).flatMap((s) => s.targets), ...tuned])];
 }
 
-/** Seconds an experiment should take: its load steps and its tuning runs. */
+/** Seconds an experiment should take: its load steps, its tuning runs and its cold-start comparisons. */
 function estimate(e: ExperimentDefinition, ctx: PlanContext): number {
-  return estimateS(e.plan(ctx)) + (e.tunings ? estimateTuningS(e.tunings(ctx)) : 0);
+  return (
+    estimateS(e.plan(ctx)) +
+    (e.tunings ? estimateTuningS(e.tunings(ctx)) : 0) +
+    (e.coldStarts ? estimateColdStartsS(e.coldStarts(ctx)) : 0)
+  );
 }
 
 function listText(): string {

@@ -248,6 +248,17 @@ export function estimateTuningS(tunings: readonly TuningPlan[]): number {
   );
 }
 
+/** Measured on this machine (loaded): building and zipping the unbundled function, and one cold start with its request. */
+const UNBUNDLED_BUILD_S = 10;
+const COLD_START_S = 3;
+
+/** Seconds a plan's cold-start comparisons should take (one lab each, an uncounted pair first). */
+export function estimateColdStartsS(plans: readonly ColdStartPlan[]): number {
+  return Math.round(
+    plans.reduce((s, c) => s + LAB_START_S + UNBUNDLED_BUILD_S + 2 * (c.runs + 1) * COLD_START_S, 0),
+  );
+}
+
 /** `45 s`, `3 min 10 s`. */
 export function formatDuration(s: number): string {
   const r = Math.round(s);

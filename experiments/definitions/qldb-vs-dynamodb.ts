@@ -242,7 +242,7 @@ function rows(
           : ran('qldb'),
     }),
     row({
-      metric: `QLDB ${cs?.plan.function ?? 'get'} function: deployment zip, unbundled (node_modules zipped)`,
+      metric: 'QLDB get function: deployment zip, unbundled (node_modules zipped)',
       kind: 'size',
       statistic: 'single',
       article: f.bundleMb.before,

@@ -170,7 +170,7 @@ describe('qldb-vs-dynamodb', () => {
     };
     const rows = qldbVsDynamodb.rows(steps, ctx, new Map(), new Map([[plan.name, cs]])).rows;
     const by = (metric: string) => rows.find((r) => r.metric === metric);
-    expect(by('QLDB qldb-get function: deployment zip, unbundled (node_modules zipped)')).toMatchObject({
+    expect(by('QLDB get function: deployment zip, unbundled (node_modules zipped)')).toMatchObject({
       kind: 'size',
       article: 10.18,
       measured: 6.012282,
