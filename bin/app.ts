@@ -2,6 +2,10 @@
 import { App } from 'aws-cdk-lib';
 import { buildLab } from '../lib/app';
 import { ConfigError } from '../lib/config';
+import { loadTargetModules } from '../targets/registry';
+
+// Target modules LAB_TARGET_MODULES names (the lab passes its own to this synth) join the registry.
+await loadTargetModules();
 
 const app = new App();
 try {

@@ -15,9 +15,16 @@ export interface TargetInfo {
    * articles' reference). One target at most.
    */
   readonly baseline?: boolean;
+  /**
+   * The target's handler entry, from the project root: one module exporting one handler per
+   * operation it serves, named after the operation (`create`, `get`, ...).
+   * @default `lambda/handlers/<target>.ts`
+   */
+  readonly handlerEntry?: string;
 }
 
-export const TARGET_INFO = {
+/** The targets the lab ships with; a target module adds more at run time (registerTargetInfo). */
+export const BUILTIN_TARGET_INFO = {
   dynamodb: { label: 'DynamoDB', baseline: true },
   qldb: {
     label: 'QLDB',
@@ -28,10 +35,54 @@ export const TARGET_INFO = {
   dsql: { label: 'Aurora DSQL' },
 } as const satisfies Record<string, TargetInfo>;
 
-export type Target = keyof typeof TARGET_INFO;
-export const TARGETS = Object.keys(TARGET_INFO) as Target[];
+export type BuiltinTarget = keyof typeof BUILTIN_TARGET_INFO;
+export const isBuiltinTarget = (t: string): t is BuiltinTarget => Object.hasOwn(BUILTIN_TARGET_INFO, t);
+/**
+ * A target's key. A string, not a union of the built-ins: target modules register more at run
+ * time (targets/registry.ts), so the set is known when the process has loaded them, not when
+ * it compiles. isTarget says whether a string is one.
+ */
+export type Target = string;
 
-export const isTarget = (s: string): s is Target => Object.hasOwn(TARGET_INFO, s);
+const TARGET_INFO = new Map<string, TargetInfo>(Object.entries(BUILTIN_TARGET_INFO));
+
+/**
+ * Every target this process knows, built-ins first, then registered ones in the order they
+ * came. One array, grown in place by registerTargetInfo, so a module that took it at load
+ * sees a target registered later.
+ */
+export const TARGETS: string[] = [...TARGET_INFO.keys()];
+
+export const isTarget = (s: string): boolean => TARGET_INFO.has(s);
+
+/** A target key: lower-case letters and digits, starting with a letter (function keys parse it back). */
+export const TARGET_NAME = /^[a-z][a-z0-9]*$/;
+
+/** Adds a target to the vocabulary; a name already known or not a TARGET_NAME is refused. */
+export function registerTargetInfo(name: string, info: TargetInfo): void {
+  if (!TARGET_NAME.test(name))
+    throw new Error(
+      `target name ${JSON.stringify(name)}: lower-case letters and digits, starting with a letter`,
+    );
+  if (TARGET_INFO.has(name)) throw new Error(`target ${name} is already registered`);
+  if (info.baseline && TARGETS.some((t) => TARGET_INFO.get(t)?.baseline))
+    throw new Error(`target ${name}: a baseline target is already registered (one at most)`);
+  TARGET_INFO.set(name, info);
+  TARGETS.push(name);
+}
+
+/** What the registry says of a target; undefined for a key the lab does not know. */
+export const targetInfo = (t: string): TargetInfo | undefined => TARGET_INFO.get(t);
+
+/** TARGET_INFO's label, or the key itself for a target the lab does not know (an old results folder). */
+export const targetLabel = (t: string): string => TARGET_INFO.get(t)?.label ?? t;
+
+/** The target's notice (QLDB's), if it has one. */
+export const targetNotice = (t: string): string | undefined => TARGET_INFO.get(t)?.notice;
+
+/** The handler entry of a target's functions, from the project root. */
+export const handlerEntryOf = (t: string): string =>
+  TARGET_INFO.get(t)?.handlerEntry ?? `lambda/handlers/${t}.ts`;
 
 /**
  * The target a comparison divides by: the registry's baseline when it ran, else the first of
@@ -39,8 +90,7 @@ export const isTarget = (s: string): s is Target => Object.hasOwn(TARGET_INFO, s
  */
 export function baselineTarget(ran: readonly string[]): string | undefined {
   const rank = (t: string) => (isTarget(t) ? TARGETS.indexOf(t) : TARGETS.length);
-  const info = (t: string): TargetInfo | undefined => (isTarget(t) ? TARGET_INFO[t] : undefined);
-  return ran.find((t) => info(t)?.baseline) ?? [...ran].sort((a, b) => rank(a) - rank(b))[0];
+  return ran.find((t) => targetInfo(t)?.baseline) ?? [...ran].sort((a, b) => rank(a) - rank(b))[0];
 }
 
 /** What one deployed function uses; the `both` flag deploys one of each. */
@@ -72,7 +122,7 @@ export const OPERATIONS = Object.keys(OPERATION_ROUTES) as Operation[];
  * article compared. An operation not listed here is served by every target. put10 reproduces
  * the DynamoDB keep-alive article; on the other targets it would be a function nobody measures.
  */
-export const OPERATION_TARGETS: Partial<Record<Operation, readonly Target[]>> = {
+export const OPERATION_TARGETS: Partial<Record<Operation, readonly BuiltinTarget[]>> = {
   put10: ['dynamodb'],
   // The article compared DynamoDB, Upstash and FaunaDB (gone); DSQL joins wherever targets are
   // compared. QLDB's PartiQL has no ORDER BY, so it could not serve a top 10 from an index.
@@ -109,8 +159,10 @@ export interface LabFunction {
   readonly key: string;
   /** PascalCase construct id and output prefix, e.g. `DynamodbCreate`. */
   readonly id: string;
-  /** Handler file under lambda/handlers/, without extension. */
-  readonly handlerFile: string;
+  /** The target's handler entry, from the project root (handlerEntryOf). */
+  readonly entry: string;
+  /** The entry's export that serves this operation: the operation's name. */
+  readonly handlerExport: Operation;
   /** REST resource path, e.g. `/dynamodb/person` or `/dynamodb/keepalive-off/person/{govId}`. */
   readonly path: string;
   readonly method: (typeof OPERATION_ROUTES)[Operation]['method'];
@@ -146,7 +198,8 @@ export function labFunctions(
           keepAlive,
           key,
           id: pascal(key),
-          handlerFile: `${target}-${operation}`,
+          entry: handlerEntryOf(target),
+          handlerExport: operation,
           path: `${basePath(target, keepAlive, both)}/${route.path}`,
           method: route.method,
         });

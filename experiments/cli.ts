@@ -19,6 +19,7 @@ import {
   seedOption,
 } from '../local/cli/options';
 import { DEFAULT_MAX_ENVIRONMENTS } from '../local/lab-defaults';
+import { loadTargetModules } from '../targets/registry';
 import { EXPERIMENTS, findExperiment } from './registry';
 import { missingTargets } from './rows';
 import {
@@ -29,6 +30,9 @@ import {
   formatDuration,
   type PlanContext,
 } from './types';
+
+// Target modules LAB_TARGET_MODULES names join the registry before anything lists the targets.
+await loadTargetModules();
 
 const HELP = `Usage: npm run experiment -- NAME [options]
        npm run experiment -- --list

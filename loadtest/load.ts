@@ -10,7 +10,7 @@ import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../core/errors';
 import { installInterruptHandler } from '../core/interrupt';
-import { KEEP_ALIVE_VARIANTS, OPERATIONS, TARGET_INFO, TARGETS, type Target } from '../core/lab-functions';
+import { KEEP_ALIVE_VARIANTS, OPERATIONS, TARGETS, type Target, targetNotice } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
 import {
   engineOption,
@@ -26,7 +26,11 @@ import {
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS } from '../local/lab-defaults';
 import { KEEP_ALIVE_FIGURES } from '../report/article-figures';
 import type { LabRow } from '../runs/results';
+import { loadTargetModules } from '../targets/registry';
 import { DEFAULT_LOAD_S, defaultPhaseS, MAX_DEFAULT_PHASE_S, MIN_DEFAULT_PHASE_S } from './default-duration';
+
+// Target modules LAB_TARGET_MODULES names join the registry before anything lists the targets.
+await loadTargetModules();
 
 const HELP = `Usage: npm run load -- [options]
 
@@ -281,7 +285,7 @@ runCli(
         `Provisioned concurrency ${idle.concurrency} x ${idle.memoryMb} MB per function: ${idle.usdPerHour === null ? `unpriced (${idle.unpriced})` : `$${idle.usdPerHour.toFixed(4)} per hour`} while configured, requests or not (summary.json: cost.provisionedIdle, reserved GB-s over each phase; not in $ per million).`,
       );
     for (const t of targets) {
-      const notice = (TARGET_INFO[t] as { notice?: string }).notice;
+      const notice = targetNotice(t);
       if (notice && where === 'local') console.log(notice);
     }
     for (const t of new Set(rows.map((r) => r.target))) {

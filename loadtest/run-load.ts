@@ -20,6 +20,7 @@ import { memoryModelLine } from '../local/host/cgroups';
 import { CFS_PERIOD_US, INIT_BURST_MS, MB_PER_VCPU } from '../local/host/lambda-memory';
 import type { RunningLab } from '../local/lab';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, localSigningEnv } from '../local/lab-defaults';
+import { linkOf } from '../local/network/profiles';
 import type { LabRow, TimingLine } from '../runs/results';
 import type { Bursts } from './bursts';
 import type { FailedPhase } from './load-phases';
@@ -224,7 +225,7 @@ function networkSummary(
     seed,
     network: Object.fromEntries(
       targets.map((t) => {
-        const link = profile.targets[t];
+        const link = linkOf(profile, t);
         return [
           t,
           {

@@ -10,8 +10,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InterruptedError } from '../core/errors';
 import { stopOnInterrupt } from '../core/interrupt';
-import { isTarget, TARGET_INFO, type Target } from '../core/lab-functions';
+import { isTarget, TARGETS, type Target, targetLabel, targetNotice } from '../core/lab-functions';
 import { CACHE_DIR } from '../core/paths';
+import { targetModulePaths } from '../core/target-modules';
 import { type Assembly, type AssemblyFunction, readAssembly } from './assembly/cloud-assembly';
 import { ensureSynth } from './assembly/ensure-synth';
 import { type LocalResources, localEnvironment } from './assembly/environment';
@@ -30,12 +31,12 @@ import {
 import { labEnvVars } from './lab-env';
 import { type NetworkModelProcess, startNetworkModelProcess } from './network/network-model-process';
 import { resolveProfile } from './network/profile-options';
-import { describeLink, type NetworkProfile } from './network/profiles';
+import { describeLink, linkOf, type NetworkProfile } from './network/profiles';
 import { streamSeed } from './network/service-time';
 import { reapDeadLabs, tidyRunDir } from './run-dir';
 import { type NodeRuntime, resolveLambdaNode } from './runtime/lambda-node';
 import { type ApiServer, compileRoute, startApiServer } from './server/api-gateway';
-import { LOCAL_TARGETS, type LocalDatabase } from './targets';
+import { type LocalDatabase, localTarget } from './targets';
 import { runCustomResources } from './targets/custom-resources';
 import { LOCAL_REDIS_SECRET_ARN } from './targets/redis';
 import { ensureCertificates } from './tls/certificates';
@@ -166,9 +167,7 @@ export function requestedTargets(context: Record<string, string> = {}): Target[]
     .filter((t) => t !== '');
   const unknown = requested.filter((t) => !isTarget(t));
   if (unknown.length > 0 || requested.length === 0) {
-    throw new Error(
-      `unknown target ${unknown.join(', ') || '(none)'}; known: ${Object.keys(TARGET_INFO).join(', ')}`,
-    );
+    throw new Error(`unknown target ${unknown.join(', ') || '(none)'}; known: ${TARGETS.join(', ')}`);
   }
   return [...new Set(requested.filter(isTarget))];
 }
@@ -196,7 +195,10 @@ export function localOutdir(context: Record<string, string>): string {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
-  return join(CACHE_DIR, 'cdk.out', createHash('sha256').update(key).digest('hex').slice(0, 12));
+  // Target modules registered through the variable shape the templates too: their own assembly.
+  const modules = targetModulePaths();
+  const keyed = modules.length === 0 ? key : `${key},modules=${modules.join(',')}`;
+  return join(CACHE_DIR, 'cdk.out', createHash('sha256').update(keyed).digest('hex').slice(0, 12));
 }
 
 export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
@@ -261,7 +263,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     // is owned, so a failure of another stops it too.
     const started = await Promise.allSettled(
       targets.map(async (target) => {
-        const database = await LOCAL_TARGETS[target].start({
+        const database = await localTarget(target).start({
           assembly,
           dataDir: opts.dataDir,
           engine: opts.engine,
@@ -277,7 +279,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     if (failedStart) throw (failedStart as PromiseRejectedResult).reason;
     for (const [i, target] of targets.entries()) {
       const database = (started[i] as PromiseFulfilledResult<LocalDatabase>).value;
-      const link = profile.targets[target];
+      const link = linkOf(profile, target);
       const model = await startNetworkModelProcess(
         {
           upstreamHost: '127.0.0.1',
@@ -293,9 +295,9 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       await own(() => model.close());
       running.set(target, { database, model });
       log(
-        `${TARGET_INFO[target].label}: ${database.description} (pid ${database.pid}) behind ${model.url}: TLS 1.3, profile ${profile.name}: ${describeLink(link)}; new connections pay TCP + TLS set-up`,
+        `${targetLabel(target)}: ${database.description} (pid ${database.pid}) behind ${model.url}: TLS 1.3, profile ${profile.name}: ${describeLink(link)}; new connections pay TCP + TLS set-up`,
       );
-      const notice = (TARGET_INFO[target] as { notice?: string }).notice;
+      const notice = targetNotice(target);
       if (notice) log(notice);
     }
 
@@ -391,7 +393,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         for (const [target, r] of running) {
           const pid = r.database.pid;
           if (restarting.has(target) || isAlive(pid)) continue;
-          const label = TARGET_INFO[target].label;
+          const label = targetLabel(target);
           log(`warning: ${label}'s engine (pid ${pid}) died; starting it again on the same port`);
           restarting.add(target);
           void (async () => {

@@ -14,7 +14,7 @@
  * article's perf_hooks span) at the article's statistics, with the share of requests that met
  * a cold start or a new connection beside them.
  */
-import { TARGET_INFO, type Target } from '../../core/lab-functions';
+import { type Target, targetLabel } from '../../core/lab-functions';
 import { NEWS_TOP10_FIGURES, SEEDS } from '../../report/article-figures';
 import type { ExperimentRow } from '../../report/report-model';
 import { LOCAL_MODEL_NOTE, mean, missingTargetRow, row } from '../rows';
@@ -56,7 +56,7 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
   const where = ctx.where === 'local' ? LOCAL_MODEL_NOTE : 'deployed stack';
   const traffic = `${ctx.durationS ?? shape.durationS} s of top-10 requests at ${shape.ratePerS}/s in ${shape.activeS} s bursts with ${shape.pauseS} s pauses${ctx.where === 'local' ? ` (engines drop connections idle ${shape.idleTimeoutS} s)` : ''}`;
   for (const t of TARGETS.filter((x) => ctx.targets.includes(x))) {
-    const label = TARGET_INFO[t].label;
+    const label = targetLabel(t);
     const calls = step?.calls({ target: t, variant: 'on', phase: 'top10' }) ?? [];
     const cold = calls.filter((c) => c.coldStart);
     const fresher = calls.filter(fresh);

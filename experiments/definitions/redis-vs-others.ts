@@ -5,7 +5,7 @@
  * with FaunaDB; FaunaDB is shut down, so its rows keep the article's figures and no
  * measurement, and Redis is compared with every other target the lab has.
  */
-import { type Operation, TARGET_INFO, TARGETS, type Target } from '../../core/lab-functions';
+import { type Operation, TARGETS, type Target, targetLabel } from '../../core/lab-functions';
 import {
   HISTOGRAM_FIGURES,
   HISTOGRAM_PERCENTILES,
@@ -35,8 +35,11 @@ const stepName = (level: number) => `parallel-${level}`;
 const isArticleLevel = (n: number): n is HistogramParallelism =>
   (ARTICLE_LEVELS as readonly number[]).includes(n);
 
-/** Redis first, then every other target of the registry (core/lab-functions.ts): a new target joins. */
-const ORDER: readonly Target[] = ['redis', ...TARGETS.filter((t) => t !== 'redis')];
+/**
+ * Redis first, then every other target of the registry (core/lab-functions.ts): a new target
+ * joins. Read when a plan is made, so a target registered after this module loaded is in it.
+ */
+const order = (): readonly Target[] => ['redis', ...TARGETS.filter((t) => t !== 'redis')];
 
 const LAYER_NOTE =
   'ours is the database time the handler measured inside Lambda, the article’s a Go client on EC2 calling the database directly (the ladders table also has our client latency, through the API and Lambda)';
@@ -79,7 +82,7 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
   const out: ExperimentRow[] = [];
   const ladders: string[][] = [];
   const articleLadders: string[][] = [];
-  const targets = ORDER.filter((t) => ctx.targets.includes(t));
+  const targets = order().filter((t) => ctx.targets.includes(t));
   const where = ctx.where === 'local' ? LOCAL_MODEL_NOTE : 'deployed stack';
   const quickNote = ctx.quick
     ? `--quick: ${QUICK_LEVELS.join(' and ')} workers for ${ctx.durationS ?? QUICK_S} s each instead of the article’s 1, 10 and 100 for 60 s, ${QUICK_SEED} Persons seeded instead of ${HISTOGRAM_FIGURES.seededRecords}`
@@ -103,7 +106,7 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
         const db = rungsOf(dbMs);
         const client = rungsOf(clientMs);
         const perMinute = (step?.row(t, 'on', op)?.throughputPerSec ?? Number.NaN) * 60;
-        const label = TARGET_INFO[t].label;
+        const label = targetLabel(t);
         const ls = t === 'redis' ? articleFigure(op, level, 'lambdaStore') : undefined;
         for (const p of POINTS) {
           out.push(
@@ -257,7 +260,7 @@ export const redisVsOthers: ExperimentDefinition = {
     levelsOf(ctx).map((level) => ({
       name: stepName(level),
       description: `every target: ${seedsOf(ctx)} Persons seeded (not counted), then create, and get, overwrite and update at random among the seeded, ${level} worker(s) back to back, keep-alive on`,
-      targets: ORDER.filter((t) => ctx.targets.includes(t)),
+      targets: order().filter((t) => ctx.targets.includes(t)),
       variants: ['on'],
       operations: [...OPERATIONS],
       // The article ran 60 s a scenario.

@@ -14,6 +14,8 @@ export const FUNCTION_TIMEOUT = Duration.seconds(10);
 export interface PerfFunctionProps {
   /** Path from the project root to the handler file. */
   readonly entry: string;
+  /** The entry's export that serves this function. @default 'handler' */
+  readonly handler?: string;
   readonly description?: string;
   /** @default 512 */
   readonly memorySize?: number;
@@ -66,7 +68,7 @@ export class PerfFunction extends Construct {
     if (props.sourceMaps) environment.NODE_OPTIONS = '--enable-source-maps';
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       entry: path.join(PROJECT_ROOT, props.entry),
-      handler: 'handler',
+      handler: props.handler ?? 'handler',
       description: props.description,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,

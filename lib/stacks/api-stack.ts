@@ -85,7 +85,8 @@ export class ApiStack extends Stack {
       const binding = props.bindings.get(spec.target);
       if (!binding) throw new Error(`ApiStack: no database binding for target ${spec.target}`);
       const perf = new PerfFunction(this, spec.id, {
-        entry: `lambda/handlers/${spec.handlerFile}.ts`,
+        entry: spec.entry,
+        handler: spec.handlerExport,
         description: `Latency lab ${spec.key} (keep-alive ${spec.keepAlive})`,
         memorySize: config.memorySize,
         tracing: config.tracing,

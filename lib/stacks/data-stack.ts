@@ -2,7 +2,7 @@ import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { Target } from '../../core/lab-functions';
 import type { AppConfig } from '../config';
-import { type DatabaseBinding, TARGET_DEFINITIONS } from '../targets';
+import { type DatabaseBinding, targetDefinition } from '../targets';
 
 export interface DataStackProps extends StackProps {
   readonly config: AppConfig;
@@ -17,7 +17,7 @@ export class DataStack extends Stack {
     const { config } = props;
     const removalPolicy = config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     for (const target of config.targets) {
-      this.bindings.set(target, TARGET_DEFINITIONS[target].createData(this, { config, removalPolicy }));
+      this.bindings.set(target, targetDefinition(target).createData(this, { config, removalPolicy }));
     }
   }
 }

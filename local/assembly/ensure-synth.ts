@@ -6,9 +6,10 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { lock } from 'proper-lockfile';
 import { PROJECT_ROOT } from '../../core/paths';
+import { targetModulePaths } from '../../core/target-modules';
 
 // core/ is part of every bundle (lambda/ imports its timing schema) and of the stacks.
 const SOURCES = ['bin', 'lib', 'lambda', 'core', 'cdk.json', 'package-lock.json'];
@@ -26,7 +27,9 @@ function* files(path: string): Generator<string> {
 export function fingerprint(context: Record<string, string>, root = PROJECT_ROOT): string {
   const hash = createHash('sha256');
   hash.update(JSON.stringify(Object.entries(context).sort()));
-  for (const source of SOURCES) {
+  // A registered target module's folder shapes the templates and bundles as bin/ and lambda/ do.
+  const modules = targetModulePaths().map((m) => relative(root, dirname(m)));
+  for (const source of [...SOURCES, 'targets', ...modules]) {
     for (const file of files(join(root, source))) {
       hash.update(relative(root, file));
       hash.update(readFileSync(file));

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../../core/errors';
 import { installInterruptHandler } from '../../core/interrupt';
-import { TARGET_INFO, TARGETS } from '../../core/lab-functions';
+import { TARGETS, targetNotice } from '../../core/lab-functions';
 import { LineFile } from '../../core/line-file';
 import {
   DEFAULT_IDLE_TIMEOUT_S,
@@ -246,7 +246,7 @@ runCli(
       );
     if (values.routes) for (const line of routeLines(lab.url, routes)) console.log(line);
     for (const t of lab.targets.keys()) {
-      const notice = (TARGET_INFO[t] as { notice?: string }).notice;
+      const notice = targetNotice(t);
       if (notice) console.log(notice);
     }
     console.log('\nCtrl-C to stop.');

@@ -6,7 +6,7 @@
  * local-cloud test runs the commands.
  */
 import type { Target } from '../../core/lab-functions';
-import { OPERATION_ROUTES, OPERATIONS, TARGET_INFO } from '../../core/lab-functions';
+import { OPERATION_ROUTES, OPERATIONS, targetLabel } from '../../core/lab-functions';
 import { shellWord } from '../lab-env';
 import { curlSigV4Example, type ExampleRoute } from './curl-example';
 
@@ -66,8 +66,11 @@ export function serviceLines(input: ScreenInput): string[] {
         address = `postgresql://${env.PGUSER}@${env.PGHOST}:${env.PGPORT}/${env.PGDATABASE}`;
         command = `PGPASSWORD="$(${input.tokenCommand})" psql "${address}?sslmode=verify-full&sslrootcert=${input.caCertPath}" -c 'SELECT 1'`;
         break;
+      default:
+        // A registered target: the lab knows no standard client of its engine.
+        command = '';
     }
-    return `${column(TARGET_INFO[target].label, 12)}${column(engine, 24)}${column(address, 32)}${command}`;
+    return `${column(targetLabel(target), 12)}${column(engine, 24)}${column(address, 32)}${command}`;
   });
 }
 

@@ -5,7 +5,7 @@
  * client's CPU (TLS, SigV4, (de)serialization) is not here: the environments' CPU share
  * charges it. Every figure names its source. Plain data: a CLI's --help may import it.
  */
-import type { Target } from '../../core/lab-functions';
+import type { BuiltinTarget, Target } from '../../core/lab-functions';
 import type { ServiceTimeSpec } from './service-time';
 
 export interface Citation {
@@ -29,7 +29,45 @@ export interface TargetLink {
 export interface NetworkProfile {
   readonly name: string;
   readonly description: string;
-  readonly targets: Readonly<Record<Target, TargetLink>>;
+  /**
+   * The link of each target the profile itself cites: every built-in. A registered target's
+   * link comes from its own module (registerTargetLinks), found by linkOf.
+   */
+  readonly targets: Readonly<Record<BuiltinTarget, TargetLink>> &
+    Readonly<Partial<Record<Target, TargetLink>>>;
+}
+
+/** A registered target's network link: one for every profile, or one per profile name. */
+export interface TargetLinks {
+  /** The link under any profile that names none of its own for this target. */
+  readonly link: TargetLink;
+  /** Links for named profiles (`uniform-8ms`, ...), where the target's figures differ. */
+  readonly byProfile?: Readonly<Record<string, TargetLink>>;
+}
+
+const REGISTERED_LINKS = new Map<string, TargetLinks>();
+
+/** A target module's network link (targets/registry.ts); a target registers one at most. */
+export function registerTargetLinks(target: string, links: TargetLinks): void {
+  if (REGISTERED_LINKS.has(target)) throw new Error(`target ${target} already has a network link`);
+  REGISTERED_LINKS.set(target, links);
+}
+
+/**
+ * The link the network model charges for `target` under `profile`: the profile's own entry,
+ * else the one the target registered for this profile, else its link for every profile. A
+ * target with none is an error that says so: the model never invents a round trip.
+ */
+export function linkOf(profile: NetworkProfile, target: string): TargetLink {
+  const own = profile.targets[target];
+  if (own) return own;
+  const registered = REGISTERED_LINKS.get(target);
+  const link = registered?.byProfile?.[profile.name] ?? registered?.link;
+  if (!link)
+    throw new Error(
+      `network profile ${profile.name} has no link for target ${target}: its module registers one (README: Adding a database target)`,
+    );
+  return link;
 }
 
 /** Round trips between instances of one region (ping, averages of each AZ or AZ pair). */
@@ -130,7 +168,7 @@ export function withRtt(
   const entries = Object.entries(overrides) as [Target, number][];
   if (entries.length === 0) return profile;
   const targets = { ...profile.targets };
-  for (const [t, rttMs] of entries) targets[t] = { ...targets[t], rttMs };
+  for (const [t, rttMs] of entries) Object.assign(targets, { [t]: { ...linkOf(profile, t), rttMs } });
   return { ...profile, targets };
 }
 

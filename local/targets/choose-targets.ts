@@ -26,18 +26,18 @@ export interface ChosenTargets {
 export interface ChooseTargetsOptions extends Partial<FindEngineContext> {
   /** The targets --targets named; undefined: every target whose engine is here. */
   readonly requested?: readonly Target[];
-  /** Every target's engine lookup. @default LOCAL_TARGETS */
-  readonly registry?: Readonly<Record<Target, Pick<LocalTarget, 'findEngine'>>>;
+  /** Every target's engine lookup. @default localTarget (the registry) */
+  readonly registry?: (target: Target) => Pick<LocalTarget, 'findEngine'>;
   /** The targets a default run considers, in order. @default TARGETS */
   readonly all?: readonly Target[];
 }
 
 export async function chooseTargets(o: ChooseTargetsOptions = {}): Promise<ChosenTargets> {
   const ctx: FindEngineContext = { ...defaultFindContext(), ...o };
-  const registry = o.registry ?? (await import('./index')).LOCAL_TARGETS;
+  const registry = o.registry ?? (await import('./index')).localTarget;
   const candidates = o.requested ?? o.all ?? TARGETS;
   // Lookups are independent (one may fetch PostgreSQL for seconds): all at once.
-  const checks = await Promise.all(candidates.map((t) => registry[t].findEngine(ctx)));
+  const checks = await Promise.all(candidates.map((t) => registry(t).findEngine(ctx)));
   const found = new Map<Target, EngineFound>();
   const skipped: { target: Target; missing: EngineMissing }[] = [];
   candidates.forEach((target, i) => {

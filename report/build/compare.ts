@@ -1,7 +1,7 @@
 /**
  * Comparisons across a report's groups: keep-alive off against on, and the targets side by side.
  */
-import { baselineTarget, isTarget, TARGET_INFO, TARGETS, type TargetInfo } from '../../core/lab-functions';
+import { baselineTarget, TARGETS, targetLabel, targetNotice } from '../../core/lab-functions';
 import { compareTargets as compareRun, type TargetComparison as RunComparison } from '../../runs/comparison';
 import { targetFigure } from '../article-figures';
 import {
@@ -48,10 +48,8 @@ export function compareKeepAlive(groups: readonly GroupReport[]): KeepAliveCompa
   return out;
 }
 
-/** How messages name a target: TARGET_INFO's label, or the key itself for one the lab does not know. */
-export function targetLabel(target: string): string {
-  return isTarget(target) ? TARGET_INFO[target].label : target;
-}
+/** How messages name a target: its registered label, or the key itself for one the lab does not know. */
+export { targetLabel };
 
 /** The input's targets in TARGET_INFO's order (DynamoDB first), unknown ones after them. */
 export function targetsOf(groups: readonly GroupReport[]): string[] {
@@ -61,9 +59,8 @@ export function targetsOf(groups: readonly GroupReport[]): string[] {
 /** TARGET_INFO's notice of every target in the input, once each. */
 export function targetNotices(groups: readonly GroupReport[]): string[] {
   return targetsOf(groups).flatMap((t) => {
-    // Widened to TargetInfo: only some entries carry a notice.
-    const info: TargetInfo | undefined = isTarget(t) ? TARGET_INFO[t] : undefined;
-    return info?.notice ? [info.notice] : [];
+    const notice = targetNotice(t);
+    return notice ? [notice] : [];
   });
 }
 

@@ -1,5 +1,5 @@
 /** Cells and helpers every report section formats its figures with. */
-import { isTarget, TARGET_INFO } from '../../core/lab-functions';
+import { targetLabel } from '../../core/lab-functions';
 import type { Plot, PlotSection } from '../plots';
 import type { GroupCost, GroupReport, LayerStats, RequestCount } from '../report-model';
 import type { Block } from '../report-sections';
@@ -105,7 +105,7 @@ export function networkLine(lab: Readonly<Record<string, unknown>>): string | nu
       rttMs?: unknown;
       serviceTime?: { p50Ms?: unknown; p99Ms?: unknown } | null;
     };
-    const label = isTarget(target) ? TARGET_INFO[target].label : target;
+    const label = targetLabel(target);
     const st = link.serviceTime;
     const service = st
       ? `service time p50 ${String(st.p50Ms)} / p99 ${String(st.p99Ms)} ms (seeded log-normal)`

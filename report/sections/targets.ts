@@ -1,5 +1,5 @@
 /** The targets side by side per phase, and each phase's cost beside its latency. */
-import { isTarget, TARGET_INFO } from '../../core/lab-functions';
+import { targetLabel } from '../../core/lab-functions';
 import { TARGET_REFERENCE } from '../article-figures';
 import { type Plot, TARGET_PLOT_ID } from '../plots';
 import type { GroupReport, LabReport, P50P99, TargetComparison, TargetRow } from '../report-model';
@@ -9,7 +9,7 @@ import { COST_COLUMNS, costCells, DASH, int, ms, plotsOf } from './format';
 const pair = (v: P50P99 | null) => [ms(v?.p50), ms(v?.p99)];
 
 /** TARGET_INFO's label, or the key of a target the lab does not know. */
-const labelOf = (t: string) => (isTarget(t) ? TARGET_INFO[t].label : t);
+const labelOf = targetLabel;
 
 /** `QLDB 3.1x DynamoDB`; the baseline target's row says so. */
 function ratioCell(r: TargetRow, c: TargetComparison): string {

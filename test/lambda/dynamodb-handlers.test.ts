@@ -301,7 +301,7 @@ describe('timing block', () => {
     vi.stubEnv('TABLE_NAME', TABLE);
     vi.stubEnv('KEEP_ALIVE', 'on');
     vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'provisioned-concurrency');
-    const { handler } = await import('../../lambda/handlers/dynamodb-get');
+    const { get: handler } = await import('../../lambda/handlers/dynamodb');
     const first = bodyOf(await handler(getEvent('NOPE-1')));
     const second = bodyOf(await handler(getEvent('NOPE-2')));
     expect(first.timing).toMatchObject({

@@ -101,7 +101,11 @@ describe('chooseTargets', () => {
       redis: { findEngine: async () => ({ found: true as const, source: 'test' }) },
       dsql: { findEngine: () => ({ found: true as const, source: 'test' }) },
     };
-    const chosen = await chooseTargets({ env: {}, platform: 'linux', registry });
+    const chosen = await chooseTargets({
+      env: {},
+      platform: 'linux',
+      registry: (t) => registry[t as keyof typeof registry],
+    });
     expect(chosen.targets).toEqual(['dynamodb', 'redis', 'dsql']);
     expect(skippedLines(chosen)).toEqual([
       skippedLine('qldb', { found: false, missing: 'no ledger', install: 'make ledger' }),

@@ -15,7 +15,7 @@ import { TARGETS } from '../../core/lab-functions';
 import { networkOptions } from '../../local/cli/options';
 import { ExchangeClock, startNetworkModel } from '../../local/network/network-model';
 import { parseRtt, resolveProfile } from '../../local/network/profile-options';
-import { DEFAULT_PROFILE, findProfile, PROFILES } from '../../local/network/profiles';
+import { DEFAULT_PROFILE, findProfile, linkOf, PROFILES } from '../../local/network/profiles';
 import { serviceTimeSampler, streamSeed } from '../../local/network/service-time';
 import { type CertificatePaths, ensureCertificates } from '../../local/tls/certificates';
 
@@ -53,7 +53,7 @@ describe('network profiles', () => {
   it('give every target a round trip, and cite each service time', () => {
     for (const profile of PROFILES) {
       for (const t of TARGETS) {
-        const link = profile.targets[t];
+        const link = linkOf(profile, t);
         expect(link.rttMs).toBeGreaterThanOrEqual(0);
         if (link.serviceTime) {
           expect(link.serviceTime.p99Ms).toBeGreaterThanOrEqual(link.serviceTime.p50Ms);
@@ -65,8 +65,8 @@ describe('network profiles', () => {
     expect(findProfile(DEFAULT_PROFILE)).toBeDefined();
     // The old model stays, as it was: 8 ms everywhere, no service time.
     const old = findProfile('uniform-8ms');
-    expect(TARGETS.map((t) => old?.targets[t].rttMs)).toEqual(TARGETS.map(() => 8));
-    expect(TARGETS.some((t) => old?.targets[t].serviceTime)).toBe(false);
+    expect(TARGETS.map((t) => old && linkOf(old, t).rttMs)).toEqual(TARGETS.map(() => 8));
+    expect(TARGETS.some((t) => old && linkOf(old, t).serviceTime)).toBe(false);
   });
 
   it('take --rtt for every target or per target, and refuse what is not one', () => {

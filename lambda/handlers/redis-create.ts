@@ -1,4 +1,0 @@
-import { createPerson } from '../shared/handlers';
-import { makeRedisHandler } from '../shared/redis-handler';
-
-export const handler = makeRedisHandler(createPerson, 'redis-create');

@@ -1,0 +1,78 @@
+/**
+ * The registry mechanism: one call adds a target to every consumer. The built-in targets are
+ * listed in their layers (core/lab-functions.ts BUILTIN_TARGET_INFO, lib/targets/index.ts,
+ * local/targets/index.ts, local/network/profiles.ts); a target module made of files in a folder
+ * of its own registers with registerTarget, or is named by LAB_TARGET_MODULES and loaded by
+ * loadTargetModules, which every CLI and the CDK app call before reading the target list.
+ * This module loads no construct library and no engine: only the module it is given does.
+ */
+import { pathToFileURL } from 'node:url';
+import { registerTargetInfo, type TargetInfo } from '../core/lab-functions';
+import { TARGET_MODULES_ENV, targetModulePaths } from '../core/target-modules';
+import { registerTargetDefinition } from '../lib/targets/registry';
+import type { TargetDefinition } from '../lib/targets/types';
+import { registerTargetLinks, type TargetLinks } from '../local/network/profiles';
+import { registerLocalTarget } from '../local/targets/registry';
+import type { LocalTarget } from '../local/targets/types';
+
+/** Everything a target is, in one value: what its folder's index exports as `target`. */
+export interface TargetModule {
+  /** The target's key: routes, function names, --targets (core/lab-functions.ts TARGET_NAME). */
+  readonly name: string;
+  /** Label, notice, baseline, and the handler entry of its functions (one export per operation). */
+  readonly info: TargetInfo;
+  /** Its resources in the data stack and each function's binding (least privilege). */
+  readonly definition: TargetDefinition;
+  /** Its local engine. */
+  readonly local: LocalTarget;
+  /** The network model's link for it: round trip and service time, cited. */
+  readonly links: TargetLinks;
+}
+
+const LOADED = new Set<string>();
+
+/** Adds the target to every registry; a name the lab already knows is refused and changes nothing. */
+export function registerTarget(module: TargetModule): void {
+  // The vocabulary first: it refuses a bad or taken name before any other registry changes.
+  registerTargetInfo(module.name, module.info);
+  registerTargetDefinition(module.name, module.definition);
+  registerLocalTarget(module.name, module.local);
+  registerTargetLinks(module.name, module.links);
+}
+
+function isTargetModule(value: unknown): value is TargetModule {
+  if (typeof value !== 'object' || value === null) return false;
+  const m = value as Record<string, unknown>;
+  return (
+    typeof m.name === 'string' &&
+    typeof m.info === 'object' &&
+    typeof m.definition === 'object' &&
+    typeof m.local === 'object' &&
+    typeof m.links === 'object'
+  );
+}
+
+/**
+ * Imports and registers every target module LAB_TARGET_MODULES names (each exports `target`, a
+ * TargetModule), once per process however often it is called. Returns the names it registered.
+ */
+export async function loadTargetModules(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const names: string[] = [];
+  for (const path of targetModulePaths(env)) {
+    if (LOADED.has(path)) continue;
+    let exported: unknown;
+    try {
+      exported = ((await import(pathToFileURL(path).href)) as { target?: unknown }).target;
+    } catch (e) {
+      throw new Error(`${TARGET_MODULES_ENV}: cannot load ${path}: ${(e as Error).message}`);
+    }
+    if (!isTargetModule(exported))
+      throw new Error(
+        `${TARGET_MODULES_ENV}: ${path} exports no \`target\` with name, info, definition, local and links`,
+      );
+    registerTarget(exported);
+    LOADED.add(path);
+    names.push(exported.name);
+  }
+  return names;
+}

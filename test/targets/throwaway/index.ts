@@ -1,0 +1,58 @@
+/**
+ * A fifth target made of files in this folder only: an in-memory Map engine, its store, its
+ * handler entry, its CDK definition, its local target and its network link, in one TargetModule.
+ * LAB_TARGET_MODULES=test/targets/throwaway/index.ts registers it in any process (the lab's
+ * synth child included); no file outside this folder names it.
+ */
+import { relative } from 'node:path';
+import { PROJECT_ROOT } from '../../../core/paths';
+import type { TargetModule } from '../../../targets/registry';
+import { startMapEngine } from './engine';
+import { THROWAWAY_URL_ENV } from './store';
+
+/** The variable the binding sets: which map the function uses (the engine serves one). */
+export const THROWAWAY_MAP_ENV = 'THROWAWAY_MAP';
+
+export const target: TargetModule = {
+  name: 'throwaway',
+  info: {
+    label: 'Throwaway',
+    handlerEntry: relative(PROJECT_ROOT, new URL('./handler.ts', import.meta.url).pathname),
+  },
+  definition: {
+    // Nothing to create: the engine is the lab's. Each function gets the map's name and no
+    // grant at all: the engine is no AWS service, so least privilege is no permission.
+    createData: () => ({
+      bind(fn) {
+        fn.addEnvironment(THROWAWAY_MAP_ENV, 'person');
+      },
+    }),
+  },
+  local: {
+    findEngine: () => ({ found: true, source: 'in-process Map (test/targets/throwaway)' }),
+    async start() {
+      const engine = await startMapEngine();
+      return {
+        description: 'in-memory Map',
+        endpoint: `http://127.0.0.1:${engine.port}`,
+        upstreamPort: engine.port,
+        pid: process.pid,
+        tables: [],
+        nameOf: () => undefined,
+        functionEnv: (model) => ({ [THROWAWAY_URL_ENV]: model.url }),
+        clientEnv: (model) => ({ [THROWAWAY_URL_ENV]: model.url }),
+        restart: () => engine.restart(),
+        stop: () => engine.stop(),
+      };
+    },
+  },
+  links: {
+    link: {
+      rttMs: 1,
+      serviceTime: null,
+      sources: [
+        { what: 'a test target: the in-region profile’s round trip between AZs, no service time of its own' },
+      ],
+    },
+  },
+};
