@@ -140,8 +140,9 @@ describe('functions', () => {
         Architectures: ['arm64'],
         MemorySize: 1024,
         TracingConfig: { Mode: 'Active' },
-        Handler: 'index.handler',
       });
+      // One entry per target: the function's handler is the export named after its operation.
+      expect(r.Properties.Handler).toBe(`index.${String(envOf(r).LAB_FUNCTION).split('-')[1]}`);
       expect(r.Properties.LoggingConfig).toMatchObject({ LogGroup: { Ref: expect.any(String) } });
       expect(envOf(r).NODE_OPTIONS).toBeUndefined();
     }
