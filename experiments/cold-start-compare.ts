@@ -38,10 +38,7 @@ export async function runColdStartCompare(o: ColdStartCompareOptions): Promise<O
   const { proxyEvent, tuningPerson } = await import('../tune/default-payload');
   const { startLab } = await import('../local/lab');
   mkdirSync(o.outDir, { recursive: true });
-  const unbundled = await buildUnbundled(
-    `lambda/handlers/${spec.target}-${spec.operation}.ts`,
-    join(o.outDir, 'unbundled'),
-  );
+  const unbundled = await buildUnbundled(spec.entry, join(o.outDir, 'unbundled'));
   const unbundledZip = zipFolder(unbundled.dir, join(o.outDir, `${plan.function}-unbundled.zip`));
   o.log(
     `  unbundled: ${unbundled.packages.length} packages, ${unbundled.files} files, ${(unbundled.bytes / 1e6).toFixed(2)} MB; zip ${(unbundledZip / 1e6).toFixed(2)} MB`,
