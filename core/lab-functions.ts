@@ -1,8 +1,9 @@
 /**
  * The lab's vocabulary, shared by the stacks, the local lab, the load runner and the report:
  * which database targets exist, which operations each serves, what its functions are
- * called and which routes reach them. Adding a target starts with one entry in TARGET_INFO;
- * the compiler then points at every registry keyed by Target that needs its entry.
+ * called and which routes reach them. The built-ins are BUILTIN_TARGET_INFO (the layers' own
+ * lists are keyed by it, so the compiler names any that lacks one); a target module adds itself
+ * at run time through targets/registry.ts, which calls registerTargetInfo here.
  */
 
 export interface TargetInfo {
