@@ -12,7 +12,11 @@ import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { AWS_OPTION_SPECS, AWS_OPTIONS_HELP, type AwsOptions, UsageError } from '../aws/aws-options';
 import type { InsightsProgress } from '../aws/logs-insights';
 import { describeCliError } from '../core/errors';
+import { loadTargetModules } from '../targets/registry';
 import type { LabReport } from './report-model';
+
+// Target modules LAB_TARGET_MODULES names give the report their labels and notices.
+await loadTargetModules();
 
 export const REPORT_HELP = `Usage: npm run report -- <input> [--out DIR]
 
