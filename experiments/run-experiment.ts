@@ -116,6 +116,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
               ? [step.memoryMb]
               : undefined,
         idleTimeoutS: step.idleTimeoutS,
+        reclaimIdleS: step.reclaimIdleS,
         context: step.context,
       },
       aws: o.aws,

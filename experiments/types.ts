@@ -40,6 +40,8 @@ export interface StepPlan {
   readonly seedRecords?: number;
   /** Local lab only: engines close connections idle this long. @default the lab's (60 s) */
   readonly idleTimeoutS?: number;
+  /** Local lab only: the host ends an on-demand environment idle this long, as Lambda reclaims idle ones. @default never */
+  readonly reclaimIdleS?: number;
   /** Function memory, MB (local lab: set on the host; --memory overrides it). @default the template's */
   readonly memoryMb?: number;
   /** Local lab only: more context flags for the synth. @default none */

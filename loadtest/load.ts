@@ -65,6 +65,8 @@ ${NETWORK_HELP}
   --max-envs N          most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
   --node PATH           Node executable of the environments (default: Lambda's Node 24, pinned)
   --idle-timeout S      engines close connections idle this long (default ${DEFAULT_IDLE_TIMEOUT_S})
+  --reclaim-idle S      end an execution environment idle this long, as Lambda reclaims idle ones
+                        (default: never; Lambda takes minutes, so a short run compresses it)
   --prewarm-connection  each function's init opens its database connection (not Redis)
 Deployed stack (--target aws):
   --region R --profile P --stack-prefix NAME (default LatencyLab); with --target aws,
@@ -107,6 +109,7 @@ runCli(
         parallel: { type: 'string' },
         'idle-gap': { type: 'string' },
         'idle-timeout': { type: 'string' },
+        'reclaim-idle': { type: 'string' },
         'prewarm-connection': { type: 'boolean' },
         targets: { type: 'string' },
         'keep-alive': { type: 'string' },
@@ -144,6 +147,10 @@ runCli(
         : [...new Set(values.parallel.split(',').map((v) => intOption('parallel', v.trim(), 1, 1000, 1)))];
     const idleGapS = numberOption('idle-gap', values['idle-gap'], 0, 3600, 0);
     const idleTimeoutS = intOption('idle-timeout', values['idle-timeout'], 1, 86_400, DEFAULT_IDLE_TIMEOUT_S);
+    const reclaimIdleS =
+      values['reclaim-idle'] === undefined
+        ? undefined
+        : numberOption('reclaim-idle', values['reclaim-idle'], 0.1, 86_400, 0.1);
     const requested =
       values.targets === undefined ? undefined : listOption('targets', values.targets, TARGETS, []);
     const variants = listOption('keep-alive', values['keep-alive'], KEEP_ALIVE_VARIANTS, ['on', 'off']);
@@ -230,6 +237,7 @@ runCli(
           maxEnvironments,
           nodePath: values.node,
           idleTimeoutS,
+          reclaimIdleS,
           memories,
           ...(values['prewarm-connection'] ? { context: { prewarmConnection: 'true' } } : {}),
         },

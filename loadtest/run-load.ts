@@ -70,6 +70,8 @@ export interface RunLoadOptions {
     readonly nodePath?: string;
     /** The engines close connections idle this long. @default 60 (the provisioned-concurrency article) */
     readonly idleTimeoutS?: number;
+    /** The host ends an on-demand environment idle this long, s (Lambda's reclaiming). @default never */
+    readonly reclaimIdleS?: number;
     /** More context flags for the local synth (provisionedConcurrency, prewarmConnection, ...). */
     readonly context?: Readonly<Record<string, string>>;
     /**
@@ -252,6 +254,9 @@ function validate(o: RunLoadOptions): void {
   const idle = o.local?.idleTimeoutS;
   if (idle !== undefined && !(Number.isInteger(idle) && idle >= 1))
     throw new Error(`local.idleTimeoutS must be a whole number of seconds >= 1, got ${idle}`);
+  const reclaim = o.local?.reclaimIdleS;
+  if (reclaim !== undefined && !(Number.isFinite(reclaim) && reclaim > 0))
+    throw new Error(`local.reclaimIdleS must be a number of seconds > 0, got ${reclaim}`);
 }
 
 export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
@@ -287,6 +292,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         maxEnvironments: o.local?.maxEnvironments,
         nodePath: o.local?.nodePath,
         idleTimeoutS: o.local?.idleTimeoutS,
+        reclaimIdleS: o.local?.reclaimIdleS,
         memoryMb: memories[0],
         cgroups: o.local?.cgroups,
         context: {
@@ -412,6 +418,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
                 ...network,
                 maxEnvironments: o.local?.maxEnvironments,
                 idleTimeoutS: o.local?.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
+                ...(o.local?.reclaimIdleS === undefined ? {} : { reclaimIdleS: o.local.reclaimIdleS }),
                 prewarmConnection: o.local?.context?.prewarmConnection === 'true',
                 ...memoryBlock(lab as RunningLab, memories),
                 hostLoad: host.summary,

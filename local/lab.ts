@@ -73,6 +73,11 @@ export interface LabOptions {
   readonly nodePath?: string;
   /** Every engine closes connections idle longer than this, s. @default DEFAULT_IDLE_TIMEOUT_S */
   readonly idleTimeoutS?: number;
+  /**
+   * The host ends an on-demand execution environment idle this long, s, as Lambda reclaims idle
+   * environments (FunctionPool.reclaimIdleMs). @default never: environments live as long as the lab
+   */
+  readonly reclaimIdleS?: number;
   /** Cloud assembly folder. @default localOutdir(context) under .cache/cdk.out/ */
   readonly outdir?: string;
   /** Progress and notices. */
@@ -338,6 +343,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         version: invokedVersion(assembly.templates, fn),
         memoryMb: opts.memoryMb,
         cgroups: tree ? { tree, hostCores: memoryModel.hostCores, freeze: opts.freeze ?? true } : undefined,
+        reclaimIdleMs: opts.reclaimIdleS === undefined ? undefined : opts.reclaimIdleS * 1000,
         log: (line) => opts.onFunctionLog?.(fn.name, line),
       });
       pools.set(fn.name, pool);

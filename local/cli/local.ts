@@ -47,6 +47,8 @@ ${NETWORK_HELP}
                                  ceiling (cgroups; the start says if they cannot be used)
   --max-envs N                   most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
   --idle-timeout S               engines close connections idle this long (default ${DEFAULT_IDLE_TIMEOUT_S})
+  --reclaim-idle S               end an execution environment idle this long, as Lambda reclaims idle
+                                 ones (default: never)
   --prewarm-connection           each function's init opens its database connection (not Redis)
   --node PATH                    Node executable of the environments (default: Lambda's Node 24, pinned)
   --quiet                        do not print function logs
@@ -106,6 +108,7 @@ runCli(
         'max-envs': { type: 'string' },
         node: { type: 'string' },
         'idle-timeout': { type: 'string' },
+        'reclaim-idle': { type: 'string' },
         'prewarm-connection': { type: 'boolean' },
         quiet: { type: 'boolean' },
         'lab-env': { type: 'string' },
@@ -148,6 +151,10 @@ runCli(
       maxEnvironments: intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS),
       nodePath: values.node,
       idleTimeoutS: intOption('idle-timeout', values['idle-timeout'], 1, 86_400, DEFAULT_IDLE_TIMEOUT_S),
+      reclaimIdleS:
+        values['reclaim-idle'] === undefined
+          ? undefined
+          : intOption('reclaim-idle', values['reclaim-idle'], 1, 86_400, 1),
       memoryMb: values.memory === undefined ? undefined : intOption('memory', values.memory, 128, 10240, 512),
       context: {
         keepAlive,

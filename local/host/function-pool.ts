@@ -46,6 +46,13 @@ export interface PoolOptions {
    * and memory ceiling of its memory setting. Without them it runs at full host speed.
    */
   readonly cgroups?: { readonly tree: CgroupTree; readonly hostCores: number; readonly freeze?: boolean };
+  /**
+   * End an on-demand environment once it has been idle this long, ms, as Lambda's shutdown phase
+   * ends environments it no longer needs (after minutes; a lab run compresses it with its idle
+   * gaps): the next request meets a cold start. Provisioned environments are kept.
+   * @default undefined: never, each environment lives until the pool stops
+   */
+  readonly reclaimIdleMs?: number;
 }
 
 export type Invocation =
@@ -66,6 +73,8 @@ export interface PoolStats {
   readonly crashes: number;
   /** Requests that waited for a free environment because the cap was reached. */
   readonly queued: number;
+  /** On-demand environments ended after reclaimIdleMs without a request. */
+  readonly reclaimed: number;
 }
 
 export class FunctionPool {
@@ -76,7 +85,16 @@ export class FunctionPool {
   private readonly spawning = new Set<{ readonly abort: AbortController; readonly settled: Promise<void> }>();
   private readonly waiters: ((env: ExecutionEnvironment | undefined) => void)[] = [];
   private stopped = false;
-  private readonly stats = { started: 0, coldStarts: 0, queued: 0, initMs: [] as number[], crashes: 0 };
+  private readonly stats = {
+    started: 0,
+    coldStarts: 0,
+    queued: 0,
+    initMs: [] as number[],
+    crashes: 0,
+    reclaimed: 0,
+  };
+  /** The reclaim timer of each idle on-demand environment (reclaimIdleMs). */
+  private readonly reclaimTimers = new Map<ExecutionEnvironment, NodeJS.Timeout>();
   /** The Node every environment of this pool runs on. */
   readonly node: NodeRuntime;
   readonly version: string;
@@ -88,6 +106,10 @@ export class FunctionPool {
     this.node = opts.node ?? defaultLambdaNode();
     this.version = opts.version ?? '$LATEST';
     this.memory = checkMemoryMb(opts.memoryMb ?? opts.fn.memorySize, `${opts.fn.name} memory`);
+    if (opts.reclaimIdleMs !== undefined && !(opts.reclaimIdleMs > 0))
+      throw new Error(
+        `${opts.fn.name}: reclaimIdleMs must be a positive number of ms, got ${opts.reclaimIdleMs}`,
+      );
     this.env = {
       ...opts.env,
       AWS_LAMBDA_FUNCTION_VERSION: this.version,
@@ -208,7 +230,31 @@ export class FunctionPool {
     }
     const waiter = this.waiters.shift();
     if (waiter) waiter(env);
-    else this.idle.push(env);
+    else {
+      this.idle.push(env);
+      this.armReclaim(env);
+    }
+  }
+
+  /** Ends an idle on-demand environment after reclaimIdleMs unless a request takes it first. */
+  private armReclaim(env: ExecutionEnvironment): void {
+    const ms = this.opts.reclaimIdleMs;
+    if (ms === undefined || env.initType !== 'on-demand') return;
+    const timer = setTimeout(() => {
+      this.reclaimTimers.delete(env);
+      const i = this.idle.indexOf(env);
+      if (i < 0 || this.stopped) return;
+      this.idle.splice(i, 1);
+      this.stats.reclaimed += 1;
+      void env.stop();
+    }, ms);
+    timer.unref();
+    this.reclaimTimers.set(env, timer);
+  }
+
+  private disarmReclaim(env: ExecutionEnvironment): void {
+    clearTimeout(this.reclaimTimers.get(env));
+    this.reclaimTimers.delete(env);
   }
 
   private waitForIdle(timeoutMs: number): Promise<ExecutionEnvironment | undefined> {
@@ -229,6 +275,8 @@ export class FunctionPool {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const w of this.waiters.splice(0)) w(undefined);
+    for (const t of this.reclaimTimers.values()) clearTimeout(t);
+    this.reclaimTimers.clear();
     this.idle.length = 0;
     // Starts under way first: each settles once its process is gone, or once it is in envs.
     const pending = [...this.spawning];
@@ -274,6 +322,7 @@ export class FunctionPool {
     // Most recently used first: warm environments keep their connections warm, as in Lambda.
     while (this.idle.length > 0) {
       const env = this.idle.pop();
+      if (env) this.disarmReclaim(env);
       if (env?.alive && !env.busy) return env;
     }
     return undefined;
@@ -281,6 +330,7 @@ export class FunctionPool {
 
   private onEnvironmentExit(e: ExecutionEnvironment): void {
     this.envs.delete(e);
+    this.disarmReclaim(e);
     const i = this.idle.indexOf(e);
     if (i >= 0) this.idle.splice(i, 1);
     // A crash or timeout frees a slot: a waiting request gets a fresh environment.

@@ -67,6 +67,9 @@ describe('news-top10 plan', () => {
         operations: ['top10'],
       });
       expect(step.bursts?.pauseS).toBeGreaterThan(step.idleTimeoutS ?? Number.POSITIVE_INFINITY);
+      // ... and the host's reclaim window: each burst meets a reclaimed environment, a cold start.
+      expect(step.reclaimIdleS).toBe(shape.reclaimIdleS);
+      expect(step.bursts?.pauseS).toBeGreaterThan(step.reclaimIdleS ?? Number.POSITIVE_INFINITY);
     }
   });
 

@@ -64,12 +64,18 @@ const fn = (over: Partial<AssemblyFunction> = {}): AssemblyFunction => ({
 });
 
 const pools: FunctionPool[] = [];
-function pool(over: Partial<AssemblyFunction> = {}, maxEnvironments = 5, env: Record<string, string> = {}) {
+function pool(
+  over: Partial<AssemblyFunction> = {},
+  maxEnvironments = 5,
+  env: Record<string, string> = {},
+  reclaimIdleMs?: number,
+) {
   const lines: string[] = [];
   const p = new FunctionPool({
     fn: fn(over),
     env: { FOO: 'bar', ...env },
     maxEnvironments,
+    reclaimIdleMs,
     log: (l) => lines.push(l),
   });
   pools.push(p);
@@ -164,6 +170,38 @@ describe('function pool', () => {
       'provisioned-concurrency',
     );
     expect(lines.find((l) => l.startsWith('REPORT'))).not.toContain('Init Duration');
+  });
+
+  it('with reclaimIdleMs, ends an environment left idle that long: the next request is a cold start in a new one', async () => {
+    const { p, lines } = pool({}, 5, {}, 500);
+    const body = (r: Invocation) => (r.ok ? JSON.parse((r.response as { body: string }).body) : undefined);
+    const a = body(await p.invoke(event()));
+    // Used again within the window: the same warm environment.
+    const b = body(await p.invoke(event()));
+    expect(b.pid).toBe(a.pid);
+    // Idle past the window: the host ends it, as Lambda's shutdown phase ends an idle environment.
+    await until(() => p.snapshot().reclaimed === 1 && p.snapshot().environments === 0);
+    await until(() => !isRunning(a.pid));
+    const c = body(await p.invoke(event()));
+    expect(c.pid).not.toBe(a.pid);
+    expect(c.stream).not.toBe(a.stream);
+    expect(c.calls).toBe(1);
+    const reports = lines.filter((l) => l.startsWith('REPORT'));
+    expect(reports.map((r) => r.includes('Init Duration'))).toEqual([true, false, true]);
+    expect(p.snapshot()).toMatchObject({ coldStarts: 2, started: 2, reclaimed: 1 });
+  });
+
+  it('with reclaimIdleMs, keeps provisioned environments, and refuses a window that is not positive', async () => {
+    const { p } = pool({ provisionedConcurrency: 1 }, 5, {}, 150);
+    await p.start();
+    const first = await p.invoke(event());
+    // Well past the window (4x): a provisioned environment stays initialized, as Lambda keeps it.
+    await sleep(600);
+    const second = await p.invoke(event());
+    const pid = (r: Invocation) => (r.ok ? JSON.parse((r.response as { body: string }).body).pid : 0);
+    expect(pid(second)).toBe(pid(first));
+    expect(p.snapshot()).toMatchObject({ environments: 1, coldStarts: 0, reclaimed: 0 });
+    expect(() => pool({}, 5, {}, 0)).toThrow(/reclaimIdleMs must be a positive number of ms, got 0/);
   });
 
   it('reports a crashed environment as Lambda does and replaces it', async () => {
