@@ -1,16 +1,22 @@
 /**
- * Whether the deployed stack runs what an experiment step needs (memory, provisioned
- * concurrency, a connection opened at init): read from each function's configuration, never
+ * Whether the deployed stack runs what an experiment step needs (its functions and keep-alive
+ * variant, memory, provisioned concurrency, a connection opened at init, the DynamoDB index its
+ * query reads): read from each function's configuration and the table's description, never
  * assumed. `npm run experiment -- NAME --target aws` stops with what to deploy when it differs,
  * rather than measuring something else.
  */
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   GetFunctionConfigurationCommand,
+  type GetFunctionConfigurationCommandOutput,
   GetProvisionedConcurrencyConfigCommand,
   type LambdaClient,
   ProvisionedConcurrencyConfigNotFoundException,
 } from '@aws-sdk/client-lambda';
-import type { LabFunctionOutputs } from './stack-outputs';
+import type { KeepAliveVariant, Operation } from '../core/lab-functions';
+import { parseFunctionKey } from '../core/lab-functions';
+import { BY_TYPE_INDEX, TOP_STORIES_INDEX } from '../lambda/shared/dynamodb-schema';
+import type { LabFunctionOutputs, LabOutputs } from './stack-outputs';
 
 /** What a step needs of the deployed functions; an absent field is not checked. */
 export interface StepSettings {
@@ -29,10 +35,13 @@ export async function deployedMismatches(
   lambda: Pick<LambdaClient, 'send'>,
   functions: readonly LabFunctionOutputs[],
   want: StepSettings,
+  /** Reads a function's configuration (a caller that read it already passes its copy). */
+  configOf: (fn: LabFunctionOutputs) => Promise<GetFunctionConfigurationCommandOutput> = (fn) =>
+    lambda.send(new GetFunctionConfigurationCommand({ FunctionName: fn.functionArn })),
 ): Promise<string[]> {
   const out: string[] = [];
   for (const fn of functions) {
-    const config = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: fn.functionArn }));
+    const config = await configOf(fn);
     if (want.memoryMb !== undefined && config.MemorySize !== want.memoryMb)
       out.push(`${fn.key}: memory ${config.MemorySize} MB, the step needs ${want.memoryMb} MB`);
     const prewarm = config.Environment?.Variables?.PREWARM_CONNECTION === 'on';
@@ -58,10 +67,16 @@ export async function deployedMismatches(
   return out;
 }
 
-/** The deploy command that gives a step its settings. */
-export function deployCommand(want: StepSettings, targets: readonly string[]): string {
+/** The deploy command that gives a step its settings (and, given, its keep-alive variants). */
+export function deployCommand(
+  want: StepSettings,
+  targets: readonly string[],
+  variants?: readonly KeepAliveVariant[],
+): string {
+  const keepAlive = variants === undefined ? undefined : variants.length > 1 ? 'both' : variants[0];
   const flags = [
     `-c targets=${targets.join(',')}`,
+    ...(keepAlive === undefined ? [] : [`-c keepAlive=${keepAlive}`]),
     ...(want.memoryMb === undefined ? [] : [`-c memorySize=${want.memoryMb}`]),
     ...(want.provisionedConcurrency === undefined
       ? []
@@ -69,4 +84,95 @@ export function deployCommand(want: StepSettings, targets: readonly string[]): s
     ...(want.prewarmConnection === undefined ? [] : [`-c prewarmConnection=${want.prewarmConnection}`]),
   ];
   return `npx cdk deploy --all ${flags.join(' ')}`;
+}
+
+/** The DynamoDB index an operation's query reads (lib/targets/dynamodb.ts INDEX_OF). */
+const DYNAMODB_INDEX: Partial<Record<Operation, string>> = { query: BY_TYPE_INDEX, top10: TOP_STORIES_INDEX };
+
+/** What one experiment step calls and needs of the deployed stack. */
+export interface DeployedStepNeeds {
+  readonly name: string;
+  readonly targets: readonly string[];
+  readonly variants: readonly KeepAliveVariant[];
+  readonly operations: readonly Operation[];
+  readonly settings: StepSettings;
+}
+
+/**
+ * Every step against the deployed stack: for each target x operation x keep-alive variant it
+ * calls, a deployed function (a `-keepalive-on|off` key, or one function whose KEEP_ALIVE is that
+ * variant) with the step's settings, and the DynamoDB index its query reads, ACTIVE. Lines to
+ * print (what differs, then the deploy command, per step), or [] when the stack runs them all.
+ */
+export async function deployedStepMismatches(
+  clients: { readonly lambda: Pick<LambdaClient, 'send'>; readonly dynamodb: Pick<DynamoDBClient, 'send'> },
+  outputs: LabOutputs,
+  steps: readonly DeployedStepNeeds[],
+): Promise<string[]> {
+  const out: string[] = [];
+  // Each function read once, however many steps call it.
+  const configs = new Map<string, GetFunctionConfigurationCommandOutput>();
+  const cached = async (fn: LabFunctionOutputs) => {
+    const have = configs.get(fn.functionArn);
+    if (have) return have;
+    const config = await clients.lambda.send(
+      new GetFunctionConfigurationCommand({ FunctionName: fn.functionArn }),
+    );
+    configs.set(fn.functionArn, config);
+    return config;
+  };
+  for (const step of steps) {
+    if (step.targets.length === 0) continue;
+    const differs: string[] = [];
+    const chosen: LabFunctionOutputs[] = [];
+    /** table name -> index -> the operation that queries it */
+    const indexes = new Map<string, Map<string, Operation>>();
+    for (const target of step.targets) {
+      for (const operation of step.operations) {
+        const candidates = outputs.functions.filter((f) => {
+          const p = parseFunctionKey(f.key);
+          return p?.target === target && p.operation === operation;
+        });
+        for (const variant of step.variants) {
+          let found: { fn: LabFunctionOutputs; table?: string } | undefined;
+          for (const fn of candidates) {
+            const config = await cached(fn);
+            const vars = config.Environment?.Variables ?? {};
+            // A `-keepalive-` key names its variant; a single variant's function says it in KEEP_ALIVE.
+            if ((parseFunctionKey(fn.key)?.keepAlive ?? vars.KEEP_ALIVE) !== variant) continue;
+            found = { fn, table: vars.TABLE_NAME };
+            break;
+          }
+          if (!found) {
+            differs.push(`${target}-${operation}, keep-alive ${variant}: no such function is deployed`);
+            continue;
+          }
+          chosen.push(found.fn);
+          const index = target === 'dynamodb' ? DYNAMODB_INDEX[operation] : undefined;
+          const table = found.table ?? outputs.tableName;
+          if (index && table) indexes.set(table, (indexes.get(table) ?? new Map()).set(index, operation));
+        }
+      }
+    }
+    if (Object.keys(step.settings).length > 0)
+      differs.push(...(await deployedMismatches(clients.lambda, chosen, step.settings, cached)));
+    for (const [table, wanted] of indexes) {
+      const described = await clients.dynamodb.send(new DescribeTableCommand({ TableName: table }));
+      for (const [index, operation] of wanted) {
+        const gsi = described.Table?.GlobalSecondaryIndexes?.find((g) => g.IndexName === index);
+        if (!gsi) differs.push(`table ${table}: no index ${index}, which ${operation} queries`);
+        else if (gsi.IndexStatus !== 'ACTIVE')
+          differs.push(
+            `table ${table}: index ${index} is ${gsi.IndexStatus}, not ACTIVE yet (wait, then run again)`,
+          );
+      }
+    }
+    if (differs.length === 0) continue;
+    out.push(
+      `step ${step.name}: the deployed stack differs from what it needs:`,
+      ...differs.map((d) => `  ${d}`),
+      `  deploy: ${deployCommand(step.settings, step.targets, step.variants)}`,
+    );
+  }
+  return out;
 }

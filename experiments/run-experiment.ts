@@ -72,7 +72,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
   const { buildFromResultsDir } = await import('../report/build-report');
   const { readStepView } = await import('./step-results');
   if (where === 'aws') {
-    const mismatch = await checkDeployed(o, plan);
+    const mismatch = await checkDeployed(o.aws, plan);
     if (mismatch.length > 0) {
       for (const line of mismatch) o.logError(line);
       return { interrupted: false, block: null, exitCode: 2 };
@@ -276,44 +276,38 @@ function stepSettings(step: StepPlan): StepSettings {
 }
 
 /**
- * --target aws: every step's settings against the deployed functions it would call. Lines to
- * print and stop on (what differs, then what to deploy), or [] when the stack runs them all.
+ * --target aws: every step's functions, keep-alive variant, settings and index against the
+ * deployed stack (aws/deployed-settings.ts). Lines to print and stop on (what differs, then what
+ * to deploy), or [] when the stack runs them all.
  */
-async function checkDeployed(o: RunExperimentOptions, plan: readonly StepPlan[]): Promise<string[]> {
+export async function checkDeployed(
+  aws: RunExperimentOptions['aws'],
+  plan: readonly StepPlan[],
+): Promise<string[]> {
   const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
+  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
   const { LambdaClient } = await import('@aws-sdk/client-lambda');
   const { resolveAwsOptions, sdkClientConfig } = await import('../aws/aws-options');
   const { readLabOutputs } = await import('../aws/stack-outputs');
-  const { deployedMismatches, deployCommand } = await import('../aws/deployed-settings');
-  const { parseFunctionKey } = await import('../core/lab-functions');
-  const aws = resolveAwsOptions({
-    region: o.aws?.region,
-    profile: o.aws?.profile,
-    'stack-prefix': o.aws?.stackPrefix,
+  const { deployedStepMismatches } = await import('../aws/deployed-settings');
+  const resolved = resolveAwsOptions({
+    region: aws?.region,
+    profile: aws?.profile,
+    'stack-prefix': aws?.stackPrefix,
   });
-  const outputs = await readLabOutputs(new CloudFormationClient(sdkClientConfig(aws)), aws.stackPrefix);
-  const lambda = new LambdaClient(sdkClientConfig(aws));
-  const out: string[] = [];
-  for (const step of plan) {
-    const want = stepSettings(step);
-    if (Object.keys(want).length === 0 || step.targets.length === 0) continue;
-    const functions = outputs.functions.filter((f) => {
-      const p = parseFunctionKey(f.key);
-      return (
-        p !== undefined &&
-        step.targets.includes(p.target as Target) &&
-        step.operations.includes(p.operation) &&
-        (p.keepAlive === undefined || step.variants.includes(p.keepAlive))
-      );
-    });
-    const differs = await deployedMismatches(lambda, functions, want);
-    if (differs.length === 0) continue;
-    out.push(
-      `step ${step.name}: the deployed stack differs from what it needs:`,
-      ...differs.map((d) => `  ${d}`),
-      `  deploy: ${deployCommand(want, step.targets)}`,
-    );
-  }
+  const config = sdkClientConfig(resolved);
+  const outputs = await readLabOutputs(new CloudFormationClient(config), resolved.stackPrefix);
+  const out = await deployedStepMismatches(
+    { lambda: new LambdaClient(config), dynamodb: new DynamoDBClient(config) },
+    outputs,
+    plan.map((step) => ({
+      name: step.name,
+      targets: step.targets,
+      variants: step.variants,
+      operations: step.operations,
+      settings: stepSettings(step),
+    })),
+  );
   if (out.length > 0)
     out.push(
       'Nothing was measured: deploy what the steps need and run again. Steps that need different settings (provisioned-idle with and without prewarming) cannot share one deployment: run those on the local lab.',

@@ -1,7 +1,14 @@
 /**
  * --target aws: the deployed functions' configuration against what a step needs, read with
- * GetFunctionConfiguration and GetProvisionedConcurrencyConfig (control-plane calls, mocked).
+ * GetFunctionConfiguration and GetProvisionedConcurrencyConfig, and the table's indexes with
+ * DescribeTable (control-plane calls, mocked).
  */
+
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   GetFunctionConfigurationCommand,
   GetProvisionedConcurrencyConfigCommand,
@@ -10,8 +17,11 @@ import {
 } from '@aws-sdk/client-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { deployCommand, deployedMismatches } from '../../aws/deployed-settings';
-import type { LabFunctionOutputs } from '../../aws/stack-outputs';
+import { deployCommand, deployedMismatches, deployedStepMismatches } from '../../aws/deployed-settings';
+import { keyFromId, type LabFunctionOutputs, type LabOutputs } from '../../aws/stack-outputs';
+import { TARGETS } from '../../core/lab-functions';
+import { newsTop10 } from '../../experiments/definitions/news-top10';
+import { runExperiment } from '../../experiments/run-experiment';
 
 const lambda = mockClient(LambdaClient);
 const ARN = 'arn:aws:lambda:us-east-1:123456789012:function:lab-get';
@@ -69,5 +79,139 @@ describe('deployedMismatches', () => {
     expect(deployCommand(want, ['dynamodb'])).toBe(
       'npx cdk deploy --all -c targets=dynamodb -c memorySize=256 -c provisionedConcurrency=1 -c prewarmConnection=true',
     );
+  });
+});
+
+/**
+ * news-top10 with --target aws: every function its step calls (create, view, top10 on Redis,
+ * DynamoDB, DSQL, keep-alive on) at 1,024 MB, and the TopStories index its DynamoDB top 10
+ * queries, read from the deployed stack (CloudFormation DescribeStacks, Lambda
+ * GetFunctionConfiguration, DynamoDB DescribeTable, all mocked). A stack that matches lets the
+ * run proceed; one that differs prints what to deploy and measures nothing.
+ */
+describe('news-top10 against the deployed stack', () => {
+  const cfn = mockClient(CloudFormationClient);
+  const dynamodb = mockClient(DynamoDBClient);
+  const ctx = { quick: false, where: 'aws' as const, targets: TARGETS };
+  const plan = newsTop10.plan(ctx);
+  const REGION_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function';
+  const ops = ['create', 'view', 'top10'] as const;
+  const ids = ['Redis', 'Dynamodb', 'Dsql'].flatMap((t) =>
+    ops.map((op) => `${t}${op[0].toUpperCase()}${op.slice(1)}`),
+  );
+  const outputs: LabOutputs = {
+    apiUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/lab/',
+    region: 'eu-west-1',
+    tableName: 'LabData-PersonTable',
+    functions: ids.map((id) => ({
+      key: keyFromId(id),
+      id,
+      name: `lab-${id}`,
+      invokedArn: `${REGION_ARN}:lab-${id}`,
+      functionArn: `${REGION_ARN}:lab-${id}`,
+      logGroup: `/aws/lambda/lab-${id}`,
+    })),
+  };
+  const needs = plan.map((s) => ({
+    name: s.name,
+    targets: s.targets,
+    variants: s.variants,
+    operations: s.operations,
+    settings: { memoryMb: s.memoryMb },
+  }));
+  /** Each function's configuration as deployed: memory, KEEP_ALIVE and the table it reads. */
+  const deployed = (memory: (arn: string) => number, keepAlive: (arn: string) => string) =>
+    lambda.on(GetFunctionConfigurationCommand).callsFake((input: { FunctionName: string }) => ({
+      MemorySize: memory(input.FunctionName),
+      Environment: {
+        Variables: { KEEP_ALIVE: keepAlive(input.FunctionName), TABLE_NAME: 'lab-person-table' },
+      },
+    }));
+  const table = (indexes: { IndexName: string; IndexStatus: 'ACTIVE' | 'CREATING' }[]) =>
+    dynamodb
+      .on(DescribeTableCommand)
+      .resolves({ Table: { TableName: 'lab-person-table', GlobalSecondaryIndexes: indexes } });
+
+  beforeEach(() => {
+    cfn.reset();
+    dynamodb.reset();
+  });
+
+  it('proceeds when every function runs at 1,024 MB with keep-alive on and TopStories is ACTIVE', async () => {
+    expect(plan[0]).toMatchObject({
+      memoryMb: 1024,
+      variants: ['on'],
+      operations: ['create', 'view', 'top10'],
+    });
+    deployed(
+      () => 1024,
+      () => 'on',
+    );
+    table([{ IndexName: 'TopStories', IndexStatus: 'ACTIVE' }]);
+    const lines = await deployedStepMismatches(
+      { lambda: new LambdaClient({}), dynamodb: new DynamoDBClient({}) },
+      outputs,
+      needs,
+    );
+    expect(lines).toEqual([]);
+    // Nine functions read once each; the table described once, for the top 10's index.
+    expect(lambda.commandCalls(GetFunctionConfigurationCommand)).toHaveLength(9);
+    expect(dynamodb.commandCalls(DescribeTableCommand).map((c) => c.args[0].input)).toEqual([
+      { TableName: 'lab-person-table' },
+    ]);
+  });
+
+  it('differs (memory, keep-alive, a missing index): prints the deploy command, exits 2 and measures nothing', async () => {
+    // The Power Tuning and Data stacks are not deployed; the API stack is.
+    cfn.on(DescribeStacksCommand).rejects(new Error('Stack with id LatencyLab-Data does not exist'));
+    cfn.on(DescribeStacksCommand, { StackName: 'LatencyLab-Api' }).resolves({
+      Stacks: [
+        {
+          StackName: 'LatencyLab-Api',
+          StackId: 'arn:aws:cloudformation:eu-west-1:123456789012:stack/LatencyLab-Api/1',
+          StackStatus: 'UPDATE_COMPLETE',
+          CreationTime: new Date(0),
+          Outputs: [
+            { OutputKey: 'ApiUrl', OutputValue: outputs.apiUrl },
+            ...outputs.functions.flatMap((f) => [
+              { OutputKey: `${f.id}Name`, OutputValue: f.name },
+              { OutputKey: `${f.id}Arn`, OutputValue: f.invokedArn },
+              { OutputKey: `${f.id}LogGroup`, OutputValue: f.logGroup },
+            ]),
+          ],
+        },
+      ],
+    });
+    // Deployed at the template's 512 MB, the Redis top 10 with keep-alive off, and no TopStories yet.
+    deployed(
+      () => 512,
+      (arn) => (arn.endsWith('lab-RedisTop10') ? 'off' : 'on'),
+    );
+    table([{ IndexName: 'ByGovIdTypeCreatedAt', IndexStatus: 'ACTIVE' }]);
+    const out = mkdtempSync(join(tmpdir(), 'lab-news-aws-'));
+    const errors: string[] = [];
+    try {
+      const r = await runExperiment({
+        definition: newsTop10,
+        outDir: out,
+        where: 'aws',
+        aws: { region: 'eu-west-1' },
+        log: () => {},
+        logError: (line) => errors.push(line),
+      });
+      expect(r).toMatchObject({ exitCode: 2, block: null, interrupted: false });
+      expect(errors).toContain('step news-site: the deployed stack differs from what it needs:');
+      expect(errors).toContain('  redis-top10, keep-alive on: no such function is deployed');
+      expect(errors).toContain('  dynamodb-top10: memory 512 MB, the step needs 1024 MB');
+      expect(errors).toContain('  table lab-person-table: no index TopStories, which top10 queries');
+      expect(errors).toContain(
+        '  deploy: npx cdk deploy --all -c targets=redis,dynamodb,dsql -c keepAlive=on -c memorySize=1024',
+      );
+      expect(errors.at(-1)).toMatch(/^Nothing was measured: deploy what the steps need and run again/);
+      // Nothing measured: no step folder, no report.
+      expect(readdirSync(out)).toEqual([]);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
