@@ -9,7 +9,8 @@
  *
  * Here: create (the stories), view (readers read them: each read counts a view), then top10
  * in sparse bursts (an open loop at a low rate, with pauses longer than the engines' idle
- * timeout, so the first request of each burst meets a closed connection), on Redis, DynamoDB
+ * timeout and the host's reclaim window, so the first request of each burst meets a cold
+ * environment and builds its client again, as a reclaimed Lambda environment does), on Redis, DynamoDB
  * and DSQL. The rows compare the top-10 query's database time (the timing block's dbMs, the
  * article's perf_hooks span) at the article's statistics, with the share of requests that met
  * a cold start or a new connection beside them.

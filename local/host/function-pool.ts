@@ -48,8 +48,10 @@ export interface PoolOptions {
   readonly cgroups?: { readonly tree: CgroupTree; readonly hostCores: number; readonly freeze?: boolean };
   /**
    * End an on-demand environment once it has been idle this long, ms, as Lambda's shutdown phase
-   * ends environments it no longer needs (after minutes; a lab run compresses it with its idle
-   * gaps): the next request meets a cold start. Provisioned environments are kept.
+   * ends environments it no longer needs (https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html:
+   * kept "for some time in anticipation of another function invocation", then terminated; in
+   * practice minutes, which a lab run compresses with its idle gaps): the next request meets a
+   * cold start. Provisioned environments are kept.
    * @default undefined: never, each environment lives until the pool stops
    */
   readonly reclaimIdleMs?: number;
