@@ -1,8 +1,9 @@
 /**
  * What the local API's IAM check costs per request, printed, never asserted: `npm run bench`
  * section 10, or `npx tsx bench/sigv4-verify.ts [N]` alone. It times the verifier
- * (local/auth/sigv4.ts: rebuild the client's canonical request, hash it once, one HMAC with the
- * signing key cached per secret, day, region and service, constant-time compare; synchronous)
+ * (local/auth/sigv4.ts: rebuild the client's canonical request, hash it once, one HMAC (two
+ * one-shot SHA-256 hashes over the signing key's pads, cached per secret, day, region and
+ * service), constant-time compare; synchronous)
  * against one signature by the lab's own signer over the same request, which is what the
  * verifier did before it compared signatures instead of re-signing. Rounds alternate so machine
  * load falls on both; the median of rounds 2..6 is printed, as wall time and as this process's
@@ -32,11 +33,11 @@ export interface SigV4Cost {
 
 export async function sigv4VerifyCost(n: number): Promise<SigV4Cost> {
   const signed = await signRequest({ method: 'POST', url, headers, body }, LOCAL_CALLER, LOCAL_CALLER.region);
-  // As the API server hands it over: lower-case names, every value in a list, the body a Buffer.
+  // As the API server hands it over: a Map by lower-case name, every value in a list, the body a Buffer.
   const received: ReceivedRequest = {
     method: 'POST',
     target: new URL(url).pathname,
-    headers: Object.fromEntries(
+    headers: new Map(
       Object.entries({ host: '127.0.0.1:3100', ...headers, ...signed }).map(([k, v]) => [
         k.toLowerCase(),
         [v],

@@ -107,6 +107,51 @@ const json = (
   res.end(text);
 };
 
+/** The request's headers as the proxy event carries them, and as SigV4 reads them. */
+interface RequestHeaders {
+  /** As sent, the last value of a repeated name (the event's `headers`). */
+  readonly headers: Record<string, string>;
+  /** As sent, every value (the event's `multiValueHeaders`). */
+  readonly multiValueHeaders: Record<string, string[]>;
+  /** By lower-case name, every value of every header as sent; only when IAM needs it. */
+  readonly lowerCase?: Map<string, string[]>;
+  /** A Content-Length other than 0 or a Transfer-Encoding was sent: there is a body to read. */
+  readonly hasBody: boolean;
+}
+
+/**
+ * One pass over what the parser already holds (rawHeaders): the event's two header maps, the
+ * lower-case map the SigV4 check reads, and whether a body follows, each value appended, never
+ * copied again.
+ */
+function collectHeaders(raw: readonly string[], lowerCase: boolean): RequestHeaders {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  const lower = lowerCase ? new Map<string, string[]>() : undefined;
+  let hasBody = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    const k = raw[i];
+    const v = raw[i + 1];
+    headers[k] = v;
+    const seen = Object.hasOwn(multiValueHeaders, k) ? multiValueHeaders[k] : undefined;
+    if (seen === undefined) multiValueHeaders[k] = [v];
+    else seen.push(v);
+    // Lower-cased once, and only where it may matter: the framing headers, or SigV4's map.
+    let name: string | undefined;
+    if (lower !== undefined) {
+      name = k.toLowerCase();
+      const same = lower.get(name);
+      if (same === undefined) lower.set(name, [v]);
+      else same.push(v);
+    }
+    if (k.length === 14 || k.length === 17) {
+      name ??= k.toLowerCase();
+      if ((name === 'content-length' && v !== '0') || name === 'transfer-encoding') hasBody = true;
+    }
+  }
+  return { headers, multiValueHeaders, lowerCase: lower, hasBody };
+}
+
 function toEvent(
   req: http.IncomingMessage,
   url: URL,
@@ -115,19 +160,8 @@ function toEvent(
   path: string,
   pathParameters: Record<string, string>,
   body: Buffer,
+  { headers, multiValueHeaders }: RequestHeaders,
 ): APIGatewayProxyEvent {
-  // Built in one pass over what the parser already holds, each value appended, never copied again.
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) {
-    const k = raw[i];
-    const v = raw[i + 1];
-    headers[k] = v;
-    const seen = Object.hasOwn(multiValueHeaders, k) ? multiValueHeaders[k] : undefined;
-    if (seen === undefined) multiValueHeaders[k] = [v];
-    else seen.push(v);
-  }
   const query: Record<string, string> = {};
   const multiQuery: Record<string, string[]> = {};
   let hasQuery = false;
@@ -344,11 +378,6 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
 
 const EMPTY = Buffer.alloc(0);
 
-function hasNoBody(req: http.IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
-}
-
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const prefix = `/${opts.stage}`;
   const log = opts.log ?? ((line: string) => console.error(line));
@@ -376,11 +405,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       req.resume();
       return done(403);
     }
+    const sent = collectHeaders(req.rawHeaders, opts.iam !== undefined);
     let body: Buffer | undefined;
     try {
       // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 6.3);
       // the server drains what is left. Most GETs: no wait for 'end' on the request path.
-      body = hasNoBody(req) ? EMPTY : await readBody(req);
+      body = sent.hasBody ? await readBody(req) : EMPTY;
     } catch {
       // The client went away mid-body: nobody is left to answer, and nothing was invoked.
       res.destroy();
@@ -390,19 +420,11 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       json(res, 413, { message: 'Request Too Long' });
       return done(413);
     }
-    if (opts.iam) {
-      // Every value of every header as sent: a repeated signed header is signed with all of them.
-      // No prototype: a header named __proto__ is a header like any other.
-      const headers: Record<string, string[]> = Object.create(null);
-      const raw = req.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2) {
-        const name = raw[i].toLowerCase();
-        const seen = headers[name];
-        if (seen === undefined) headers[name] = [raw[i + 1]];
-        else seen.push(raw[i + 1]);
-      }
+    if (opts.iam && sent.lowerCase) {
+      // Every value of every header as sent, by lower-case name: a repeated signed header is
+      // signed with all of them, and a header named __proto__ is a header like any other.
       const verdict = verifyRequest(
-        { method, target: rawOriginForm(req.url ?? '/'), headers, body },
+        { method, target: rawOriginForm(req.url ?? '/'), headers: sent.lowerCase, body },
         opts.iam,
       );
       if (!verdict.ok) {
@@ -421,7 +443,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       );
       return done(400);
     }
-    const event = toEvent(req, url, opts.stage, match.route.template, path, match.pathParameters, body);
+    const event = toEvent(req, url, opts.stage, match.route.template, path, match.pathParameters, body, sent);
     const inv = await match.route.pool.invoke(event);
     if (!inv.ok) {
       if (inv.reason === 'throttled') log(`${method} ${url.pathname}: 500, ${inv.message}`);
@@ -433,9 +455,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       json(res, 502, INTERNAL_ERROR, INTERNAL_ERROR_TYPE);
       return done(502, inv);
     }
-    const headers: [string, string][] = [...r.headers, ['content-length', String(r.body.length)]];
-    res.writeHead(r.statusCode, headers.flat());
-    res.end(r.body);
+    // Head and body leave in one write (Node joins a string body to the head), with a length, never chunked.
+    const head: string[] = [];
+    for (const [k, v] of r.headers) head.push(k, v);
+    head.push('content-length', String(r.body.length));
+    res.writeHead(r.statusCode, head);
+    res.end(r.body.toString('latin1'), 'latin1');
     done(r.statusCode, inv);
   }
 

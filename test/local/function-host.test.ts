@@ -494,6 +494,38 @@ describe('API server: every request ends in an answer', () => {
     expect(await r.text()).toBe('fine');
   });
 
+  it("writes the function's body byte for byte with its Content-Length, never chunked: UTF-8 text and base64 binary", async () => {
+    const binary = Buffer.from([0x00, 0xff, 0x80, 0x0d, 0x0a, 0xe9]);
+    const s = await serve(
+      stubIntegration((e) =>
+        ok(
+          e.pathParameters?.case === 'binary'
+            ? { statusCode: 201, body: binary.toString('base64'), isBase64Encoded: true }
+            : { statusCode: 200, headers: { 'x-note': 'caf\u00e9 ok' }, body: 'h\u00e9llo \u{1f600}' },
+        ),
+      ),
+    );
+    const { port } = new URL(s.url);
+    const exchange = async (path: string) => {
+      const r = await rawExchange(Number(port), `GET /lab/r/${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      const raw = Buffer.from(r.text, 'latin1');
+      const split = raw.indexOf('\r\n\r\n');
+      return { head: raw.subarray(0, split).toString('latin1'), body: raw.subarray(split + 4) };
+    };
+    const text = await exchange('text');
+    const utf8 = Buffer.from('h\u00e9llo \u{1f600}', 'utf8');
+    expect(text.head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(text.head).toContain(`content-length: ${utf8.length}`);
+    expect(text.head).toContain('x-note: caf\u00e9 ok');
+    expect(text.head.toLowerCase()).not.toContain('transfer-encoding');
+    expect(text.body.equals(utf8)).toBe(true);
+    const bin = await exchange('binary');
+    expect(bin.head).toMatch(/^HTTP\/1\.1 201 Created\r\n/);
+    expect(bin.head).toContain(`content-length: ${binary.length}`);
+    expect(bin.head.toLowerCase()).not.toContain('transfer-encoding');
+    expect(bin.body.equals(binary)).toBe(true);
+  });
+
   it('answers a throttled invocation as API Gateway does a Lambda throttle: 500, and logs why', async () => {
     const message = 'throttled: no free environment within 3 s (all 1 environments busy)';
     const s = await serve(

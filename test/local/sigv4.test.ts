@@ -16,8 +16,9 @@ const base: SignableRequest = {
   body: '{"GovId":"A1"}',
 };
 
-/** What the server sees of a client's request: its target and headers, Host among them. */
-function received(r: SignableRequest, extra: Record<string, string> = {}): ReceivedRequest {
+/** What the server sees of a client's request: its target and headers (a record), Host among them. */
+type ReceivedRecord = ReceivedRequest & { readonly headers: Record<string, string> };
+function received(r: SignableRequest, extra: Record<string, string> = {}): ReceivedRecord {
   const u = new URL(r.url);
   return {
     method: r.method,
@@ -27,7 +28,7 @@ function received(r: SignableRequest, extra: Record<string, string> = {}): Recei
   };
 }
 
-async function signed(r: SignableRequest = base, c = creds): Promise<ReceivedRequest> {
+async function signed(r: SignableRequest = base, c = creds): Promise<ReceivedRecord> {
   return received(r, await signRequest(r, c, 'us-east-1'));
 }
 
@@ -134,6 +135,35 @@ describe('SigV4 on the lab API', () => {
     // Every service but S3 encodes each path segment once more: the wire's %40 is signed as %2540.
     expect(canonicalUri('/lab/a%40b/./c/../d//e/')).toBe('/lab/a%2540b/d/e/');
     expect(canonicalUri('')).toBe('/');
+  });
+
+  it("takes the API server's headers (a Map by lower-case name, every value in a list) as it takes a record", async () => {
+    const s = await signed({ ...base, headers: { ...base.headers, 'x-lab-tag': 'a' } });
+    const asMap = (h: Record<string, string>, extra: [string, string][] = []) => {
+      const m = new Map<string, string[]>();
+      for (const [k, v] of [...Object.entries(h), ...extra]) {
+        const seen = m.get(k.toLowerCase());
+        if (seen) seen.push(v);
+        else m.set(k.toLowerCase(), [v]);
+      }
+      return m;
+    };
+    expect(verifyRequest({ ...s, headers: asMap(s.headers) }, creds)).toEqual({ ok: true });
+    expect(
+      verifyRequest({ ...s, body: Buffer.from(String(s.body)), headers: asMap(s.headers) }, creds),
+    ).toEqual({
+      ok: true,
+    });
+    // A second value of a signed header was not signed: the joined value no longer matches.
+    expect(verifyRequest({ ...s, headers: asMap(s.headers, [['X-Lab-Tag', 'b']]) }, creds)).toMatchObject({
+      ok: false,
+      errorType: 'InvalidSignatureException',
+      message: expect.stringContaining('x-lab-tag:a,b\n'),
+    });
+    // A repeated X-Amz-Date reads as both values joined, which is no date.
+    expect(
+      verifyRequest({ ...s, headers: asMap(s.headers, [['x-amz-date', s.headers['x-amz-date']]]) }, creds),
+    ).toMatchObject({ ok: false, errorType: 'IncompleteSignatureException' });
   });
 
   it('accepts a presigned URL until X-Amz-Expires runs out, then refuses it as expired', async () => {
