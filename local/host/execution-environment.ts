@@ -218,7 +218,7 @@ export class ExecutionEnvironment {
     }
     opts.onLog(initStartLine(node.version, opts.env.AWS_REGION ?? 'us-east-1'));
     const spawnedAt = performance.now();
-    const child = fork(WORKER, [file, exportName], {
+    const child = fork(WORKER, [file, exportName, opts.fn.name, String(memoryMb)], {
       env: {
         ...opts.env,
         AWS_LAMBDA_INITIALIZATION_TYPE: opts.initType,
@@ -340,7 +340,7 @@ export class ExecutionEnvironment {
 
   invoke(requestId: string, event: unknown, timeoutMs: number): Promise<InvokeOutcome> {
     if (this.busy || this.exited) throw new Error('environment is busy or gone');
-    void this.thaw();
+    if (this.frozen) void this.thaw();
     this.busy = true;
     this.invocations += 1;
     const started = performance.now();
@@ -355,14 +355,8 @@ export class ExecutionEnvironment {
       }, timeoutMs);
       this.pending = { requestId, started, resolve, timer };
       this.child.send(
-        {
-          type: 'invoke',
-          requestId,
-          event,
-          functionName: this.opts.fn.name,
-          memoryLimitInMB: this.memoryMb,
-          deadlineMs: Date.now() + timeoutMs,
-        },
+        // The function's name and memory went to the worker once, at its start.
+        { type: 'invoke', requestId, event, deadlineMs: Date.now() + timeoutMs },
         // A process that cannot take it is ended: its exit reports the invocation as a crash.
         (err) => {
           if (err) this.child.kill('SIGKILL');

@@ -33,6 +33,9 @@ export const handler = async (_event, context) => ({ statusCode: 200, body: JSON
   regExpEscape: typeof RegExp.escape,
   functionVersion: context.functionVersion,
   envVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION,
+  functionName: context.functionName,
+  memoryLimitInMB: context.memoryLimitInMB,
+  requestId: context.awsRequestId,
 }) });`,
 );
 
@@ -140,6 +143,12 @@ describe("Lambda's platform lines", () => {
     expect(viaAlias.lines).toContain(`START RequestId: ${b.requestId} Version: 1`);
     expect(body(a)).toMatchObject({ functionVersion: '$LATEST', envVersion: '$LATEST' });
     expect(body(b)).toMatchObject({ functionVersion: '1', envVersion: '1' });
+    // The rest of the context, as Lambda's Node runtime types it (memoryLimitInMB is a string).
+    expect(body(a)).toMatchObject({
+      functionName: 'runtime-fn',
+      memoryLimitInMB: '256',
+      requestId: a.requestId,
+    });
   });
 
   it.each([
