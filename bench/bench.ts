@@ -23,6 +23,7 @@
  *  10. the SigV4 check per request (sigv4-verify.ts); `--only-sigv4` runs just this section
  */
 
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { describeCliError, runCli } from '../core/errors';
 import { installInterruptHandler } from '../core/interrupt';
@@ -39,7 +40,7 @@ import { buildEmptyHandler, initOverEmpty, median } from './init-over-empty';
 import { instrumentationCost } from './instrumentation-cost';
 import { LabClient } from './lab-client';
 import { findMaxRate } from './max-rate';
-import { formatPeerFigures, PEER_PINS, peerComparison } from './peer';
+import { formatPeerFigures, ipcWakeCost, PEER_PINS, peerComparison } from './peer';
 import { qldbStatementCost } from './qldb-statements';
 import { formatSigV4Cost, sigv4VerifyCost } from './sigv4-verify';
 
@@ -311,8 +312,17 @@ async function peer(name: string): Promise<void> {
   console.log(
     `\n9. the lab's host beside ${name} (serverless ${PEER_PINS.serverless}, serverless-offline ${PEER_PINS['serverless-offline']}): one handler as a REST route, ${starts} start-ups each, ${requests} sequential + ${requests} 4-client requests each in ${rounds} alternating rounds (lab: IAM on, no cgroups)`,
   );
+  const load = loadavg()[0];
   const rows = await peerComparison(name, { requests, rounds, starts, log: (l) => console.log(`   ${l}`) });
   for (const line of formatPeerFigures(rows)) console.log(line);
+  // The floor under every figure above: what a hop to a process that slept costs here.
+  const wake = await ipcWakeCost();
+  console.log(
+    `   IPC round trip to a Lambda-Node process: ${wake.backToBackMs.toFixed(3)} ms back to back, ${wake.afterIdleMs.toFixed(3)} ms after 1 ms idle (a request through the lab makes 4 hops)`,
+  );
+  console.log(
+    `   load average (1 min) ${load.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`,
+  );
 }
 
 function qldbStatements(): void {

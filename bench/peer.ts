@@ -16,7 +16,7 @@
  * the same hops, no work) takes part in the warm rounds, so the lab's host overhead over the
  * floor is measured under the same load.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -28,7 +28,7 @@ import {
 } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { signRequest } from '../local/auth/sigv4';
@@ -61,6 +61,12 @@ export interface HostFigures {
   /** CPU ms per request of the server process, and of the processes it spawned (lab environments). */
   readonly cpuServerMs: number;
   readonly cpuChildrenMs: number;
+  /**
+   * CPU ms per request in the 4-client phase alone: the host's processes (server and what it
+   * spawned), and the bench's own client. What a CPU-bound 4-client run can reach follows.
+   */
+  readonly cpu4HostMs: number;
+  readonly cpu4ClientMs: number;
 }
 
 /** Installs the pinned peer into its cache folder unless it is there; returns the folder. */
@@ -326,6 +332,8 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
       t4: number;
       cpuS: number;
       cpuC: number;
+      cpu4: number;
+      client4: number;
       n: number;
     };
     const acc = new Map<string, Acc>(
@@ -341,6 +349,8 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
           t4: 0,
           cpuS: 0,
           cpuC: 0,
+          cpu4: 0,
+          client4: 0,
           n: 0,
         },
       ]),
@@ -371,6 +381,8 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
       t4: 0,
       cpuS: 0,
       cpuC: 0,
+      cpu4: 0,
+      client4: 0,
       n: 0,
     });
     opts.log(`started ${opts.starts} times each; warm rounds ...`);
@@ -396,6 +408,8 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
         for (let i = 0; i < perRound; i++) a.lat.push(await get(agent, h));
         a.t1 += performance.now() - t;
         a.n1 += perRound;
+        const c4 = cpuOf(h);
+        const me = process.cpuUsage();
         t = performance.now();
         const each = Math.round(perRound / 4);
         await Promise.all(
@@ -405,7 +419,10 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
         );
         a.t4 += performance.now() - t;
         a.n4 += each * 4;
+        const mine = process.cpuUsage(me);
+        a.client4 += (mine.user + mine.system) / 1000;
         const c1 = cpuOf(h);
+        a.cpu4 += c1.server + c1.children - c4.server - c4.children;
         a.cpuS += c1.server - c0.server;
         a.cpuC += c1.children - c0.children;
         a.n += perRound + each * 4;
@@ -427,6 +444,8 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
         rps4: a.n4 / (a.t4 / 1000),
         cpuServerMs: a.cpuS / a.n,
         cpuChildrenMs: a.cpuC / a.n,
+        cpu4HostMs: a.cpu4 / a.n4,
+        cpu4ClientMs: a.client4 / a.n4,
       };
     });
   } finally {
@@ -436,8 +455,11 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
 }
 
 /** The table the bench prints: each figure for both hosts and the lab's ratio to the peer. */
-export function formatPeerFigures(rows: readonly HostFigures[]): string[] {
+export function formatPeerFigures(rows: readonly HostFigures[], cores = availableParallelism()): string[] {
   const [lab, peer, floor] = rows;
+  // Where 4 clients saturate when CPU is what runs out: every core busy with the host's
+  // processes and the client, so cores over the CPU one request costs them all.
+  const ceiling = (h: HostFigures) => (cores / (h.cpu4HostMs + h.cpu4ClientMs)) * 1000;
   const f = (n: number, d = 2) => n.toFixed(d);
   const line = (label: string, a: string, b: string, ratio: number) =>
     `   ${label.padEnd(30)}${a.padStart(10)}${b.padStart(20)}${`${ratio.toFixed(2)}x`.padStart(10)}`;
@@ -471,6 +493,13 @@ export function formatPeerFigures(rows: readonly HostFigures[]): string[] {
       f(peer.cpuServerMs + peer.cpuChildrenMs, 3),
       (lab.cpuServerMs + lab.cpuChildrenMs) / (peer.cpuServerMs + peer.cpuChildrenMs),
     ),
+    line(
+      '4-client CPU ms/req (+client)',
+      f(lab.cpu4HostMs + lab.cpu4ClientMs, 3),
+      f(peer.cpu4HostMs + peer.cpu4ClientMs, 3),
+      (lab.cpu4HostMs + lab.cpu4ClientMs) / (peer.cpu4HostMs + peer.cpu4ClientMs),
+    ),
+    `   4-client ceiling if CPU-bound on ${cores} cores: lab ${f(ceiling(lab), 0)} req/s, ${peer.name} ${f(ceiling(peer), 0)} req/s (${(ceiling(lab) / ceiling(peer)).toFixed(2)}x); measured ${(lab.rps4 / peer.rps4).toFixed(2)}x`,
     ...(floor
       ? [
           `   relay floor (HTTP + IPC to a process that answers at once), same rounds: p50 ${f(floor.p50)} ms, 4 clients ${f(floor.rps4, 0)} req/s`,
@@ -479,4 +508,47 @@ export function formatPeerFigures(rows: readonly HostFigures[]): string[] {
       : []),
     `   goals: warm p50 <= 0.50x (${(lab.p50 / peer.p50).toFixed(2)}x), 4-client throughput >= 2.00x (${(lab.rps4 / peer.rps4).toFixed(2)}x)`,
   ];
+}
+
+export interface IpcWakeCost {
+  /** IPC round trip to a Lambda-Node process that answers at once, sent back to back, p50 ms. */
+  readonly backToBackMs: number;
+  /** The same round trip after the process (and this one) sat idle for ~1 ms, p50 ms. */
+  readonly afterIdleMs: number;
+}
+
+/**
+ * What one hop costs on this machine when the process at the other end has gone to sleep: the
+ * floor under any host that runs environments as processes (the lab's request makes four such
+ * hops: client to host, host to environment and back, host to client). Blocks of back-to-back
+ * and idle-separated round trips alternate, so load falls on both.
+ */
+export async function ipcWakeCost(node = defaultLambdaNode().path): Promise<IpcWakeCost> {
+  const child = fork(join(import.meta.dirname, 'relay-floor-host.mjs'), ['0', node, 'child'], {
+    execPath: node,
+    execArgv: [],
+  });
+  const roundTrip = () =>
+    new Promise<number>((resolve) => {
+      const t = performance.now();
+      child.once('message', () => resolve(performance.now() - t));
+      child.send({ type: 'invoke' });
+    });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  try {
+    const hot: number[] = [];
+    const idle: number[] = [];
+    for (let i = 0; i < 200; i++) await roundTrip();
+    for (let block = 0; block < 10; block++) {
+      for (let i = 0; i < 200; i++) hot.push(await roundTrip());
+      for (let i = 0; i < 30; i++) {
+        await sleep(1);
+        idle.push(await roundTrip());
+      }
+    }
+    const p50 = (xs: number[]) => ladderOf(xs)?.p50 ?? Number.NaN;
+    return { backToBackMs: p50(hot), afterIdleMs: p50(idle) };
+  } finally {
+    child.kill();
+  }
 }
