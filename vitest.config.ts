@@ -1,5 +1,19 @@
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { SLOW_TESTS, SOAK_TESTS } from './test/tiers.mjs';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { LONG_TESTS, SLOW_TESTS, SOAK_TESTS } from './test/tiers.mjs';
+
+/** The files test/tiers.mjs names as long first, in its order; then the rest as Vitest orders them. */
+class LongFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const i = LONG_TESTS.indexOf(relative(this.ctx.config.root, spec.moduleId));
+      return i === -1 ? LONG_TESTS.length : i;
+    };
+    // Array sort is stable: unlisted files keep Vitest's order.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 /** `npm test`: the fast tier (unit, handler, template and conformance tests). test/tiers.mjs names the rest. */
 export default defineConfig({
@@ -11,5 +25,6 @@ export default defineConfig({
     hookTimeout: 300_000,
     // Two cores: synth, engines and load tests each want one; more workers only thrash.
     maxWorkers: 2,
+    sequence: { sequencer: LongFirst },
   },
 });

@@ -33,3 +33,37 @@ export const SLOW_TESTS = [
  * @type {readonly string[]}
  */
 export const SOAK_TESTS = ['test/soak/**/*.test.ts'];
+
+/**
+ * The fast tier's longest files, longest first (seconds each on a loaded 2-core machine,
+ * imports and hooks included). Vitest starts them before every other file (vitest.config.ts's
+ * sequencer), so no long file starts last beside an idle worker; a fresh clone has no timings
+ * of its own for Vitest to order by. The few that wait for global-setup.ts's background synth
+ * or client install (memory-model, the conformance files) come after the first ones, so what
+ * they wait for is done when they start. Re-measure with
+ * `npm test -- --reporter=default --reporter=json --outputFile.json=.cache/test-fast.json`.
+ * @type {readonly string[]}
+ */
+export const LONG_TESTS = [
+  'test/infra/cdk-synth.test.ts',
+  'test/loadtest/artillery-run.test.ts',
+  'test/lambda/dynamodb-workloads.test.ts',
+  'test/local/function-host.test.ts',
+  'test/report/html-chromium.test.ts',
+  'test/experiments/experiment-cli.test.ts',
+  'test/infra/stacks.test.ts',
+  'test/local/memory-model.test.ts',
+  'test/local/engines.test.ts',
+  'test/report/cli-startup.test.ts',
+  'test/infra/deploy-sequence.test.ts',
+  'test/conformance/dsql.test.ts',
+  'test/local/qldb-endpoint.test.ts',
+  'test/conformance/api-gateway.test.ts',
+  'test/local/choose-targets.test.ts',
+  'test/infra/cdk-nag.test.ts',
+  'test/lambda/dsql-store.test.ts',
+  'test/loadtest/closed-loop.test.ts',
+  'test/infra/snapshots.test.ts',
+  'test/report/large-log.test.ts',
+  'test/lab/http-fuzz.test.ts',
+];

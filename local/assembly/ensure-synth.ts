@@ -54,6 +54,12 @@ export async function ensureSynth(
   outdir: string,
   context: Record<string, string>,
   log: (line: string) => void,
+  /**
+   * Called once this call holds the folder's lock (never when the folder was fresh): from then
+   * on, any other ensureSynth of the folder waits for this one (the test run's global setup
+   * synthesizes in the background once it holds the lock).
+   */
+  onLocked?: () => void,
 ): Promise<{ synthesized: boolean }> {
   if (isFresh(outdir, context)) return { synthesized: false };
   mkdirSync(outdir, { recursive: true });
@@ -62,6 +68,7 @@ export async function ensureSynth(
     stale: 120_000,
     retries: { retries: 600, minTimeout: 200, maxTimeout: 1000 },
   });
+  onLocked?.();
   try {
     if (isFresh(outdir, context)) return { synthesized: false };
     return await synthesize(outdir, context, log);

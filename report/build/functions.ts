@@ -4,7 +4,8 @@
  */
 import type { InitRecord, ReportRecord } from '../../runs/lambda-log-parser';
 import { ReportAccumulator } from '../../runs/report-accumulator';
-import { distributionOf, durationSummary, type FunctionStats, initSummary } from '../report-model';
+import type { FunctionStats } from '../report-model';
+import { distributionOf, durationSummary, initSummary } from './distribution';
 
 export type NameOf = (source: string | undefined) => { name: string; nameFrom: FunctionStats['nameFrom'] };
 

@@ -14,18 +14,16 @@ import {
   timeline,
 } from '../../runs/results';
 import { type DatabaseSamples, databaseSamples, dbRequestStats } from '../../runs/samples';
-import {
-  type ColdStarts,
-  type ConnectionReuse,
-  type Distribution,
-  distributionOf,
-  durationSummary,
-  type GroupCost,
-  type GroupReport,
-  initSummary,
-  type LayerStats,
-  type TimelinePoint,
+import type {
+  ColdStarts,
+  ConnectionReuse,
+  Distribution,
+  GroupCost,
+  GroupReport,
+  LayerStats,
+  TimelinePoint,
 } from '../report-model';
+import { distributionOf, durationSummary, initSummary } from './distribution';
 
 // The operations in core's order (create, get first); the runs follow it.
 export const PHASE_ORDER: readonly string[] = OPERATIONS;

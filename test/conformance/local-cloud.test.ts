@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../core/paths';
 import { parseEnvFile } from '../../local/lab-env';
+import { setupTask } from '../support/shared-engines';
 import { CONFORMANCE_CLIENTS, venvPython } from './support/clients';
 
 const READY = 'Ctrl-C to stop.';
@@ -214,6 +215,7 @@ describe('npm run local: a local cloud the standard clients reach', () => {
 
   it('boto3 and pyqldb, given only the file, list the tables and run a QLDB statement', async () => {
     const ledger = /ledger (\S+)/.exec(commandOn('AWS_ENDPOINT_URL_QLDB_SESSION='))?.[1] ?? '';
+    await setupTask('conformance-clients');
     const r = await run(
       venvPython(),
       [join(CONFORMANCE_CLIENTS, 'local_cloud_boto3.py'), ledger, 'PY-1'],

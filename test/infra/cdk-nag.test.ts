@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, CfnResource, Lazy, Stack, Validations } from 'aws-cdk-lib';
+import { App, CfnResource, type IPolicyValidationPluginBeta1, Lazy, Stack, Validations } from 'aws-cdk-lib';
 import { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
@@ -24,25 +24,19 @@ interface ValidationReport {
  * cdk-nag reports interrupts synth after the report is written, so that one failure is read
  * from the report; any other synth failure is rethrown, never taken for a clean result.
  */
-function nagFindings(
-  build: (app: App) => void = (app) => buildLab(app),
-  extraContext: Record<string, unknown> = {},
-  // CDK's own CloudFormation validation is most of a synth's time and not what these cases
-  // check; the case about another validator turns it on.
-  builtinCloudFormationValidation = false,
-): string[] {
+function nagFindings(build: (app: App) => void = (app) => buildLab(app)): string[] {
   const outdir = mkdtempSync(join(tmpdir(), 'lab-nag-'));
   try {
     const context = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context;
     const app = new App({
       outdir,
-      builtinCloudFormationValidation,
+      // CDK's own CloudFormation validation is most of a synth's time and not what these cases check.
+      builtinCloudFormationValidation: false,
       context: {
         ...context,
         ...RICH_FLAGS,
         sourceMaps: 'true',
         'aws:cdk:bundling-stacks': [],
-        ...extraContext,
       },
     });
     build(app);
@@ -73,9 +67,10 @@ describe('cdk-nag AwsSolutions', () => {
     expect(nagFindings()).toEqual([]);
   }, 120_000);
 
+  // The next two build only the stack they need: the lab's own findings are the first case's,
+  // and each extra nag run of the whole lab costs seconds of CPU.
   it('a synth that throws fails, rather than passing with no findings', () => {
     const broken = (app: App) => {
-      buildLab(app);
       const stack = new Stack(app, 'Broken');
       new CfnResource(stack, 'Thing', {
         type: 'Custom::Thing',
@@ -92,22 +87,35 @@ describe('cdk-nag AwsSolutions', () => {
   }, 120_000);
 
   it('a synth stopped by another validator fails, though cdk-nag found nothing', () => {
-    // The invalid stack alone: CDK's template validation (on here) costs seconds per stack.
-    const invalid = (app: App) => {
-      // Not an L1 class, so cdk-nag has no rule for it; CloudFormation's schema refuses the property.
-      new CfnResource(new Stack(app, 'Invalid'), 'Bucket', {
-        type: 'AWS::S3::Bucket',
-        properties: { NotAProperty: true },
-      });
+    // Any validator but cdk-nag: one that refuses every stack. (CDK's own CloudFormation
+    // validation would do too, but loading its schemas costs seconds of CPU; cdk-synth.test.ts
+    // runs it once.)
+    const refuseAll: IPolicyValidationPluginBeta1 = {
+      name: 'RefuseAll',
+      validate: (context) => ({
+        success: false,
+        violations: [
+          {
+            ruleName: 'refuse-all',
+            description: 'refused on purpose',
+            violatingResources: context.templatePaths.map((templatePath) => ({
+              resourceLogicalId: 'Thing',
+              locations: [],
+              templatePath,
+            })),
+          },
+        ],
+      }),
     };
-    expect(() =>
-      nagFindings(invalid, { '@aws-cdk/core:validateAgainstDefaultRules': true }, true),
-    ).toThrowError(/NotAProperty|E3002/);
+    const refused = (app: App) => {
+      new CfnResource(new Stack(app, 'Refused'), 'Thing', { type: 'Custom::Thing' });
+      Validations.of(app).addPlugins(refuseAll);
+    };
+    expect(() => nagFindings(refused)).toThrowError(/refuse-all|Validation failed/);
   }, 120_000);
 
   it('still reads the findings when cdk-nag errors are what stopped synth', () => {
     const open = (app: App) => {
-      buildLab(app);
       // A bucket with none of the AwsSolutions defaults: several errors, so synth fails.
       new CfnBucket(new Stack(app, 'Open'), 'Bucket');
     };

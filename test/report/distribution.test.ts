@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { distributionOf } from '../../report/report-model';
+import { distributionOf } from '../../report/build/distribution';
 import { LatencyHistogram } from '../../runs/latency-histogram';
 
 describe('distributions for the report', () => {

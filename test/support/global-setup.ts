@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { PROJECT_ROOT } from '../../core/paths';
@@ -10,23 +10,75 @@ import { startEngineBroker } from './shared-engines';
 /**
  * Once per run, before test files run in parallel: the engines' and clients' packages, one
  * synth for every test that starts the local lab (with LAB_TEST_CONTEXT, so they never race
- * to write it; a slow-tier test with other flags synthesizes its own, under ensureSynth's lock), and the shared local DynamoDB engines (shared-engines.ts).
+ * to write it; a slow-tier test with other flags synthesizes its own, under ensureSynth's lock),
+ * and the shared local DynamoDB engines (shared-engines.ts).
+ *
+ * Only what nearly every file needs holds the first file back. On a fresh clone the synth
+ * (~20 s), the conformance clients' venv (~20 s, mostly waiting on pip's downloads) and
+ * DynamoDB Local's fetch (~8 s of Maven) run in the background while the first files run, and
+ * whatever needs one waits for it: a lab start on ensureSynth's lock (taken here before the
+ * first file starts), a Python client on the broker's `ready/conformance-clients`, DynamoDB
+ * Local on its fetch. Warm, each of them finds its work done in milliseconds.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // The redis and dsql tests run a real redis-server and PostgreSQL: install each once
-  // (Debian packages), before test files run in parallel, or say how.
+  // The redis and dsql tests run a real redis-server and PostgreSQL (16, fetched once into
+  // .cache/): install each before test files run in parallel, or say how. One after the other:
+  // apt-get takes a lock.
+  await runScript('scripts/ensure-redis.sh');
+  await runScript('scripts/ensure-postgres.sh');
   // The conformance suite's outside clients (botocore, pyqldb, psycopg, curl, psql, redis-cli)
   // come after the engines, whose packages bring psql and redis-cli.
-  for (const script of [
-    'scripts/ensure-redis.sh',
-    'scripts/ensure-postgres.sh',
-    'scripts/ensure-conformance-clients.sh',
-  ]) {
-    execFileSync('bash', [join(PROJECT_ROOT, script)], { stdio: 'inherit' });
-  }
+  const clients = runScript('scripts/ensure-conformance-clients.sh');
+  // Idempotent: a complete install costs it a few milliseconds.
+  const dynamoDbLocal = runScript('scripts/fetch-dynamodb-local.sh');
   const context = localSynthContext(LAB_TEST_CONTEXT);
-  await ensureSynth(localOutdir(context), context, (line) => console.log(line));
-  const engines = await startEngineBroker();
+  let onLocked = () => {};
+  const locked = new Promise<void>((resolve) => {
+    onLocked = resolve;
+  });
+  const synth = ensureSynth(
+    localOutdir(context),
+    context,
+    (line) => console.log(line),
+    () => onLocked(),
+  );
+  // Until this holds the lock, a lab test could start a second synth of the same folder.
+  await Promise.race([locked, synth]);
+  const background = [clients, dynamoDbLocal, synth];
+  // A failed task fails the tests that wait for it, with its error; the run's end reports it too.
+  for (const task of background) task.catch(() => {});
+  const engines = await startEngineBroker({
+    tasks: { 'conformance-clients': clients },
+    before: { 'dynamodb-local': dynamoDbLocal },
+  });
   project.provide('sharedEnginesUrl', engines.url);
-  return () => engines.stop();
+  return async () => {
+    await engines.stop();
+    // A run of one quick file ends before them: let them finish, so the next run finds them done.
+    const failed = (await Promise.allSettled(background)).filter((r) => r.status === 'rejected');
+    if (failed.length > 0)
+      throw new AggregateError(
+        failed.map((r) => r.reason),
+        'a set-up task of the test run failed',
+      );
+  };
+}
+
+/** Runs a set-up script, its output on the run's; rejects with its last lines when it fails. */
+function runScript(script: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [join(PROJECT_ROOT, script)], {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'inherit', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      process.stderr.write(d);
+      stderr = (stderr + d.toString()).slice(-4000);
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${script} failed (exit ${code}): ${stderr.trim()}`)),
+    );
+  });
 }

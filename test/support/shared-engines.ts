@@ -5,9 +5,12 @@
  * ends with the file, so the engines belong to the Vitest process: global-setup.ts serves
  * `GET /<kind>` here, starting each kind on the first ask, and stops them when the run ends.
  * Tests that stop, kill or restart an engine start their own (engines.test.ts, the fault tests).
+ *
+ * The same server answers `GET /ready/<task>` for global-setup.ts's background tasks (the
+ * conformance clients' install): 200 once the task is done, 500 with its error if it failed.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 import { type Engine, type EngineKind, startEngine } from '../../local/engines';
@@ -26,10 +29,34 @@ export interface EngineBroker {
   stop(): Promise<void>;
 }
 
-/** global-setup.ts: serves the shared engines; stop() ends every engine it started. */
-export async function startEngineBroker(): Promise<EngineBroker> {
+export interface EngineBrokerOptions {
+  /** Background set-up a test can wait for by name (setupTask). */
+  readonly tasks?: Readonly<Record<string, Promise<unknown>>>;
+  /** What must finish before an engine of this kind starts (DynamoDB Local's fetch). */
+  readonly before?: Readonly<Partial<Record<EngineKind, Promise<unknown>>>>;
+}
+
+/** global-setup.ts: serves the shared engines and the set-up tasks; stop() ends every engine it started. */
+export async function startEngineBroker(opts: EngineBrokerOptions = {}): Promise<EngineBroker> {
   const engines = new Map<EngineKind, Promise<Engine>>();
+  const answer = (res: ServerResponse, work: Promise<unknown>, body: (v: unknown) => string) =>
+    work.then(
+      (v) => res.writeHead(200, { 'content-type': 'application/json' }).end(body(v)),
+      (error: unknown) => res.writeHead(500).end(error instanceof Error ? error.message : String(error)),
+    );
   const server = createServer((req, res) => {
+    const task = /^\/ready\/(.+)$/.exec(req.url ?? '')?.[1];
+    if (task !== undefined) {
+      const work = opts.tasks?.[task];
+      if (!work) {
+        res
+          .writeHead(404)
+          .end(`no set-up task ${task}; expected one of: ${Object.keys(opts.tasks ?? {}).join(', ')}`);
+        return;
+      }
+      answer(res, work, () => '{}');
+      return;
+    }
     const kind = KINDS.find((k) => req.url === `/${k}`);
     if (!kind) {
       res.writeHead(404).end(`no shared engine at ${req.url}; expected one of: ${KINDS.join(', ')}`);
@@ -37,15 +64,11 @@ export async function startEngineBroker(): Promise<EngineBroker> {
     }
     let engine = engines.get(kind);
     if (!engine) {
-      engine = startEngine({ kind });
+      engine = Promise.resolve(opts.before?.[kind]).then(() => startEngine({ kind }));
       engines.set(kind, engine);
     }
-    engine.then(
-      (e) =>
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ endpoint: e.endpoint, port: e.port })),
-      (error: unknown) => res.writeHead(500).end(error instanceof Error ? error.message : String(error)),
+    answer(res, engine, (e) =>
+      JSON.stringify({ endpoint: (e as Engine).endpoint, port: (e as Engine).port }),
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -64,6 +87,12 @@ export async function startEngineBroker(): Promise<EngineBroker> {
       );
     },
   };
+}
+
+/** Waits for one of global-setup.ts's background tasks; throws its error when it failed. */
+export async function setupTask(name: string): Promise<void> {
+  const res = await fetch(`${inject('sharedEnginesUrl')}/ready/${name}`);
+  if (!res.ok) throw new Error(`the test run's set-up task ${name} failed: ${await res.text()}`);
 }
 
 export interface SharedEngine {

@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../../core/paths';
+import { setupTask } from '../../support/shared-engines';
 
 export const CONFORMANCE_VENV = join(PROJECT_ROOT, '.cache', 'conformance-venv');
 export const CONFORMANCE_CLIENTS = join(PROJECT_ROOT, 'test', 'conformance', 'clients');
@@ -74,6 +75,8 @@ export async function runPythonClient<T>(
   args: readonly string[],
   opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): Promise<T> {
+  // The test run installs the venv in the background (test/support/global-setup.ts).
+  await setupTask('conformance-clients');
   const result = await runClient(venvPython(), [join(CONFORMANCE_CLIENTS, script), ...args], opts);
   if (result.code !== 0)
     throw new Error(`${script} exited ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`);
