@@ -2,6 +2,7 @@
  * How the lab bundles a function, apart from the CDK so that tools can build bundles the same
  * way without loading aws-cdk-lib (bench/lab-bundle.ts).
  */
+import type { BuildOptions } from 'esbuild';
 
 /**
  * ESM output, because the handlers await their client's first connection at the top level
@@ -76,3 +77,21 @@ export const NODE_BUILTIN_ALIAS: Readonly<Record<string, string>> = Object.fromE
 
 /** Every alias a lab bundle is built with. */
 export const BUNDLE_ALIAS: Readonly<Record<string, string>> = { ...CREDENTIALS_ALIAS, ...NODE_BUILTIN_ALIAS };
+
+/**
+ * esbuild's options for every lab bundle (PerfFunction adds the entry, Lambda's Node as the
+ * target, the project as the working folder and source maps when asked; bench/lab-bundle.ts
+ * the same): ESM, minified, `module` before `main` so the SDK's ES modules tree-shake, the SDK
+ * bundled and pinned rather than the runtime's copy, the require shim and the aliases.
+ */
+export const LAB_ESBUILD_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  mainFields: ['module', 'main'],
+  minify: true,
+  banner: { js: ESM_REQUIRE_SHIM },
+  // The aliases' paths are relative to the project (absWorkingDir).
+  alias: BUNDLE_ALIAS,
+  logLevel: 'silent',
+} as const satisfies BuildOptions;
