@@ -43,12 +43,12 @@ export interface PerfFunctionProps {
 }
 
 /**
- * Builds one handler's bundle with esbuild's API, in the synth's own process. NodejsFunction
- * runs `npx --no-install esbuild` once per function: about half a second of CPU for npm's start
- * each, which a synth of 30 functions paid 30 times (seconds of wall time on a quiet machine,
- * minutes on a loaded one). The options are NodejsFunction's with the lab's settings, so the
- * bundles are the same. Its fields name the entry and the source maps: the CDK caches a bundle
- * by these options' JSON, so two functions must never serialize alike.
+ * Builds one entry's bundle with esbuild's API, in the synth's own process. NodejsFunction
+ * runs `npx --no-install esbuild` once per bundle: about half a second of CPU for npm's start
+ * each (seconds of wall time on a loaded machine). The options are NodejsFunction's with the
+ * lab's settings, and the bundles are byte for byte the same. Its fields name the entry and the
+ * source maps: the CDK caches a bundle by these options' JSON, so two entries must never
+ * serialize alike (and the functions of one entry share its bundle).
  */
 class LabBundling implements BundlingOptions {
   // Only asked for if local bundling declines, which it never does (a failed build throws).
