@@ -296,7 +296,7 @@ describe('a SIGKILLed lab', () => {
     await first.watch(1_000);
     // The CLI's own node process (not npm's shell, whose command line names the script too).
     const cli = [...first.seen.values()].find((p) =>
-      /^\S*node --import tsx local\/cli\/local\.ts/.test(p.command),
+      /^\S*node --import tsx (?:--import \S+ )*local\/cli\/local\.ts/.test(p.command),
     );
     expect(cli, first.output()).toBeDefined();
     process.kill((cli as ProcessInfo).pid, 'SIGKILL');
