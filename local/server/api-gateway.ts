@@ -132,10 +132,17 @@ function collectHeaders(raw: readonly string[], lowerCase: boolean): RequestHead
   for (let i = 0; i < raw.length; i += 2) {
     const k = raw[i];
     const v = raw[i + 1];
-    headers[k] = v;
     const seen = Object.hasOwn(multiValueHeaders, k) ? multiValueHeaders[k] : undefined;
-    if (seen === undefined) multiValueHeaders[k] = [v];
-    else seen.push(v);
+    if (k === '__proto__') {
+      // A header like any other: an own property, never the object's prototype.
+      defineOwn(headers, k, v);
+      if (seen === undefined) defineOwn(multiValueHeaders, k, [v]);
+      else seen.push(v);
+    } else {
+      headers[k] = v;
+      if (seen === undefined) multiValueHeaders[k] = [v];
+      else seen.push(v);
+    }
     // Lower-cased once, and only where it may matter: the framing headers, or SigV4's map.
     let name: string | undefined;
     if (lower !== undefined) {
@@ -150,6 +157,10 @@ function collectHeaders(raw: readonly string[], lowerCase: boolean): RequestHead
     }
   }
   return { headers, multiValueHeaders, lowerCase: lower, hasBody };
+}
+
+function defineOwn<T>(o: Record<string, T>, k: string, value: T): void {
+  Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function toEvent(

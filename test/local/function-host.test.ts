@@ -526,6 +526,28 @@ describe('API server: every request ends in an answer', () => {
     expect(bin.body.equals(binary)).toBe(true);
   });
 
+  it('passes a header named __proto__ to the function as a header like any other', async () => {
+    let seen: APIGatewayProxyEvent | undefined;
+    const s = await serve(
+      stubIntegration((e) => {
+        seen = e;
+        return ok({ statusCode: 200, body: 'ok' });
+      }),
+    );
+    const { port } = new URL(s.url);
+    const r = await rawExchange(
+      Number(port),
+      'GET /lab/r/x HTTP/1.1\r\nHost: x\r\n__proto__: one\r\n__proto__: two\r\n\r\n',
+    );
+    expect(r.statuses).toEqual([200]);
+    // What the environment receives: the event as JSON.
+    const event = JSON.parse(JSON.stringify(seen));
+    const own = (o: object) => Object.getOwnPropertyDescriptor(o, '__proto__')?.value;
+    expect(own(event.headers)).toBe('two');
+    expect(own(event.multiValueHeaders)).toEqual(['one', 'two']);
+    expect(Object.getPrototypeOf(seen?.multiValueHeaders)).toBe(Object.prototype);
+  });
+
   it('answers a throttled invocation as API Gateway does a Lambda throttle: 500, and logs why', async () => {
     const message = 'throttled: no free environment within 3 s (all 1 environments busy)';
     const s = await serve(
