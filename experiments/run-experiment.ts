@@ -60,6 +60,14 @@ export interface RunExperimentResult {
 export async function runExperiment(o: RunExperimentOptions): Promise<RunExperimentResult> {
   const { TARGETS } = await import('../core/lab-functions');
   const where = o.where ?? 'local';
+  // The lab options the side steps (cold starts, tuning) run with: the load steps' network model.
+  const sideLab = {
+    profile: o.local?.profile,
+    rttMs: o.local?.rttMs,
+    rttByTarget: o.local?.rttByTarget,
+    seed: o.local?.seed,
+    nodePath: o.local?.nodePath,
+  };
   const ctx: PlanContext = {
     quick: o.quick ?? false,
     where,
@@ -166,13 +174,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
       const view = await runColdStartCompare({
         plan: c,
         outDir: dir,
-        lab: {
-          profile: o.local?.profile,
-          rttMs: o.local?.rttMs,
-          rttByTarget: o.local?.rttByTarget,
-          seed: o.local?.seed,
-          nodePath: o.local?.nodePath,
-        },
+        lab: sideLab,
         signal: o.signal,
         log: (line) => o.log(line),
       });
@@ -217,13 +219,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
         num: t.num,
         strategy: t.strategy,
         outDir: dir,
-        lab: {
-          profile: o.local?.profile,
-          rttMs: o.local?.rttMs,
-          rttByTarget: o.local?.rttByTarget,
-          seed: o.local?.seed,
-          nodePath: o.local?.nodePath,
-        },
+        lab: sideLab,
         signal: o.signal,
         log: (line) => o.log(line),
       });
