@@ -8,8 +8,10 @@
  *   handler       REPORT Duration - the handler's dbMs: validation, response, EMF line
  *   db in env     the handler's dbMs - the direct call: the same SDK call made from the
  *                 environment process instead of the bench process
- *   floor         the same hops with no work (relayFloor), the same idle gap: the least any
+ *   floor         the same hops with no work (relayFloor), the same idle gaps: the least any
  *                 host with separate environment processes can cost on this machine
+ *   thaw          the kernel's write that wakes a frozen environment (cgroup freezer), p50 of
+ *                 the same invocations: part of the overhead, but one Lambda's sandbox pays too
  */
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -33,6 +35,8 @@ export interface HostOverhead {
   readonly handlerP50: number;
   readonly dbInEnvironmentP50: number;
   readonly floorP50: number;
+  /** The thaw of a frozen environment per invocation, p50 ms; undefined when none was frozen. */
+  readonly thawP50: number | undefined;
 }
 
 const p50 = (xs: readonly number[]) => ladderOf(xs)?.p50 ?? Number.NaN;
@@ -66,39 +70,50 @@ export async function hostOverhead(
   const key = { GovId: { S: id } };
   await direct.send(new PutItemCommand({ TableName: tableName, Item: { ...key, FirstName: { S: 'x' } } }));
   const rows: { client: number; duration: number; db: number; direct: number }[] = [];
+  // Only the GET function runs from here on: every thaw the pools record is one of these calls'.
+  const thawsBefore = new Map([...lab.pools].map(([name, p]) => [name, p.snapshot().thawMs.length]));
+  const directGet = () =>
+    direct.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
   try {
     for (let i = 0; i < calls + 20; i++) {
       const seen = reportDurations.length;
       const res = await client.request('GET', `${base}/${id}`);
       if (res.status !== 200) throw new Error(`get answered ${res.status}`);
       const t = performance.now();
-      await direct.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+      await directGet();
       const directMs = performance.now() - t;
       const duration = reportDurations[seen];
       if (i >= 20 && duration !== undefined)
         rows.push({ client: res.ms, duration, db: res.body.timing?.dbMs ?? Number.NaN, direct: directMs });
     }
+    const thaws = [...lab.pools].flatMap(([name, p]) =>
+      p.snapshot().thawMs.slice(thawsBefore.get(name) ?? 0),
+    );
+    const clientP50 = p50(rows.map((r) => r.client));
+    const directP50 = p50(rows.map((r) => r.direct));
+    return {
+      clientP50,
+      directP50,
+      overheadP50: clientP50 - directP50,
+      apiAndIpcP50: p50(rows.map((r) => r.client - r.duration)),
+      handlerP50: p50(rows.map((r) => r.duration - r.db)),
+      dbInEnvironmentP50: p50(rows.map((r) => r.db)) - directP50,
+      floorP50: await relayFloor(Math.round(directP50), calls, directGet),
+      thawP50: thaws.length > 0 ? p50(thaws) : undefined,
+    };
   } finally {
     direct.destroy();
   }
-  const clientP50 = p50(rows.map((r) => r.client));
-  const directP50 = p50(rows.map((r) => r.direct));
-  return {
-    clientP50,
-    directP50,
-    overheadP50: clientP50 - directP50,
-    apiAndIpcP50: p50(rows.map((r) => r.client - r.duration)),
-    handlerP50: p50(rows.map((r) => r.duration - r.db)),
-    dbInEnvironmentP50: p50(rows.map((r) => r.db)) - directP50,
-    floorP50: await relayFloor(Math.round(directP50), calls),
-  };
 }
 
 /**
  * A bare HTTP server in this process (where the lab's API server runs too) that hands each
- * request to a child process over IPC: the same hops as the host, none of its work.
+ * request to a child process over IPC: the same hops as the host, none of its work. The child
+ * waits gapMs inside each call (the handler's database call), and `between` runs between calls
+ * (the bench's direct SDK call), so both legs meet a process that has been idle as long as in
+ * the host measurement: with no gap before a call, the child would take each message hot.
  */
-async function relayFloor(gapMs: number, calls: number): Promise<number> {
+async function relayFloor(gapMs: number, calls: number, between: () => Promise<unknown>): Promise<number> {
   const env = fork(join(import.meta.dirname, 'relay-floor.mjs'), [String(gapMs)], { execArgv: [] });
   const server = http.createServer((req, res) => {
     req.resume();
@@ -135,6 +150,7 @@ async function relayFloor(gapMs: number, calls: number): Promise<number> {
     for (let i = 0; i < calls + 20; i++) {
       const extra = await call();
       if (i >= 20) out.push(extra);
+      await between();
     }
     return p50(out);
   } finally {

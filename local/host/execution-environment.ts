@@ -320,9 +320,10 @@ export class ExecutionEnvironment {
   }
 
   /**
-   * Frozen until the next invocation, when the lab freezes environments. The cgroup writes run
-   * off the event loop (setFrozen), in order: an invocation's message may reach the pipe before
-   * the thaw lands, and the environment reads it the moment it runs again.
+   * Frozen until the next invocation, when the lab freezes environments. The freeze runs off the
+   * event loop (setFrozen), after the response is written; the thaw (invoke) is a synchronous
+   * write that lands before the invocation's message is sent, unless a freeze is still in
+   * flight: then it follows that freeze, and the environment reads the message once thawed.
    */
   private idle(): void {
     if (this.opts.cgroups?.freeze && this.cgroup?.canFreeze && !this.exited && !this.busy && !this.stopping) {
@@ -331,16 +332,20 @@ export class ExecutionEnvironment {
     }
   }
 
-  /** Thawed for an invocation or a stop; a write to the cgroup only when it was frozen. */
-  private thaw(): Promise<void> {
-    if (!this.frozen || !this.cgroup) return Promise.resolve();
-    this.frozen = false;
-    return this.cgroup.setFrozen(false);
-  }
+  /**
+   * How long the last invocation's thaw took, ms: the kernel waking the environment's frozen
+   * threads, as Lambda thaws a sandbox. Undefined when it was not frozen, or when the thaw
+   * queued behind a freeze still in flight.
+   */
+  lastThawMs: number | undefined;
 
   invoke(requestId: string, event: unknown, timeoutMs: number): Promise<InvokeOutcome> {
     if (this.busy || this.exited) throw new Error('environment is busy or gone');
-    if (this.frozen) void this.thaw();
+    this.lastThawMs = undefined;
+    if (this.frozen && this.cgroup) {
+      this.frozen = false;
+      this.lastThawMs = this.cgroup.thawForInvoke();
+    }
     this.busy = true;
     this.invocations += 1;
     const started = performance.now();

@@ -77,7 +77,15 @@ export interface PoolStats {
   readonly queued: number;
   /** On-demand environments ended after reclaimIdleMs without a request. */
   readonly reclaimed: number;
+  /**
+   * The thaw of each invocation that met a frozen environment, ms, oldest first (at most the
+   * last THAWS_KEPT): what waking a frozen environment costs, which Lambda pays too.
+   */
+  readonly thawMs: number[];
 }
+
+/** Thaw times a pool keeps for snapshot(): enough for a bench's p50, bounded for a long run. */
+const THAWS_KEPT = 10_000;
 
 export class FunctionPool {
   private readonly envs = new Set<ExecutionEnvironment>();
@@ -94,6 +102,7 @@ export class FunctionPool {
     initMs: [] as number[],
     crashes: 0,
     reclaimed: 0,
+    thawMs: [] as number[],
   };
   /** The reclaim timer of each idle on-demand environment (reclaimIdleMs). */
   private readonly reclaimTimers = new Map<ExecutionEnvironment, NodeJS.Timeout>();
@@ -169,6 +178,7 @@ export class FunctionPool {
       busy: [...this.envs].filter((e) => e.busy).length,
       ...this.stats,
       initMs: [...this.stats.initMs],
+      thawMs: [...this.stats.thawMs],
     };
   }
 
@@ -205,6 +215,10 @@ export class FunctionPool {
     const log = this.opts.log;
     log(startLine(requestId, this.version));
     const outcome = await env.invoke(requestId, event, this.opts.fn.timeoutSeconds * 1000);
+    if (env.lastThawMs !== undefined) {
+      if (this.stats.thawMs.length >= THAWS_KEPT) this.stats.thawMs.splice(0, THAWS_KEPT / 2);
+      this.stats.thawMs.push(env.lastThawMs);
+    }
     const result = this.describe(requestId, outcome);
     log(endLine(requestId));
     log(

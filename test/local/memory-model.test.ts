@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { AssemblyFunction } from '../../local/assembly/cloud-assembly';
 import { type CgroupTree, openCgroups } from '../../local/host/cgroups';
@@ -258,6 +258,44 @@ describe('environments under cgroups', () => {
     await new Promise((r) => setTimeout(r, 200));
     await p.stop();
     expect(readFileSync(marker, 'utf8')).toBe('term');
+  }, 60_000);
+
+  it('thaws a frozen environment before each invocation is sent and records each thaw; a thaw asked while a freeze is in flight lands after it', async () => {
+    const { p } = await pool(1769, {}, true);
+    // The cold start's thaw follows the freeze asked at ready, still in flight: not timed.
+    expect((await p.invoke(event())).ok).toBe(true);
+    expect(p.snapshot().thawMs).toHaveLength(0);
+    // Frozen after each response: every one of these invocations meets a frozen environment.
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      expect((await p.invoke(event())).ok).toBe(true);
+    }
+    const thaws = p.snapshot().thawMs;
+    expect(thaws).toHaveLength(3);
+    for (const ms of thaws) expect(ms).toBeGreaterThanOrEqual(0);
+
+    // The cgroup alone: a freeze still written by the thread pool, then a thaw for an invocation.
+    const { tree: t } = await cgroups();
+    const cg = t.create('order');
+    try {
+      const state = cg.procsFiles
+        .map((f) => dirname(f))
+        .flatMap((d) => ['freezer.state', 'cgroup.freeze'].map((f) => join(d, f)))
+        .find((f) => existsSync(f));
+      expect(state, 'a freezer file').toBeDefined();
+      const freezing = cg.setFrozen(true);
+      // Behind the freeze, not before it: a synchronous write now would be overtaken.
+      expect(cg.thawForInvoke()).toBeUndefined();
+      await freezing;
+      await cg.setFrozen(false);
+      expect(readFileSync(state as string, 'utf8').trim()).toMatch(/^(THAWED|0)$/);
+      // Nothing in flight: written at once, and timed.
+      await cg.setFrozen(true);
+      expect(cg.thawForInvoke()).toBeGreaterThanOrEqual(0);
+      expect(readFileSync(state as string, 'utf8').trim()).toMatch(/^(THAWED|0)$/);
+    } finally {
+      await t.release(cg);
+    }
   }, 60_000);
 
   it('replaces the environments when the memory setting changes, with no re-synth', async () => {
