@@ -43,7 +43,12 @@ describe('npm run experiment -- NAME --quick, on the local lab', () => {
         },
       );
       const wallMs = Date.now() - started;
-      expect(r.status, `${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`).toBe(0);
+      // On a failure, the phases that failed or had errors first: the tail alone may not show them.
+      const failing = r.stdout
+        .split('\n')
+        .filter((l) => /errors [1-9]|failed/.test(l))
+        .join('\n');
+      expect(r.status, `${failing}\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`).toBe(0);
       // The 3-minute budget is measured and printed (npm run bench -- --only-experiments), never asserted.
       console.log(`experiment ${name} --quick: ${(wallMs / 1000).toFixed(1)} s`);
       expect(r.stdout).toContain(`Article vs this run (${article})`);
