@@ -45,6 +45,32 @@ describe('the Artillery reader', () => {
     expect(timeline(report)).toHaveLength(2);
   });
 
+  it("caps a sketch's quantile at the exact max (Artillery's DDSketch is 1% accurate)", () => {
+    const latency = {
+      min: 2,
+      max: 13,
+      count: 40,
+      mean: 5,
+      p50: 4.1,
+      median: 4.1,
+      p75: 6,
+      p90: 9,
+      p95: 12.1,
+      p99: 13.1,
+      p999: 13.1,
+    };
+    const report = parseArtilleryReport({
+      aggregate: {
+        period: 1,
+        counters: { 'http.requests': 40 },
+        rates: {},
+        summaries: { 'http.response_time': latency },
+      },
+      intermediate: [],
+    });
+    expect(summarizeRun(report).latencyMs).toEqual({ p50: 4.1, p95: 12.1, p99: 13, max: 13 });
+  });
+
   it('names the field that does not fit', () => {
     expect(() => parseArtilleryReport({ aggregate: { period: 'soon' } })).toThrow(
       'aggregate.period must be a timestamp',
