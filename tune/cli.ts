@@ -15,6 +15,7 @@ import {
   interruptedBy,
   interruptStopped,
 } from '../core/interrupt';
+import { loadTargetModules } from '../targets/registry';
 import { parseTuneArgs, TUNE_HELP, type TuneOptions } from './tune-args';
 import type { OutputStream, TuneClients } from './tune-runner';
 
@@ -34,6 +35,8 @@ export interface TuneCliDeps {
 export async function runTuneCli(argv: readonly string[], deps: TuneCliDeps): Promise<number> {
   let options: TuneOptions | undefined;
   try {
+    // Target modules LAB_TARGET_MODULES names join the registry before a function key is checked.
+    await loadTargetModules(deps.env ?? process.env);
     const parsed = parseTuneArgs(argv, { env: deps.env });
     if (parsed.help) {
       deps.out.write(`${TUNE_HELP}\n`);

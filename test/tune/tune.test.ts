@@ -474,3 +474,32 @@ describe('parsePowerTuningOutput', () => {
     expect(parsePowerTuningOutput(null)).toBeUndefined();
   });
 });
+
+describe('tune: a target module', () => {
+  // Last in the file: a registration lasts for the process.
+  it('knows the functions of a target LAB_TARGET_MODULES names, as every other CLI does', async () => {
+    const run = async (env: NodeJS.ProcessEnv) => {
+      const err = capture();
+      const code = await runTuneCli(
+        ['--target', 'local', '--function', 'throwaway-get', '--balanced-weight', '2'],
+        {
+          out: capture(),
+          err,
+          env,
+          makeClients,
+        },
+      );
+      return { code, err: err.text() };
+    };
+    expect(await run({})).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/unknown function "throwaway-get": --target local takes a function key/),
+    });
+    // Registered, the key is known and the next check speaks.
+    expect(await run({ LAB_TARGET_MODULES: 'test/targets/throwaway/index.ts' })).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/--balanced-weight must be a number from 0 to 1/),
+    });
+    expect(makeClients).not.toHaveBeenCalled();
+  });
+});
