@@ -4,6 +4,7 @@
  * p99 side by side and the database's p50 beside them, one bar group per target x keep-alive
  * and one panel per operation; the same figures as a table, which report.md carries too.
  */
+import { targetLabel } from '../core/lab-functions';
 import {
   type ComparisonCell,
   comparisonLines,
@@ -26,7 +27,7 @@ const DASH = '–';
 const phaseTitle = (phase: string) =>
   phase === READ_PHASE ? `reads (${phase})` : phase === WRITE_PHASE ? `writes (${phase})` : phase;
 const rowLabel = (c: Pick<ComparisonCell, 'target' | 'keepAlive'>) =>
-  `${c.target}, keep-alive ${c.keepAlive}`;
+  `${targetLabel(c.target)}, keep-alive ${c.keepAlive}`;
 const fixed = (v: number | null | undefined) =>
   v === null || v === undefined ? DASH : v < 10 ? v.toFixed(2) : v.toFixed(1);
 
@@ -138,7 +139,7 @@ export function comparisonSection(report: LabReport, plots: readonly Plot[]): Se
     ]),
   ];
   const rows = pairsOf(c.cells).map((pair) => [
-    pair.target,
+    targetLabel(pair.target),
     pair.keepAlive,
     ...phases.flatMap((p) => {
       const cell = c.cells.find(

@@ -5,6 +5,7 @@
  * variant is named. Pure: rows in, a comparison out; summary.json keeps it as `comparison`
  * (its types come from summary.json's schema, runs/summary-schema.ts).
  */
+import { targetLabel } from '../core/lab-functions';
 import type { ComparisonCell, OperationVerdict, TargetComparison } from './summary-schema';
 
 export type { ComparisonCell, OperationVerdict, Ranked, TargetComparison } from './summary-schema';
@@ -79,11 +80,13 @@ function verdict(cells: readonly ComparisonCell[], phase: string): OperationVerd
 
 const ms = (n: number | null) => (n === null ? '-' : n < 10 ? n.toFixed(2) : n.toFixed(1));
 
-/** `Reads (get): fastest redis (keep-alive on) 6.00 ms client p50; dynamodb 3.0x, ...` */
+/** `Reads (get): fastest Redis (keep-alive on) 6.00 ms client p50; DynamoDB 3.0x, ...` */
 export function verdictLine(label: string, v: OperationVerdict): string {
   const [first, ...rest] = v.ranking;
-  const others = rest.map((r) => `${r.target} ${r.ratio.toFixed(1)}x (keep-alive ${r.keepAlive})`);
-  return `${label} (${v.phase}): fastest ${first.target} (keep-alive ${first.keepAlive}), ${ms(first.clientP50Ms)} ms client p50${others.length > 0 ? `; ${others.join(', ')} of it` : '; no other target ran'}.`;
+  const others = rest.map(
+    (r) => `${targetLabel(r.target)} ${r.ratio.toFixed(1)}x (keep-alive ${r.keepAlive})`,
+  );
+  return `${label} (${v.phase}): fastest ${targetLabel(first.target)} (keep-alive ${first.keepAlive}), ${ms(first.clientP50Ms)} ms client p50${others.length > 0 ? `; ${others.join(', ')} of it` : '; no other target ran'}.`;
 }
 
 /** The verdict lines: reads, then writes. */
@@ -122,7 +125,7 @@ export function formatComparisonTable(c: TargetComparison): string {
     const get = cell(target, keepAlive, READ_PHASE);
     const create = cell(target, keepAlive, WRITE_PHASE);
     return [
-      target,
+      targetLabel(target),
       keepAlive,
       ms(get?.clientP50Ms ?? null),
       ms(get?.clientP99Ms ?? null),

@@ -62,15 +62,15 @@ describe('the report opens with the comparison', () => {
     expect(firstSection).toMatch(/^<section id="comparison">/);
     expect(firstSection).toContain(`<svg id="plot-${COMPARISON_PLOT_ID}"`);
     expect(firstSection).toContain(
-      'Reads (get): fastest dynamodb (keep-alive on), 11.0 ms client p50; qldb 3.0x',
+      'Reads (get): fastest DynamoDB (keep-alive on), 11.0 ms client p50; QLDB 3.0x',
     );
     expect(firstSection).toContain(
-      'Writes (create): fastest dynamodb (keep-alive on), 14.0 ms client p50; qldb 4.0x',
+      'Writes (create): fastest DynamoDB (keep-alive on), 14.0 ms client p50; QLDB 4.0x',
     );
     // The chart draws each target x keep-alive with its three measures, labelled in ms.
     for (const label of [
-      'dynamodb, keep-alive off',
-      'qldb, keep-alive on',
+      'DynamoDB, keep-alive off',
+      'QLDB, keep-alive on',
       'client p99',
       'database p50',
       '210.0',
@@ -82,8 +82,8 @@ describe('the report opens with the comparison', () => {
     expect(md).toContain(
       '| Target | Keep-alive | get client p50 (ms) | get client p99 | get db p50 | get vs fastest | create client p50 (ms) | create client p99 | create db p50 | create vs fastest |',
     );
-    expect(md).toContain('| dynamodb | off | 25.0 | 70.0 | 19.0 | 2.3x | 30.0 | 90.0 | 24.0 | 2.1x |');
-    expect(md).toContain('| qldb | on | 33.0 | 120.0 | 28.0 | 3.0x | 56.0 | 210.0 | 47.0 | 4.0x |');
+    expect(md).toContain('| DynamoDB | off | 25.0 | 70.0 | 19.0 | 2.3x | 30.0 | 90.0 | 24.0 | 2.1x |');
+    expect(md).toContain('| QLDB | on | 33.0 | 120.0 | 28.0 | 3.0x | 56.0 | 210.0 | 47.0 | 4.0x |');
     // Before the per-phase ladders.
     expect(md.indexOf('## Comparison: targets x keep-alive')).toBeLessThan(
       md.indexOf('## Percentile ladders'),

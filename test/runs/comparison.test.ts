@@ -68,8 +68,8 @@ describe('compareTargets', () => {
   it('says it in one line per operation, naming the statistic and the variant', () => {
     const lines = comparisonLines(compareTargets(ROWS) as NonNullable<ReturnType<typeof compareTargets>>);
     expect(lines).toEqual([
-      'Reads (get): fastest redis (keep-alive on), 4.00 ms client p50; dynamodb 4.0x (keep-alive on), qldb 15.0x (keep-alive on) of it.',
-      'Writes (create): fastest redis (keep-alive on), 9.00 ms client p50; dynamodb 2.0x (keep-alive on), qldb 11.9x (keep-alive on) of it.',
+      'Reads (get): fastest Redis (keep-alive on), 4.00 ms client p50; DynamoDB 4.0x (keep-alive on), QLDB 15.0x (keep-alive on) of it.',
+      'Writes (create): fastest Redis (keep-alive on), 9.00 ms client p50; DynamoDB 2.0x (keep-alive on), QLDB 11.9x (keep-alive on) of it.',
     ]);
   });
 
@@ -82,9 +82,10 @@ describe('compareTargets', () => {
       /^target\s+keep-alive\s+get p50\s+get p99\s+get db p50\s+get vs fastest\s+create p50/,
     );
     expect(lines).toHaveLength(2 + 6);
-    const qldbOff = lines.find((l) => l.startsWith('qldb') && l.includes(' off '));
+    // Each target by its label, as every other output names it.
+    const qldbOff = lines.find((l) => l.startsWith('QLDB') && l.includes(' off '));
     expect(qldbOff?.split(/\s+/)).toEqual([
-      'qldb',
+      'QLDB',
       'off',
       '138.0',
       '414.0',
