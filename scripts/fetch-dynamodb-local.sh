@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Fetches Amazon DynamoDB Local from Maven Central into .cache/dynamodb-local/<version>/:
+# Fetches Amazon DynamoDB Local from Maven Central, once per user, into
+# <user cache>/dynamodb-local/<version>/ (scripts/lib/user-cache.sh), linked as
+# .cache/dynamodb-local/<version>:
 #   lib/     DynamoDBLocal-<version>.jar and every runtime jar it needs (classpath: lib/*)
 #   native/  the sqlite4java native libraries (java.library.path)
 # The version is pinned in local/engines/dynamodb-local/pom.xml. Idempotent: a complete folder
-# (marked by .complete) is left as it is, so a warm run costs no Maven start.
+# (marked by .complete) is left as it is, so a warm run, or a fresh clone, costs no Maven start.
 # Extra arguments go to mvn, e.g. -Dmaven.repo.local=/tmp/m2 or -o (offline).
 set -euo pipefail
 
@@ -14,10 +16,13 @@ if [ -z "$version" ]; then
   echo "fetch-dynamodb-local: cannot read <dynamodb-local.version> from $pom" >&2
   exit 1
 fi
-cache="$root/.cache/dynamodb-local"
+# shellcheck source=lib/user-cache.sh
+source "$root/scripts/lib/user-cache.sh"
+link="$root/.cache/dynamodb-local/$version"
+cache="$(lab_install_root fetch-dynamodb-local "$root")/dynamodb-local"
 dest="$cache/$version"
-
 if [ -f "$dest/.complete" ]; then
+  lab_link "$dest" "$link"
   echo "fetch-dynamodb-local: DynamoDB Local $version is already in $dest"
   exit 0
 fi
@@ -59,4 +64,5 @@ if ! mv -T "$staging" "$dest" 2>/dev/null; then
   # Another run finished first: keep its folder.
   [ -f "$dest/.complete" ] || { echo "fetch-dynamodb-local: could not move $staging to $dest" >&2; exit 1; }
 fi
+lab_link "$dest" "$link"
 echo "fetch-dynamodb-local: done in $(($(date +%s) - start)) s: $(ls "$dest/lib" | wc -l) jars, natives: $(ls "$dest/native" | tr '\n' ' ')"

