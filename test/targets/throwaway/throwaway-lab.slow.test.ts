@@ -69,8 +69,8 @@ describe('a target registered from its own folder, through the lab', () => {
       }
       // Its label and its network link, from its own module.
       expect(r.stdout).toMatch(/^Network profile in-region \(seed \d+\): Throwaway round trip 1 ms/m);
-      expect(r.stdout).toMatch(/^Reads \(get\): fastest throwaway \(keep-alive (on|off)\)/m);
-      expect(readFileSync(join(out, 'load', 'report.md'), 'utf8')).toMatch(/^\| throwaway \| on \|/m);
+      expect(r.stdout).toMatch(/^Reads \(get\): fastest Throwaway \(keep-alive (on|off)\)/m);
+      expect(readFileSync(join(out, 'load', 'report.md'), 'utf8')).toMatch(/^\| Throwaway \| on \|/m);
     },
     RUN_LIMIT_MS,
   );
