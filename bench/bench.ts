@@ -56,6 +56,8 @@ Prints the lab's own figures (never asserted). Sections: 1 keep-alive off/on, 2 
   --node PATH            run the environments on this Node (default: Lambda's, pinned)
   --only-init            section 3 only
   --only-overhead        section 2 only: the host's overhead over a direct SDK call and the relay floor
+  --no-cgroups           run the lab's environments without cgroups (no memory-as-CPU, no freezer)
+  --no-freeze            keep cgroups but never freeze an environment between invocations
   --only-startup         section 6 only, without the lab
   --startup-runs N       runs per CLI in section 6
   --max-rate             add section 4: the highest rate sustained for 60 s (several minutes)
@@ -97,6 +99,8 @@ const BENCH_OPTIONS = {
   inits: { type: 'string' },
   'only-init': { type: 'boolean' },
   'only-overhead': { type: 'boolean' },
+  'no-cgroups': { type: 'boolean' },
+  'no-freeze': { type: 'boolean' },
   node: { type: 'string' },
   rates: { type: 'string' },
 } as const;
@@ -153,7 +157,7 @@ async function overhead(lab: RunningLab, client: LabClient, reportDurations: num
   console.log(
     `\n2. local host overhead, ${CALLS} host GETs interleaved with direct SDK GETs (keep-alive on, p50, ms)`,
   );
-  const o = await hostOverhead(lab, client, reportDurations, CALLS);
+  const o = await hostOverhead(lab, client, reportDurations, CALLS, resolveLambdaNode().path);
   console.log(
     `   client through the host ${fmt(o.clientP50)}   direct SDK call ${fmt(o.directP50)}   overhead ${fmt(o.overheadP50)}`,
   );
@@ -161,6 +165,15 @@ async function overhead(lab: RunningLab, client: LabClient, reportDurations: num
     `   where: api + ipc ${fmt(o.apiAndIpcP50)}   handler outside its db call ${fmt(o.handlerP50)}   db call in the environment vs direct ${fmt(o.dbInEnvironmentP50)}`,
   );
   console.log(`   floor on this machine (HTTP + IPC relay, no work, same idle gaps): ${fmt(o.floorP50)}`);
+  console.log(
+    `   the floor with its child on Lambda's Node ${fmt(o.floorLambdaNodeP50)}, and with messages the size of the host's invoke and result ${fmt(o.floorSizedP50)}`,
+  );
+  const t = o.throttling;
+  console.log(
+    t
+      ? `   CPU quota of the memory setting over the measured calls: throttled in ${t.throttled} of ${t.periods} periods, ${fmt(t.throttledMs)} ms in all (${fmt(t.throttledMs / CALLS)} ms per call)`
+      : `   CPU quota: none (no cgroups)`,
+  );
   const over = o.overheadP50 - o.floorP50;
   console.log(
     `   host overhead over the floor: ${fmt(over)} (goal <= 0.30; section 9 measures it without engines, beside the peer)`,
@@ -255,6 +268,9 @@ async function main() {
     port: 0,
     // Sections 1, 2 and 4 load DynamoDB; --targets adds other bundles to section 3's inits.
     context: values.targets ? { targets: values.targets } : {},
+    // The switches split the host's overhead by what the lab models (printed in section 2).
+    ...(values['no-cgroups'] ? { cgroups: false } : {}),
+    ...(values['no-freeze'] ? { freeze: false } : {}),
     log: (l) => console.log(`  ${l}`),
     onFunctionLog: (_fn, line) => {
       const report = line.startsWith('REPORT ') ? parseLambdaLog(line).reports[0] : undefined;

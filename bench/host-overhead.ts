@@ -37,6 +37,15 @@ export interface HostOverhead {
   readonly floorP50: number;
   /** The thaw of a frozen environment per invocation, p50 ms; undefined when none was frozen. */
   readonly thawP50: number | undefined;
+  /** The floor with its child on Lambda's Node (the environments' Node), same tiny messages. */
+  readonly floorLambdaNodeP50: number;
+  /** The floor on Lambda's Node with messages the size and shape of the host's invoke and result. */
+  readonly floorSizedP50: number;
+  /**
+   * The GET function's CFS quota over the measured calls (memory as CPU): periods that ran,
+   * periods throttled, ms throttled; undefined without cgroups.
+   */
+  readonly throttling: { periods: number; throttled: number; throttledMs: number } | undefined;
 }
 
 const p50 = (xs: readonly number[]) => ladderOf(xs)?.p50 ?? Number.NaN;
@@ -50,6 +59,7 @@ export async function hostOverhead(
   client: LabClient,
   reportDurations: number[],
   calls: number,
+  lambdaNode: string,
 ): Promise<HostOverhead> {
   const agent = new https.Agent({ keepAlive: true, ca: readFileSync(lab.caCertPath) });
   const direct = new DynamoDBClient({
@@ -72,10 +82,21 @@ export async function hostOverhead(
   const rows: { client: number; duration: number; db: number; direct: number }[] = [];
   // Only the GET function runs from here on: every thaw the pools record is one of these calls'.
   const thawsBefore = new Map([...lab.pools].map(([name, p]) => [name, p.snapshot().thawMs.length]));
+  const throttlingNow = () => {
+    const all = [...lab.pools.values()].flatMap((p) => p.snapshot().cpuThrottling ?? []);
+    if (all.length === 0) return undefined;
+    return all.reduce((a, t) => ({
+      periods: a.periods + t.periods,
+      throttled: a.throttled + t.throttled,
+      throttledMs: a.throttledMs + t.throttledMs,
+    }));
+  };
+  let throttle0: HostOverhead['throttling'];
   const directGet = () =>
     direct.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
   try {
     for (let i = 0; i < calls + 20; i++) {
+      if (i === 20) throttle0 = throttlingNow();
       const seen = reportDurations.length;
       const res = await client.request('GET', `${base}/${id}`);
       if (res.status !== 200) throw new Error(`get answered ${res.status}`);
@@ -89,8 +110,15 @@ export async function hostOverhead(
     const thaws = [...lab.pools].flatMap(([name, p]) =>
       p.snapshot().thawMs.slice(thawsBefore.get(name) ?? 0),
     );
+    const throttle1 = throttlingNow();
     const clientP50 = p50(rows.map((r) => r.client));
     const directP50 = p50(rows.map((r) => r.direct));
+    const [floorP50, floorLambdaNodeP50, floorSizedP50] = await relayFloors(
+      Math.round(directP50),
+      calls,
+      directGet,
+      [{}, { node: lambdaNode }, { node: lambdaNode, sized: true }],
+    );
     return {
       clientP50,
       directP50,
@@ -98,8 +126,18 @@ export async function hostOverhead(
       apiAndIpcP50: p50(rows.map((r) => r.client - r.duration)),
       handlerP50: p50(rows.map((r) => r.duration - r.db)),
       dbInEnvironmentP50: p50(rows.map((r) => r.db)) - directP50,
-      floorP50: await relayFloor(Math.round(directP50), calls, directGet),
+      floorP50,
+      floorLambdaNodeP50,
+      floorSizedP50,
       thawP50: thaws.length > 0 ? p50(thaws) : undefined,
+      throttling:
+        throttle0 && throttle1
+          ? {
+              periods: throttle1.periods - throttle0.periods,
+              throttled: throttle1.throttled - throttle0.throttled,
+              throttledMs: throttle1.throttledMs - throttle0.throttledMs,
+            }
+          : undefined,
     };
   } finally {
     direct.destroy();
@@ -107,33 +145,46 @@ export async function hostOverhead(
 }
 
 /**
- * A bare HTTP server in this process (where the lab's API server runs too) that hands each
- * request to a child process over IPC: the same hops as the host, none of its work. The child
- * waits gapMs inside each call (the handler's database call), and `between` runs between calls
- * (the bench's direct SDK call), so both legs meet a process that has been idle as long as in
- * the host measurement: with no gap before a call, the child would take each message hot.
+ * One relay floor: a bare HTTP server in this process (where the lab's API server runs too) that
+ * hands each request to a child process over IPC: the same hops as the host, none of its work.
+ * The child waits gapMs inside each call (the handler's database call) and answers with its own
+ * time, so the call's extra is what the hops cost.
  */
-async function relayFloor(gapMs: number, calls: number, between: () => Promise<unknown>): Promise<number> {
-  const env = fork(join(import.meta.dirname, 'relay-floor.mjs'), [String(gapMs)], { execArgv: [] });
+interface Floor {
+  call(): Promise<number>;
+  close(): void;
+}
+
+async function startFloor(gapMs: number, variant: FloorVariant): Promise<Floor> {
+  const env = fork(
+    join(import.meta.dirname, 'relay-floor.mjs'),
+    [String(gapMs), variant.sized ? 'sized' : ''],
+    {
+      execArgv: [],
+      ...(variant.node ? { execPath: variant.node } : {}),
+    },
+  );
+  // The sized variant sends a message shaped and sized like the lab's invoke of a signed GET.
+  const message = variant.sized ? invokeLikeMessage() : { type: 'invoke' };
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      env.once('message', (m) => {
-        const body = JSON.stringify(m);
+      env.once('message', (m: { ms: number }) => {
+        const body = JSON.stringify({ ms: m.ms });
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
         res.end(body);
       });
-      env.send({ type: 'invoke' });
+      env.send(message);
     });
   });
   const agent = new http.Agent({ keepAlive: true });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    const { port } = server.address() as AddressInfo;
-    const call = () =>
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    call: () =>
       new Promise<number>((resolve, reject) => {
         const t = performance.now();
         const req = http.request({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
@@ -145,17 +196,91 @@ async function relayFloor(gapMs: number, calls: number, between: () => Promise<u
         });
         req.on('error', reject);
         req.end();
-      });
-    const out: number[] = [];
+      }),
+    close: () => {
+      agent.destroy();
+      server.close();
+      env.kill();
+    },
+  };
+}
+
+export interface FloorVariant {
+  /** The child's Node; undefined: this process's Node, as the floor has always run. */
+  readonly node?: string;
+  /** Messages the size and shape of the lab's invoke and result instead of a few bytes. */
+  readonly sized?: boolean;
+}
+
+/** An invoke message like the host's for a signed GET through the API (about 2 KB of JSON). */
+function invokeLikeMessage(): object {
+  const headers: Record<string, string> = {
+    host: '127.0.0.1:3000',
+    'user-agent': 'aws-sdk-js/3.0.0 ua/2.1 os/linux lang/js md/nodejs#24.0.0 api/lab',
+    accept: 'application/json',
+    'x-amz-date': '20261125T220000Z',
+    'x-amz-content-sha256': 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    authorization: `AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20261125/us-east-1/execute-api/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=${'a'.repeat(64)}`,
+    connection: 'keep-alive',
+  };
+  const multiValueHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]]));
+  return {
+    type: 'invoke',
+    requestId: '6f1c1e0e-4a57-4b2e-9d7a-0c8f1f6f2a11',
+    event: {
+      resource: '/dynamodb/keepalive-on/person/{govId}',
+      path: '/dynamodb/keepalive-on/person/OVERHEAD-1764108000000',
+      httpMethod: 'GET',
+      headers,
+      multiValueHeaders,
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: { govId: 'OVERHEAD-1764108000000' },
+      stageVariables: null,
+      body: null,
+      isBase64Encoded: false,
+      requestContext: {
+        accountId: '000000000000',
+        apiId: 'local',
+        protocol: 'HTTP/1.1',
+        httpMethod: 'GET',
+        identity: { sourceIp: '127.0.0.1' },
+        path: '/lab/dynamodb/keepalive-on/person/OVERHEAD-1764108000000',
+        stage: 'lab',
+        requestId: '0b6e8f52-8a55-4d5e-a1c2-3c1f0f5d9e77',
+        requestTimeEpoch: 1764108000000,
+        resourceId: 'local',
+        resourcePath: '/dynamodb/keepalive-on/person/{govId}',
+      },
+    },
+    deadlineMs: 1764108006000,
+  };
+}
+
+/**
+ * The floor's p50 extra per call for each variant, interleaved call by call with `between` (the
+ * bench's direct SDK call) after each, so every leg meets a process that has been idle as long as
+ * in the host measurement: with no gap before a call, the child would take each message hot.
+ */
+async function relayFloors(
+  gapMs: number,
+  calls: number,
+  between: () => Promise<unknown>,
+  variants: readonly FloorVariant[],
+): Promise<number[]> {
+  const floors: Floor[] = [];
+  try {
+    for (const v of variants) floors.push(await startFloor(gapMs, v));
+    const out = variants.map(() => [] as number[]);
     for (let i = 0; i < calls + 20; i++) {
-      const extra = await call();
-      if (i >= 20) out.push(extra);
-      await between();
+      for (const [k, f] of floors.entries()) {
+        const extra = await f.call();
+        if (i >= 20) out[k].push(extra);
+        await between();
+      }
     }
-    return p50(out);
+    return out.map(p50);
   } finally {
-    agent.destroy();
-    server.close();
-    env.kill();
+    for (const f of floors) f.close();
   }
 }

@@ -2,14 +2,35 @@
 /**
  * The environment side of the floor measurement in host-overhead.ts: on each IPC message it
  * waits `gapMs` (as a handler waits on its database) and answers with its own time, so the
- * caller can subtract it and keep only what the hops cost. No other work.
+ * caller can subtract it and keep only what the hops cost. No other work. With `sized`, the
+ * answer is shaped and sized like the lab's result message (a GET's proxy result, ~0.5 KB).
  *
- * argv: <gapMs>
+ * argv: <gapMs> [sized]
  */
 import { performance } from 'node:perf_hooks';
 
 const gapMs = Number(process.argv[2]);
-process.on('message', () => {
+const sized = process.argv[3] === 'sized';
+const body = JSON.stringify({
+  GovId: 'OVERHEAD-1764108000000',
+  FirstName: 'x',
+  timing: { dbMs: 1.234, handlerMs: 1.5, coldStart: false, environment: 'a'.repeat(40) },
+});
+process.on('message', (/** @type {{ requestId?: string }} */ m) => {
   const start = performance.now();
-  setTimeout(() => process.send?.({ ms: performance.now() - start }), gapMs);
+  setTimeout(() => {
+    const ms = performance.now() - start;
+    process.send?.(
+      sized
+        ? {
+            type: 'result',
+            requestId: m.requestId,
+            durationMs: ms,
+            maxMemoryUsedMb: 90,
+            response: { statusCode: 200, headers: { 'content-type': 'application/json' }, body },
+            ms,
+          }
+        : { ms },
+    );
+  }, gapMs);
 });

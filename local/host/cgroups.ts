@@ -245,6 +245,29 @@ export class EnvironmentCgroup {
     }
   }
 
+  /**
+   * How often the CFS quota (the memory setting's CPU share) stopped the environment so far:
+   * periods run, periods in which it was throttled, and the time it spent throttled, ms.
+   * Undefined if unreadable. For benches: what memory-as-CPU costs a run, printed, not guessed.
+   */
+  cpuThrottling(): { periods: number; throttled: number; throttledMs: number } | undefined {
+    try {
+      const text = read(join(this.dirs.cpu, 'cpu.stat'));
+      const field = (name: string) =>
+        Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+      const periods = field('nr_periods');
+      const throttled = field('nr_throttled');
+      // v1 counts ns (throttled_time), v2 µs (throttled_usec).
+      const throttledMs =
+        this.mechanism === 'cgroup-v2' ? field('throttled_usec') / 1000 : field('throttled_time') / 1e6;
+      return [periods, throttled, throttledMs].every(Number.isFinite)
+        ? { periods, throttled, throttledMs }
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Peak memory of the environment so far, bytes (what Lambda's Max Memory Used reports); undefined if unreadable. */
   peakBytes(): number | undefined {
     // v1: one file, read through a descriptor kept open (pread at 0 re-reads the live value).

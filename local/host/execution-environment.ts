@@ -26,6 +26,10 @@ export interface WorkerError {
   readonly stack?: string[];
 }
 
+/**
+ * How an invocation ended. A result's or error's maxMemoryUsedMb is the process's own peak RSS;
+ * REPORT's Max Memory Used is peakMb() of it (the cgroup's peak when larger).
+ */
 export type InvokeOutcome =
   | { kind: 'result'; durationMs: number; maxMemoryUsedMb: number; response: unknown }
   | { kind: 'error'; durationMs: number; maxMemoryUsedMb: number; error: WorkerError }
@@ -185,13 +189,21 @@ export class ExecutionEnvironment {
   }
 
   /**
-   * The environment's peak memory so far, MB: its cgroup's peak, as Lambda reports the
-   * sandbox's, or the process's peak RSS if larger. Locally the Node binary's pages are often
-   * charged to whichever cgroup read them first, which a fresh Lambda sandbox never shares.
+   * The environment's peak memory so far, MB, for REPORT's Max Memory Used: its cgroup's peak,
+   * as Lambda reports the sandbox's, or the process's peak RSS (an outcome's maxMemoryUsedMb) if
+   * larger. Locally the Node binary's pages are often charged to whichever cgroup read them
+   * first, which a fresh Lambda sandbox never shares. Read by the pool after the response is
+   * written (a read of the cgroup's file is no part of the answer), before the environment can
+   * take another invocation.
    */
-  private peakMb(processPeakMb: number): number {
+  peakMb(processPeakMb: number): number {
     const bytes = this.cgroup?.peakBytes();
     return Math.max(processPeakMb, bytes === undefined ? 0 : Math.round(bytes / (1024 * 1024)));
+  }
+
+  /** Its cgroup's CPU throttling so far (cgroups.ts cpuThrottling); undefined without a cgroup. */
+  cpuThrottling(): { periods: number; throttled: number; throttledMs: number } | undefined {
+    return this.cgroup?.cpuThrottling();
   }
 
   get pid(): number | undefined {
@@ -427,13 +439,13 @@ export class ExecutionEnvironment {
           ? {
               kind: 'result',
               durationMs: m.durationMs,
-              maxMemoryUsedMb: this.peakMb(m.maxMemoryUsedMb),
+              maxMemoryUsedMb: m.maxMemoryUsedMb,
               response: m.response,
             }
           : {
               kind: 'error',
               durationMs: m.durationMs,
-              maxMemoryUsedMb: this.peakMb(m.maxMemoryUsedMb),
+              maxMemoryUsedMb: m.maxMemoryUsedMb,
               error: m.error,
             },
       );

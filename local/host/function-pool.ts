@@ -82,6 +82,11 @@ export interface PoolStats {
    * last THAWS_KEPT): what waking a frozen environment costs, which Lambda pays too.
    */
   readonly thawMs: number[];
+  /**
+   * The CFS quota's throttling, summed over the environments alive now (their cgroups' cpu.stat
+   * since each started): periods, periods throttled, ms throttled. Undefined without cgroups.
+   */
+  readonly cpuThrottling?: { periods: number; throttled: number; throttledMs: number };
 }
 
 /** Thaw times a pool keeps for snapshot(): enough for a bench's p50, bounded for a long run. */
@@ -179,10 +184,33 @@ export class FunctionPool {
       ...this.stats,
       initMs: [...this.stats.initMs],
       thawMs: [...this.stats.thawMs],
+      cpuThrottling: this.throttling(),
     };
   }
 
-  async invoke(event: unknown): Promise<Invocation> {
+  private throttling(): PoolStats['cpuThrottling'] {
+    let sum: PoolStats['cpuThrottling'];
+    for (const e of this.envs) {
+      const t = e.cpuThrottling();
+      if (!t) continue;
+      sum = {
+        periods: (sum?.periods ?? 0) + t.periods,
+        throttled: (sum?.throttled ?? 0) + t.throttled,
+        throttledMs: (sum?.throttledMs ?? 0) + t.throttledMs,
+      };
+    }
+    return sum;
+  }
+
+  /**
+   * Runs one invocation. `respond`, when given, gets the invocation the moment its outcome is
+   * known, before the platform's END and REPORT lines are formatted and logged and before the
+   * cgroup's peak memory is read for REPORT: the API server writes its response there, so that
+   * bookkeeping runs after the answer has left, not on its path. Both still happen before this
+   * resolves and before the environment can take another request. A throw from `respond`
+   * rejects the returned promise once the lines are logged and the environment released.
+   */
+  async invoke(event: unknown, respond?: (inv: Invocation) => void): Promise<Invocation> {
     const requestId = randomUUID();
     if (this.stopped) return this.stopping(requestId);
     let env = this.takeIdle();
@@ -220,19 +248,31 @@ export class FunctionPool {
       this.stats.thawMs.push(env.lastThawMs);
     }
     const result = this.describe(requestId, outcome);
+    let thrown: { error: unknown } | undefined;
+    if (respond) {
+      try {
+        respond(result);
+      } catch (error) {
+        thrown = { error };
+      }
+    }
     log(endLine(requestId));
     log(
       reportLine({
         requestId,
         durationMs: outcome.durationMs,
         memorySizeMb: env.memoryMb,
-        maxMemoryUsedMb: ('maxMemoryUsedMb' in outcome ? outcome.maxMemoryUsedMb : undefined) ?? 0,
+        maxMemoryUsedMb:
+          outcome.kind === 'result' || outcome.kind === 'error'
+            ? env.peakMb(outcome.maxMemoryUsedMb)
+            : (('maxMemoryUsedMb' in outcome ? outcome.maxMemoryUsedMb : undefined) ?? 0),
         initDurationMs,
         status: outcome.kind === 'timeout' ? 'timeout' : outcome.kind === 'crash' ? 'error' : undefined,
         errorType: outcome.kind === 'crash' ? crashErrorType(outcome) : undefined,
       }),
     );
     this.release(env);
+    if (thrown) throw thrown.error;
     return result;
   }
 

@@ -221,7 +221,15 @@ function toEvent(
 export interface ValidProxyResult {
   readonly statusCode: number;
   readonly headers: [string, string][];
-  readonly body: Buffer;
+  /**
+   * The body as Node writes it: the function's text as is (utf8), or the bytes of a base64
+   * body one char per byte (latin1). A string either way, so Node joins it to the head in one
+   * write; no Buffer is made for the common text body.
+   */
+  readonly body: string;
+  readonly encoding: 'utf8' | 'latin1';
+  /** The body's length in bytes (Content-Length). */
+  readonly length: number;
 }
 
 // Headers that frame the message belong to the host, not the function: API Gateway remaps or drops them.
@@ -234,6 +242,8 @@ const HOP_BY_HOP = new Set([
   'te',
   'trailer',
 ]);
+
+const NON_ASCII = /[^\x00-\x7f]/;
 
 function headerOk(name: string, value: string): boolean {
   try {
@@ -279,11 +289,20 @@ export function validateProxyResult(v: unknown): ValidProxyResult | string {
     }
   }
   const text = typeof body === 'string' ? body : '';
-  return {
-    statusCode,
-    headers: out.filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase())),
-    body: Buffer.from(text, isBase64Encoded === true ? 'base64' : 'utf8'),
-  };
+  const headersOut = out.filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase()));
+  // Node writes the head as latin1 and joins a string body to it in the body's encoding: a head
+  // with a byte above 0x7f (a header value like "caf\u00e9") needs the body as latin1 too.
+  if (isBase64Encoded === true || headersOut.some(([k, v]) => NON_ASCII.test(k) || NON_ASCII.test(v))) {
+    const bytes = Buffer.from(text, isBase64Encoded === true ? 'base64' : 'utf8');
+    return {
+      statusCode,
+      headers: headersOut,
+      body: bytes.toString('latin1'),
+      encoding: 'latin1',
+      length: bytes.length,
+    };
+  }
+  return { statusCode, headers: headersOut, body: text, encoding: 'utf8', length: Buffer.byteLength(text) };
 }
 
 const INTERNAL_ERROR = { message: 'Internal server error' };
@@ -455,24 +474,36 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       return done(400);
     }
     const event = toEvent(req, url, opts.stage, match.route.template, path, match.pathParameters, body, sent);
-    const inv = await match.route.pool.invoke(event);
+    let status: number | undefined;
+    const answer = (inv: Invocation) => {
+      status = respond(res, inv, `${method} ${url.pathname}`);
+    };
+    // The pool calls answer as soon as the outcome is known, before its END and REPORT lines;
+    // an integration that does not (a stand-in) is answered here.
+    const inv = await match.route.pool.invoke(event, answer);
+    if (status === undefined) answer(inv);
+    done(status ?? 500, inv);
+  }
+
+  /** Writes what API Gateway answers for an invocation; returns the status. */
+  function respond(res: http.ServerResponse, inv: Invocation, what: string): number {
     if (!inv.ok) {
-      if (inv.reason === 'throttled') log(`${method} ${url.pathname}: 500, ${inv.message}`);
-      return done(integrationFailure(res, inv), inv);
+      if (inv.reason === 'throttled') log(`${what}: 500, ${inv.message}`);
+      return integrationFailure(res, inv);
     }
     const r = validateProxyResult(inv.response);
     if (typeof r === 'string') {
-      log(`${method} ${url.pathname}: 502, malformed Lambda proxy response: ${r}`);
+      log(`${what}: 502, malformed Lambda proxy response: ${r}`);
       json(res, 502, INTERNAL_ERROR, INTERNAL_ERROR_TYPE);
-      return done(502, inv);
+      return 502;
     }
     // Head and body leave in one write (Node joins a string body to the head), with a length, never chunked.
     const head: string[] = [];
     for (const [k, v] of r.headers) head.push(k, v);
-    head.push('content-length', String(r.body.length));
+    head.push('content-length', String(r.length));
     res.writeHead(r.statusCode, head);
-    res.end(r.body.toString('latin1'), 'latin1');
-    done(r.statusCode, inv);
+    res.end(r.body, r.encoding);
+    return r.statusCode;
   }
 
   const server = http.createServer((req, res) => {

@@ -116,6 +116,42 @@ const REPORT =
   /^REPORT RequestId: [0-9a-f-]{36}\tDuration: \d+\.\d{2} ms\tBilled Duration: \d+ ms\tMemory Size: 256 MB\tMax Memory Used: \d+ MB\t(Init Duration: \d+\.\d{2} ms\t)?$/;
 
 describe('function pool', () => {
+  it('hands the outcome to respond before END and REPORT are logged, and logs both before it resolves', async () => {
+    const { p, lines } = pool();
+    let seenAtRespond: string[] = [];
+    let answered: Invocation | undefined;
+    const inv = await p.invoke(event(), (i) => {
+      answered = i;
+      seenAtRespond = [...lines];
+    });
+    expect(answered).toBe(inv);
+    expect(inv.ok).toBe(true);
+    // The answer goes out first: START was logged, END and REPORT not yet.
+    expect(seenAtRespond.some((l) => l.startsWith(`START RequestId: ${inv.requestId}`))).toBe(true);
+    expect(seenAtRespond.some((l) => l.startsWith(`END RequestId: ${inv.requestId}`))).toBe(false);
+    expect(seenAtRespond.some((l) => l.startsWith(`REPORT RequestId: ${inv.requestId}`))).toBe(false);
+    // ...and both are there, in Lambda's order, once invoke resolves.
+    const end = lines.findIndex((l) => l === `END RequestId: ${inv.requestId}`);
+    const report = lines.findIndex((l) => l.startsWith(`REPORT RequestId: ${inv.requestId}`));
+    expect(end).toBeGreaterThan(-1);
+    expect(report).toBe(end + 1);
+    expect(lines[report]).toMatch(REPORT);
+    expect(Number(/Max Memory Used: (\d+) MB/.exec(lines[report])?.[1])).toBeGreaterThan(0);
+  });
+
+  it('still logs REPORT and frees the environment when respond throws, then rejects with its error', async () => {
+    const { p, lines } = pool({}, 1);
+    const first = p.invoke(event(), () => {
+      throw new Error('socket gone');
+    });
+    await expect(first).rejects.toThrow('socket gone');
+    expect(lines.filter((l) => l.startsWith('REPORT RequestId:'))).toHaveLength(1);
+    // The only environment was released: the next request runs on it instead of waiting.
+    const next = await p.invoke(event());
+    expect(next.ok).toBe(true);
+    expect(p.snapshot()).toMatchObject({ started: 1, queued: 0 });
+  });
+
   it('starts an environment on the first call (cold, with Init Duration) and reuses it when idle', async () => {
     const { p, lines } = pool();
     const a = await p.invoke(event());

@@ -180,6 +180,20 @@ describe('environments under cgroups', () => {
     expect(small / full).toBeGreaterThanOrEqual(4);
   }, 120_000);
 
+  it("counts the CPU quota's throttling: a CPU-bound handler at 128 MB is throttled, and the snapshot says so", async () => {
+    const { p } = await pool(128);
+    bodyOf(await p.invoke(event()));
+    const before = p.snapshot().cpuThrottling;
+    expect(before).toBeDefined();
+    // ~25 ms of work at full speed: at 128 MB (1.45 ms of CPU per 20 ms period) it spans many periods.
+    bodyOf(await p.invoke(event({ spinIterations: 5_000_000 })));
+    const after = p.snapshot().cpuThrottling;
+    if (!before || !after) throw new Error('no cpu.stat');
+    expect(after.throttled - before.throttled).toBeGreaterThan(0);
+    expect(after.throttledMs - before.throttledMs).toBeGreaterThan(0);
+    expect(after.periods).toBeGreaterThanOrEqual(after.throttled);
+  }, 60_000);
+
   it("passes Lambda's heap flags to node, unless NODE_OPTIONS sets its own", async () => {
     const { p } = await pool(128);
     const b = bodyOf(await p.invoke(event()));
