@@ -243,7 +243,7 @@ const HOP_BY_HOP = new Set([
   'trailer',
 ]);
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 function headerOk(name: string, value: string): boolean {
   try {

@@ -131,7 +131,7 @@ describe('function pool', () => {
     expect(seenAtRespond.some((l) => l.startsWith(`END RequestId: ${inv.requestId}`))).toBe(false);
     expect(seenAtRespond.some((l) => l.startsWith(`REPORT RequestId: ${inv.requestId}`))).toBe(false);
     // ...and both are there, in Lambda's order, once invoke resolves.
-    const end = lines.findIndex((l) => l === `END RequestId: ${inv.requestId}`);
+    const end = lines.indexOf(`END RequestId: ${inv.requestId}`);
     const report = lines.findIndex((l) => l.startsWith(`REPORT RequestId: ${inv.requestId}`));
     expect(end).toBeGreaterThan(-1);
     expect(report).toBe(end + 1);
