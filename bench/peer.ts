@@ -518,7 +518,7 @@ export function formatPeerFigures(rows: readonly HostFigures[], cores = availabl
     `   4-client ceiling if CPU-bound on ${cores} cores: lab ${f(ceiling(lab), 0)} req/s, ${peer.name} ${f(ceiling(peer), 0)} req/s (${(ceiling(lab) / ceiling(peer)).toFixed(2)}x); measured ${(lab.rps4 / peer.rps4).toFixed(2)}x`,
     ...(floor
       ? [
-          `   relay floor (HTTP + IPC to a process that answers at once), same rounds: p50 ${f(floor.p50)} ms, 4 clients ${f(floor.rps4, 0)} req/s`,
+          `   relay floor (HTTP + IPC to a process that answers at once), same rounds: p50 ${f(floor.p50)} ms, 4 clients ${f(floor.rps4, 0)} req/s, CPU ms/request server ${f(floor.cpuServerMs, 3)} + child ${f(floor.cpuChildrenMs, 3)}, 4 clients (+client) ${f(floor.cpu4HostMs + floor.cpu4ClientMs, 3)}`,
           `   the lab's host over the floor, warm p50: ${f(lab.p50 - floor.p50)} ms (goal <= 0.30)`,
         ]
       : []),
