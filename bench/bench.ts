@@ -75,6 +75,7 @@ Prints the lab's own figures (never asserted). Sections: 1 keep-alive off/on, 2 
   --peer-requests N      sequential requests per host in section 9 (default 4000, as many again by 4 clients)
   --peer-rounds N        alternating rounds in section 9 (default 10)
   --peer-starts N        start-ups per host in section 9 (default 5)
+  --peer-warmup N        warm-up requests per host in section 9, half sequential, half by 4 clients (default 2000)
   -h, --help             this text`;
 
 const BENCH_OPTIONS = {
@@ -90,6 +91,7 @@ const BENCH_OPTIONS = {
   'peer-requests': { type: 'string' },
   'peer-rounds': { type: 'string' },
   'peer-starts': { type: 'string' },
+  'peer-warmup': { type: 'string' },
   calls: { type: 'string' },
   'max-rate': { type: 'boolean' },
   'only-max-rate': { type: 'boolean' },
@@ -330,11 +332,18 @@ async function peer(name: string): Promise<void> {
   const requests = Number(values['peer-requests'] ?? 4000);
   const rounds = Number(values['peer-rounds'] ?? 10);
   const starts = Number(values['peer-starts'] ?? 5);
+  const warmup = Number(values['peer-warmup'] ?? 2000);
   console.log(
-    `\n9. the lab's host beside ${name} (serverless ${PEER_PINS.serverless}, serverless-offline ${PEER_PINS['serverless-offline']}): one handler as a REST route, ${starts} start-ups each, ${requests} sequential + ${requests} 4-client requests each in ${rounds} alternating rounds (lab: IAM on, no cgroups)`,
+    `\n9. the lab's host beside ${name} (serverless ${PEER_PINS.serverless}, serverless-offline ${PEER_PINS['serverless-offline']}): one handler as a REST route, ${starts} start-ups each, ${warmup} warm-up requests each, then ${requests} sequential + ${requests} 4-client requests each in ${rounds} alternating rounds (lab: IAM on, no cgroups)`,
   );
   const load = loadavg()[0];
-  const rows = await peerComparison(name, { requests, rounds, starts, log: (l) => console.log(`   ${l}`) });
+  const rows = await peerComparison(name, {
+    requests,
+    rounds,
+    starts,
+    warmup,
+    log: (l) => console.log(`   ${l}`),
+  });
   for (const line of formatPeerFigures(rows)) console.log(line);
   // The floor under every figure above: what a hop to a process that slept costs here.
   const wake = await ipcWakeCost();

@@ -47,6 +47,11 @@ export interface PeerOptions {
   readonly rounds: number;
   /** Start-ups per host. */
   readonly starts: number;
+  /**
+   * Warm-up requests per host before the measured rounds, half sequential and half by 4 clients
+   * (each of the 4 clients a quarter of that half).
+   */
+  readonly warmup: number;
   readonly log: (line: string) => void;
 }
 
@@ -403,13 +408,15 @@ export async function peerComparison(peer: string, opts: PeerOptions): Promise<H
     });
     opts.log(`started ${opts.starts} times each; warm rounds ...`);
     const agents = new Map(hosts.map((h) => [h.name, new http.Agent({ keepAlive: true, maxSockets: 4 })]));
-    // Warm-up, sequential and by 4 clients, so every environment the 4-client rounds use exists.
+    // Warm-up, sequential and by 4 clients, so every environment the 4-client rounds use exists
+    // and every process has run its request path often enough for V8 to have optimized it.
+    const half = Math.max(4, Math.round(opts.warmup / 2));
     for (const h of hosts) {
       const agent = agents.get(h.name) as http.Agent;
-      for (let i = 0; i < 200; i++) await get(agent, h);
+      for (let i = 0; i < half; i++) await get(agent, h);
       await Promise.all(
         Array.from({ length: 4 }, async () => {
-          for (let i = 0; i < 50; i++) await get(agent, h);
+          for (let i = 0; i < half / 4; i++) await get(agent, h);
         }),
       );
     }
