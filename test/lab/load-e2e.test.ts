@@ -51,7 +51,9 @@ describe('npm run load, end to end on the local lab', () => {
     const ranking = summary.comparison?.reads.ranking ?? [];
     expect(ranking.map((x) => x.target).sort()).toEqual(['dsql', 'dynamodb', 'qldb', 'redis']);
     expect(ranking[0]?.ratio).toBe(1);
-    expect(r.stdout).toMatch(/^Reads \(get\): fastest [\w ]+ \(keep-alive (on|off)\), [\d.]+ ms client p50; /m);
+    expect(r.stdout).toMatch(
+      /^Reads \(get\): fastest [\w ]+ \(keep-alive (on|off)\), [\d.]+ ms client p50; /m,
+    );
     expect(r.stdout).toMatch(/^Writes \(create\): fastest /m);
     expect(summary.runs.map((x) => `${x.target}/${x.keepAlive}/${x.phase}`)).toEqual([
       'dynamodb/on/create',
