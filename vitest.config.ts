@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { LONG_TESTS, SLOW_TESTS, SOAK_TESTS } from './test/tiers.mjs';
+import { ALONE_TESTS, LONG_TESTS, SLOW_TESTS } from './test/tiers.mjs';
 
 /** The files test/tiers.mjs names as long first, in its order; then the rest as Vitest orders them. */
 class LongFirst extends BaseSequencer {
@@ -19,7 +19,7 @@ class LongFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: [...SLOW_TESTS, ...SOAK_TESTS, 'node_modules/**'],
+    exclude: [...SLOW_TESTS, ...ALONE_TESTS, 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     // A bound for a hung case, not a speed check: at load average 18 on two cores a handler
     // contract case ran past 30 s.

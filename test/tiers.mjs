@@ -1,6 +1,6 @@
 /**
  * Which test files belong to the slow tier. `npm test` (the fast tier, vitest.config.ts) runs
- * everything else; `npm run test:full` adds these (vitest.slow.config.ts) and the soak.
+ * everything else; `npm run test:full` adds these (vitest.slow.config.ts) and ALONE_TESTS.
  * A file is slow when it runs whole loads, experiments or fault scenarios end to end: each takes
  * tens of seconds to minutes on a 2-core machine, and none of them is needed to check a change
  * to one module. Keep this list the one place that decides it. Plain ESM, so the Vitest configs import it with
@@ -8,7 +8,6 @@
  * @type {readonly string[]}
  */
 export const SLOW_TESTS = [
-  'test/experiments/experiments-e2e.test.ts',
   'test/lab/load-e2e.test.ts',
   'test/lab/workloads-e2e.test.ts',
   'test/lab/engine-fault.test.ts',
@@ -29,10 +28,13 @@ export const SLOW_TESTS = [
 ];
 
 /**
- * The soak holds the machine for a minute and runs alone (vitest.soak.config.ts).
+ * The files that run alone, one at a time with nothing beside them (vitest.alone.config.ts,
+ * `npm run test:alone`): every experiment end to end, whose cold starts time out when a second
+ * lab shares the two cores (a DSQL connect past its 1 s bound failed a run once), and the soak,
+ * which holds the machine for a minute. The slow tier runs two files at a time.
  * @type {readonly string[]}
  */
-export const SOAK_TESTS = ['test/soak/**/*.test.ts'];
+export const ALONE_TESTS = ['test/experiments/experiments-e2e.test.ts', 'test/soak/**/*.test.ts'];
 
 /**
  * The fast tier's longest files, longest first (seconds each on a loaded 2-core machine,
