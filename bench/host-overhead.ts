@@ -23,6 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { localClientConfig } from '../local/engines';
+import { type CpuThrottling, sumThrottling } from '../local/host/cgroups';
 import type { RunningLab } from '../local/lab';
 import { ladderOf } from '../runs/latency-histogram';
 import type { LabClient } from './lab-client';
@@ -45,7 +46,7 @@ export interface HostOverhead {
    * The GET function's CFS quota over the measured calls (memory as CPU): periods that ran,
    * periods throttled, ms throttled; undefined without cgroups.
    */
-  readonly throttling: { periods: number; throttled: number; throttledMs: number } | undefined;
+  readonly throttling: CpuThrottling | undefined;
 }
 
 const p50 = (xs: readonly number[]) => ladderOf(xs)?.p50 ?? Number.NaN;
@@ -82,15 +83,8 @@ export async function hostOverhead(
   const rows: { client: number; duration: number; db: number; direct: number }[] = [];
   // Only the GET function runs from here on: every thaw the pools record is one of these calls'.
   const thawsBefore = new Map([...lab.pools].map(([name, p]) => [name, p.snapshot().thawMs.length]));
-  const throttlingNow = () => {
-    const all = [...lab.pools.values()].flatMap((p) => p.snapshot().cpuThrottling ?? []);
-    if (all.length === 0) return undefined;
-    return all.reduce((a, t) => ({
-      periods: a.periods + t.periods,
-      throttled: a.throttled + t.throttled,
-      throttledMs: a.throttledMs + t.throttledMs,
-    }));
-  };
+  const throttlingNow = () =>
+    sumThrottling([...lab.pools.values()].flatMap((p) => p.snapshot().cpuThrottling ?? []));
   let throttle0: HostOverhead['throttling'];
   const directGet = () =>
     direct.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }));

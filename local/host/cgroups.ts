@@ -95,6 +95,23 @@ interface Dirs {
 const dirsOf = (d: Dirs): string[] => [...new Set([d.cpu, d.memory, ...(d.freezer ? [d.freezer] : [])])];
 
 /** One execution environment's cgroup. */
+/** A CFS quota's toll: periods run, periods in which it throttled, time spent throttled (ms). */
+export interface CpuThrottling {
+  readonly periods: number;
+  readonly throttled: number;
+  readonly throttledMs: number;
+}
+
+/** Several cgroups' throttling added up; undefined when there is none (no cgroups). */
+export function sumThrottling(all: readonly CpuThrottling[]): CpuThrottling | undefined {
+  if (all.length === 0) return undefined;
+  return all.reduce((a, t) => ({
+    periods: a.periods + t.periods,
+    throttled: a.throttled + t.throttled,
+    throttledMs: a.throttledMs + t.throttledMs,
+  }));
+}
+
 export class EnvironmentCgroup {
   private removed = false;
   /** The last freeze or thaw asked of setFrozen: each waits for the one before. */
@@ -246,11 +263,10 @@ export class EnvironmentCgroup {
   }
 
   /**
-   * How often the CFS quota (the memory setting's CPU share) stopped the environment so far:
-   * periods run, periods in which it was throttled, and the time it spent throttled, ms.
+   * How often the CFS quota (the memory setting's CPU share) stopped the environment so far.
    * Undefined if unreadable. For benches: what memory-as-CPU costs a run, printed, not guessed.
    */
-  cpuThrottling(): { periods: number; throttled: number; throttledMs: number } | undefined {
+  cpuThrottling(): CpuThrottling | undefined {
     try {
       const text = read(join(this.dirs.cpu, 'cpu.stat'));
       const field = (name: string) =>

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import type { AssemblyFunction } from '../assembly/cloud-assembly';
 import { recordChild } from '../run-dir';
 import { type NodeRuntime, resolveLambdaNode } from '../runtime/lambda-node';
-import type { CgroupTree, EnvironmentCgroup } from './cgroups';
+import type { CgroupTree, CpuThrottling, EnvironmentCgroup } from './cgroups';
 import { initErrorType, initReportLine, initStartLine } from './lambda-log';
 import { heapFlags, INIT_BURST_MS, initCpuLimit, invokeCpuLimit, memoryLimitBytes } from './lambda-memory';
 
@@ -202,7 +202,7 @@ export class ExecutionEnvironment {
   }
 
   /** Its cgroup's CPU throttling so far (cgroups.ts cpuThrottling); undefined without a cgroup. */
-  cpuThrottling(): { periods: number; throttled: number; throttledMs: number } | undefined {
+  cpuThrottling(): CpuThrottling | undefined {
     return this.cgroup?.cpuThrottling();
   }
 

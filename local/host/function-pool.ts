@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AssemblyFunction } from '../assembly/cloud-assembly';
 import type { NodeRuntime } from '../runtime/lambda-node';
-import type { CgroupTree } from './cgroups';
+import { type CgroupTree, type CpuThrottling, sumThrottling } from './cgroups';
 import {
   defaultLambdaNode,
   ExecutionEnvironment,
@@ -86,7 +86,7 @@ export interface PoolStats {
    * The CFS quota's throttling, summed over the environments alive now (their cgroups' cpu.stat
    * since each started): periods, periods throttled, ms throttled. Undefined without cgroups.
    */
-  readonly cpuThrottling?: { periods: number; throttled: number; throttledMs: number };
+  readonly cpuThrottling?: CpuThrottling;
 }
 
 /** Thaw times a pool keeps for snapshot(): enough for a bench's p50, bounded for a long run. */
@@ -188,18 +188,8 @@ export class FunctionPool {
     };
   }
 
-  private throttling(): PoolStats['cpuThrottling'] {
-    let sum: PoolStats['cpuThrottling'];
-    for (const e of this.envs) {
-      const t = e.cpuThrottling();
-      if (!t) continue;
-      sum = {
-        periods: (sum?.periods ?? 0) + t.periods,
-        throttled: (sum?.throttled ?? 0) + t.throttled,
-        throttledMs: (sum?.throttledMs ?? 0) + t.throttledMs,
-      };
-    }
-    return sum;
+  private throttling(): CpuThrottling | undefined {
+    return sumThrottling([...this.envs].flatMap((e) => e.cpuThrottling() ?? []));
   }
 
   /**
