@@ -29,6 +29,10 @@ export const handler = async (event) => {
   calls += 1;
   const body = event.body ? JSON.parse(event.body) : {};
   if (body.crash) process.exit(3);
+  if (body.lastWords) { console.log('last words'); process.exit(3); }
+  if (body.logThenWaitMs) { console.log('waiting'); await sleep(body.logThenWaitMs); }
+  if (body.logThenSpin) { console.log('spinning'); for (;;); }
+  if (body.lines) for (let i = 0; i < body.lines; i++) console.log('line', i, 'x'.repeat(200));
   if (body.crashAfterMs) { await sleep(body.crashAfterMs); process.exit(3); }
   if (body.throw) throw new TypeError('boom');
   if (body.sleepMs) await sleep(body.sleepMs);
@@ -137,6 +141,45 @@ describe('function pool', () => {
     expect(report).toBe(end + 1);
     expect(lines[report]).toMatch(REPORT);
     expect(Number(/Max Memory Used: (\d+) MB/.exec(lines[report])?.[1])).toBeGreaterThan(0);
+  });
+
+  it('logs every line an invocation wrote before its END, though the lines reach the host after its result', async () => {
+    const { p, lines } = pool({}, 1);
+    // 400 lines of ~250 bytes: more than the worker holds (64 KB), so some go out while it runs.
+    for (const n of [1, 3, 400]) {
+      const inv = await p.invoke(event({ lines: n }));
+      const end = lines.indexOf(`END RequestId: ${inv.requestId}`);
+      const own = lines.flatMap((l, i) => (l.includes(`\t${inv.requestId}\tINFO\t`) ? [i] : []));
+      expect(own).toHaveLength(n + 1); // its lines and the handler's 'handled'
+      expect(Math.max(...own)).toBeLessThan(end);
+      expect(lines.at(-2)).toBe(`END RequestId: ${inv.requestId}`);
+    }
+  });
+
+  it('writes a line held during an invocation out at its next await, not only with the result', async () => {
+    const { p, lines } = pool();
+    const inv = p.invoke(event({ logThenWaitMs: 3000 }));
+    // Seen while the handler still waits: a long invocation's log is live, as in Lambda.
+    await until(() => lines.some((l) => l.endsWith('\tINFO\twaiting')), 2500);
+    expect(lines.some((l) => l.startsWith('END RequestId:'))).toBe(false);
+    expect((await inv).ok).toBe(true);
+  });
+
+  it('keeps the lines a function wrote right before it exits', async () => {
+    const { p, lines } = pool();
+    const crashed = await p.invoke(event({ lastWords: true }));
+    expect(crashed).toMatchObject({ ok: false, reason: 'crash' });
+    await until(() => lines.some((l) => l.endsWith('\tINFO\tlast words')));
+  });
+
+  // A difference from Lambda the README lists: held output dies with a process killed mid-stretch.
+  it('loses the line a function wrote before it spun into its timeout', async () => {
+    const { p, lines } = pool({ timeoutSeconds: 1 });
+    const r = await p.invoke(event({ logThenSpin: true }));
+    expect(r).toMatchObject({ ok: false, reason: 'timeout' });
+    await sleep(300);
+    expect(lines.find((l) => l.startsWith('REPORT'))).toContain('Status: timeout');
+    expect(lines.some((l) => l.endsWith('\tINFO\tspinning'))).toBe(false);
   });
 
   it('still logs REPORT and frees the environment when respond throws, then rejects with its error', async () => {
