@@ -80,7 +80,8 @@ function holdWrites(stream, name) {
         flushOutput();
         return write(chunk, encoding, cb);
       }
-      held.push([write, chunk, encoding, cb]);
+      // A copy of bytes: a caller may reuse its buffer once write returns, as a direct write allows.
+      held.push([write, typeof chunk === 'string' ? chunk : Buffer.from(chunk), encoding, cb]);
       heldBytes += bytes;
       if (heldBytes >= HOLD_BYTES) flushOutput();
       else if (!flushQueued) {

@@ -32,6 +32,7 @@ export const handler = async (event) => {
   if (body.lastWords) { console.log('last words'); process.exit(3); }
   if (body.logThenWaitMs) { console.log('waiting'); await sleep(body.logThenWaitMs); }
   if (body.logThenSpin) { console.log('spinning'); for (;;); }
+  if (body.reusedBuffer) { const b = Buffer.from('first\\n'); process.stdout.write(b); b.write('later'); }
   if (body.lines) for (let i = 0; i < body.lines; i++) console.log('line', i, 'x'.repeat(200));
   if (body.crashAfterMs) { await sleep(body.crashAfterMs); process.exit(3); }
   if (body.throw) throw new TypeError('boom');
@@ -154,6 +155,13 @@ describe('function pool', () => {
       expect(Math.max(...own)).toBeLessThan(end);
       expect(lines.at(-2)).toBe(`END RequestId: ${inv.requestId}`);
     }
+  });
+
+  it('writes the bytes a held write was given, though the caller reuses its buffer', async () => {
+    const { p, lines } = pool();
+    await p.invoke(event({ reusedBuffer: true }));
+    expect(lines).toContain('first');
+    expect(lines).not.toContain('later');
   });
 
   it('writes a line held during an invocation out at its next await, not only with the result', async () => {
