@@ -170,6 +170,11 @@ async function overhead(lab: RunningLab, client: LabClient, reportDurations: num
   console.log(
     `   the floor with its child on Lambda's Node ${fmt(o.floorLambdaNodeP50)}, and with messages the size of the host's invoke and result ${fmt(o.floorSizedP50)}`,
   );
+  // Why every hop and every line of the host's path costs more here than in a loop.
+  const wake = await ipcWakeCost();
+  console.log(
+    `   one IPC round trip to a Lambda-Node process: ${wake.backToBackMs.toFixed(3)} back to back, ${wake.afterIdleMs.toFixed(3)} after 1 ms idle, ${wake.afterEvictionMs.toFixed(3)} when another process swept 16 MB in the gap, as the engines do during a database call (caches start cold)`,
+  );
   const t = o.throttling;
   console.log(
     t
@@ -348,7 +353,7 @@ async function peer(name: string): Promise<void> {
   // The floor under every figure above: what a hop to a process that slept costs here.
   const wake = await ipcWakeCost();
   console.log(
-    `   IPC round trip to a Lambda-Node process: ${wake.backToBackMs.toFixed(3)} ms back to back, ${wake.afterIdleMs.toFixed(3)} ms after 1 ms idle (a request through the lab makes 4 hops)`,
+    `   IPC round trip to a Lambda-Node process: ${wake.backToBackMs.toFixed(3)} ms back to back, ${wake.afterIdleMs.toFixed(3)} ms after 1 ms idle, ${wake.afterEvictionMs.toFixed(3)} ms when another process swept 16 MB in the gap (a request through the lab makes 4 hops)`,
   );
   console.log(
     `   load average (1 min) ${load.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`,
