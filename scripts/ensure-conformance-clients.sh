@@ -32,7 +32,7 @@ if [ ! -x "$venv/bin/python" ] || ! cmp -s "$req" "$stamp"; then
   echo "ensure-conformance-clients: installing $(tr '\n' ' ' <"$req")into $venv ..."
   mkdir -p "$installs"
   # Stage beside the target, then rename; a failed install leaves no half-made venv behind.
-  tmp="$(mktemp -d "$installs/.staging.XXXXXX")"
+  tmp="$(lab_staging "$installs")"
   trap 'rm -rf "$tmp"' EXIT
   chmod 755 "$tmp" # mktemp makes it private; the venv is not secret
   # pip 22.3+ installs into another interpreter (--python): the venv then needs no pip of its own,

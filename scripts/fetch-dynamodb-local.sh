@@ -35,7 +35,7 @@ done
 
 mkdir -p "$cache"
 # Stage then rename, so a reader never sees a half-copied folder and two concurrent runs cannot mix files.
-staging="$(mktemp -d "$cache/.staging.XXXXXX")"
+staging="$(lab_staging "$cache")"
 chmod 755 "$staging" # mktemp makes it private; the install is not secret
 trap 'rm -rf "$staging"' EXIT
 

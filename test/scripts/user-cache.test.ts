@@ -17,6 +17,7 @@ import {
   readlinkSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,6 +90,25 @@ describe('lab_install_root', () => {
       `fetch-test: cannot write the user cache ${join(dir, 'file', 'lab')}: installing into ${project}/.cache/installs (this clone only)`,
     ]);
     expect(existsSync(join(project, '.cache', 'installs'))).toBe(true);
+  });
+});
+
+describe('lab_staging', () => {
+  it("makes a staging folder after removing a killed run's stale ones, keeping a running fetch's", () => {
+    const installs = join(dir, 'installs');
+    mkdirSync(join(installs, '.staging.killed', 'bin'), { recursive: true });
+    mkdirSync(join(installs, '.staging.running'));
+    mkdirSync(join(installs, 'postgres'));
+    // Three hours untouched: a fetch that was SIGKILLed, whose EXIT trap never ran.
+    const old = new Date(Date.now() - 3 * 3600_000);
+    utimesSync(join(installs, '.staging.killed'), old, old);
+    utimesSync(join(installs, 'postgres'), old, old);
+    const r = helper(`lab_staging "${installs}"`, {});
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^${installs}/\\.staging\\.\\w{6}$`));
+    expect(readdirSync(installs).sort()).toEqual(
+      ['.staging.running', 'postgres', r.stdout.slice(installs.length + 1)].sort(),
+    );
   });
 });
 
