@@ -10,7 +10,14 @@ import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../core/errors';
 import { installInterruptHandler } from '../core/interrupt';
-import { KEEP_ALIVE_VARIANTS, OPERATIONS, TARGETS, type Target, targetNotice } from '../core/lab-functions';
+import {
+  KEEP_ALIVE_VARIANTS,
+  OPERATIONS,
+  TARGETS,
+  type Target,
+  targetLabel,
+  targetNotice,
+} from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
 import {
   engineOption,
@@ -301,7 +308,7 @@ runCli(
       const dbOff = rows.find((r) => r.target === t && r.keepAlive === 'off' && r.phase === 'get')?.dbMs?.p50;
       if (dbOn && dbOff) {
         console.log(
-          `Keep-alive, ${t} get: database time p50 ${dbOff.toFixed(1)} ms without, ${dbOn.toFixed(1)} ms with (${(dbOff / dbOn).toFixed(1)}x${t === 'dynamodb' ? `; the articles saw ${KEEP_ALIVE_FIGURES.putAvgMs.off} ms vs ${KEEP_ALIVE_FIGURES.putAvgMs.on} ms` : ''}).`,
+          `Keep-alive, ${targetLabel(t)} get: database time p50 ${dbOff.toFixed(1)} ms without, ${dbOn.toFixed(1)} ms with (${(dbOff / dbOn).toFixed(1)}x${t === 'dynamodb' ? `; the articles saw ${KEEP_ALIVE_FIGURES.putAvgMs.off} ms vs ${KEEP_ALIVE_FIGURES.putAvgMs.on} ms` : ''}).`,
         );
       }
     }
@@ -323,7 +330,9 @@ runCli(
     const errors = rows.reduce((s, r) => s + r.errors, 0);
     if (errors > 0) console.error(`${errors} requests failed: exit status 1`);
     for (const f of failed) {
-      console.error(`Phase ${f.target} keep-alive ${f.keepAlive} ${f.phase} failed: ${f.reason}`);
+      console.error(
+        `Phase ${targetLabel(f.target)} keep-alive ${f.keepAlive} ${f.phase} failed: ${f.reason}`,
+      );
     }
     const { loadExitCode } = await import('./load-phases');
     return loadExitCode(rows, failed);

@@ -1,4 +1,5 @@
 /** The terminal table printed at the end of `npm run load`. */
+import { targetLabel } from '../core/lab-functions';
 import type { LabRow } from '../runs/results';
 
 const ms = (n: number | null | undefined) =>
@@ -35,7 +36,7 @@ export function formatSummaryTable(rows: readonly LabRow[]): string {
     'db',
   ];
   const body = rows.map((r) => [
-    r.target,
+    targetLabel(r.target),
     r.keepAlive,
     memoryCell(r),
     r.phase,

@@ -124,7 +124,7 @@ describe('npm run load, end to end on the local lab', () => {
     expect(r.stdout).toContain(
       "Network profile uniform-8ms (seed 1): DynamoDB round trip 8 ms, service time the local engine's own;",
     );
-    expect(r.stdout).toMatch(/Keep-alive, dynamodb get: database time p50 [\d.]+ ms without, [\d.]+ ms with/);
+    expect(r.stdout).toMatch(/Keep-alive, DynamoDB get: database time p50 [\d.]+ ms without, [\d.]+ ms with/);
   }, 360_000);
 
   it('rejects bad options with one line and exit code 2, before starting anything', () => {

@@ -227,6 +227,8 @@ describe('npm run load comparing memory sizes (--memory 128,1769)', () => {
     ]);
     const table = formatSummaryTable(rows);
     expect(table.split('\n')[0]).toMatch(/^target\s+keep-alive\s+memory\s+phase\b.*\bfn p50\b/);
+    // Targets by label, as the comparison and the report name them.
+    expect(table.split('\n')[2]).toMatch(/^DynamoDB\s+off\s+128 MB/);
     expect(table).toContain('128 MB 0.07 vCPU');
     expect(table).toContain('1769 MB 1.00 vCPU');
 
