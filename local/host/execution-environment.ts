@@ -44,31 +44,11 @@ export type InvokeOutcome =
       maxMemoryUsedMb?: number;
     };
 
-/** Bytes each output stream has carried since the process started (the worker's count). */
-interface StreamBytes {
-  stdout: number;
-  stderr: number;
-}
-
 type WorkerMessage =
   | { type: 'ready'; initMs: number }
   | { type: 'init-error'; initMs: number; error: WorkerError }
-  | {
-      type: 'result';
-      requestId: string;
-      durationMs: number;
-      maxMemoryUsedMb: number;
-      response: unknown;
-      output: StreamBytes;
-    }
-  | {
-      type: 'error';
-      requestId: string;
-      durationMs: number;
-      maxMemoryUsedMb: number;
-      error: WorkerError;
-      output: StreamBytes;
-    };
+  | { type: 'result'; requestId: string; durationMs: number; maxMemoryUsedMb: number; response: unknown }
+  | { type: 'error'; requestId: string; durationMs: number; maxMemoryUsedMb: number; error: WorkerError };
 
 export class InitError extends Error {
   /** Lambda's name for the failure, as INIT_REPORT's Error Type gives it. */
@@ -161,10 +141,7 @@ export interface EnvironmentOptions {
  */
 const FREEZE_AFTER_MS = 1;
 
-/**
- * How long a failed init's output may trail its exit before INIT_REPORT is written anyway, and
- * an invocation's output its result before END and REPORT are.
- */
+/** How long a failed init's output may trail its exit before INIT_REPORT is written anyway. */
 const OUTPUT_DRAIN_MS = 200;
 /** How long a failed init's process may take to exit on its own before it is killed. */
 const INIT_ERROR_GRACE_MS = 500;
@@ -196,13 +173,6 @@ export class ExecutionEnvironment {
     resolve: (o: InvokeOutcome) => void;
     timer: NodeJS.Timeout;
   };
-
-  /** Bytes read from the process's stdout and stderr so far. */
-  private readonly received: StreamBytes = { stdout: 0, stderr: 0 };
-  /** What the last result or error said the streams had carried: read before END and REPORT. */
-  private expected?: StreamBytes;
-  private streamsClosed = 0;
-  private onOutput?: () => void;
 
   /** Resolves once the process is gone and its cgroup removed. */
   private readonly gone: Promise<void>;
@@ -295,23 +265,11 @@ export class ExecutionEnvironment {
     // A failed send or kill surfaces as 'error'; the exit that follows ends the invocation.
     child.on('error', () => {});
     const outputDone: Promise<void>[] = [];
-    for (const [name, stream] of [
-      ['stdout', child.stdout],
-      ['stderr', child.stderr],
-    ] as const) {
+    for (const stream of [child.stdout, child.stderr]) {
       if (!stream) continue;
       const lines = createInterface({ input: stream });
       lines.on('line', (l) => opts.onLog(l));
       outputDone.push(new Promise((r) => lines.once('close', () => r())));
-      // After readline's listener: a chunk's lines are logged by the time it is counted here.
-      stream.on('data', (d: Buffer | string) => {
-        env.received[name] += typeof d === 'string' ? Buffer.byteLength(d) : d.length;
-        env.onOutput?.();
-      });
-      stream.once('close', () => {
-        env.streamsClosed += 1;
-        env.onOutput?.();
-      });
     }
     return new Promise((resolve, reject) => {
       let stderrTail = '';
@@ -468,51 +426,14 @@ export class ExecutionEnvironment {
     p.resolve(outcome);
   }
 
-  /** Everything the last invocation wrote has been read, or its streams are closed. */
-  private outputIn(): boolean {
-    const e = this.expected;
-    return (
-      e === undefined ||
-      this.streamsClosed === 2 ||
-      (this.received.stdout >= e.stdout && this.received.stderr >= e.stderr)
-    );
-  }
-
-  /**
-   * Call once the response is written: resolves when the host has read every line the invocation
-   * wrote (the worker writes them after its result; END and REPORT must follow them), at most
-   * OUTPUT_DRAIN_MS later, then arms the freeze. Undefined when nothing is left to read.
-   */
-  afterResponse(): Promise<void> | undefined {
-    if (this.outputIn()) {
-      this.armFreeze();
-      return undefined;
-    }
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.onOutput = undefined;
-        this.armFreeze();
-        resolve();
-      };
-      const timer = setTimeout(done, OUTPUT_DRAIN_MS);
-      this.onOutput = () => {
-        if (this.outputIn()) done();
-      };
-    });
-  }
-
-  /** Frozen FREEZE_AFTER_MS after the response, unless the pool has handed it the next request by then. */
-  private armFreeze(): void {
-    this.expected = undefined;
-    if (!this.opts.cgroups?.freeze || !this.alive) return;
-    clearTimeout(this.freezeTimer);
-    this.freezeTimer = setTimeout(() => this.idle(), FREEZE_AFTER_MS).unref();
-  }
-
   private onMessage(m: WorkerMessage): void {
     if ((m.type === 'result' || m.type === 'error') && m.requestId === this.pending?.requestId) {
-      this.expected = m.output;
+      // Frozen once the response is on its way (the host's write, not the function's), unless
+      // the pool has handed it the next request by then.
+      if (this.opts.cgroups?.freeze) {
+        clearTimeout(this.freezeTimer);
+        this.freezeTimer = setTimeout(() => this.idle(), FREEZE_AFTER_MS).unref();
+      }
       this.finish(
         m.type === 'result'
           ? {

@@ -246,9 +246,6 @@ export class FunctionPool {
         thrown = { error };
       }
     }
-    // The function's own lines reach the host after its result: END and REPORT follow them.
-    const output = env.afterResponse();
-    if (output) await output;
     log(endLine(requestId));
     log(
       reportLine({

@@ -12,10 +12,8 @@
  * environment, not in each message the worker has to parse)
  * worker -> host:
  *   { type: 'ready', initMs } | { type: 'init-error', initMs, error }
- *   { type: 'result', requestId, durationMs, maxMemoryUsedMb, response, output }
- *   { type: 'error', requestId, durationMs, maxMemoryUsedMb, error, output }
- * where output is { stdout, stderr }: the bytes each stream has carried since the start, the
- * invocation's own included, which the host reads before it logs END and REPORT.
+ *   { type: 'result', requestId, durationMs, maxMemoryUsedMb, response }
+ *   { type: 'error', requestId, durationMs, maxMemoryUsedMb, error }
  */
 import { parse } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,17 +35,17 @@ const logger =
       `${new Date().toISOString()}\t${currentRequestId}\t${level}\t${format(...args).replace(/\n/g, '\r')}\n`,
     );
 /**
- * What a function writes while it runs is held here and written out after its result has been
- * sent, or at the event loop's next turn (an await), or once it passes HOLD_BYTES. A pipe
- * write wakes the host to read it: on this project's 2-core machine that wake-up cost 60-135 us
- * per line, inside the function's Duration, for work that is the host's (Lambda's runtime hands
- * a line to its log agent without waiting on it). The cost of holding: a line written in the
- * same synchronous stretch in which the process is killed (a timeout, the memory ceiling) is
- * lost. Between invocations (init, background work) every write goes straight out.
+ * What a function writes while it runs is held here and written out once its Duration is
+ * measured, just before its result is sent (so the host still reads every line before the
+ * result, and logs END and REPORT after them), or at the event loop's next turn (an await), or
+ * once it passes HOLD_BYTES. A pipe write wakes the host to read it: on this project's 2-core
+ * machine that wake-up cost 60-135 us per line inside the function's Duration, for work that is
+ * the host's (Lambda's runtime hands a line to its log agent without waiting on it). The cost of
+ * holding: a line written in the same synchronous stretch in which the process is killed (a
+ * timeout, the memory ceiling) is lost. Between invocations (init, background work) every write
+ * goes straight out.
  */
 const HOLD_BYTES = 64 * 1024;
-/** Bytes each stream has been given since the start, held ones included. */
-const output = { stdout: 0, stderr: 0 };
 /** @typedef {(chunk: string | Uint8Array, encoding?: BufferEncoding, cb?: (e?: Error | null) => void) => boolean} Write */
 /** @type {[Write, string | Uint8Array, BufferEncoding | undefined, ((e?: Error | null) => void) | undefined][]} */
 let held = [];
@@ -63,8 +61,8 @@ function flushOutput() {
   for (const [write, chunk, encoding, cb] of chunks) write(chunk, encoding, cb);
 }
 
-/** @param {NodeJS.WriteStream} stream @param {'stdout' | 'stderr'} name */
-function holdWrites(stream, name) {
+/** @param {NodeJS.WriteStream} stream */
+function holdWrites(stream) {
   /** @type {Write} */
   const write = stream.write.bind(stream);
   // Assigned on the stream itself: a Console made from process.stdout (Powertools makes one) calls it too.
@@ -74,15 +72,13 @@ function holdWrites(stream, name) {
         cb = encoding;
         encoding = undefined;
       }
-      const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.byteLength;
-      output[name] += bytes;
       if (!holding || /** @type {any} */ (process)._exiting) {
         flushOutput();
         return write(chunk, encoding, cb);
       }
       // A copy of bytes: a caller may reuse its buffer once write returns, as a direct write allows.
       held.push([write, typeof chunk === 'string' ? chunk : Buffer.from(chunk), encoding, cb]);
-      heldBytes += bytes;
+      heldBytes += typeof chunk === 'string' ? chunk.length : chunk.byteLength;
       if (heldBytes >= HOLD_BYTES) flushOutput();
       else if (!flushQueued) {
         flushQueued = true;
@@ -92,13 +88,13 @@ function holdWrites(stream, name) {
     }
   );
 }
-holdWrites(process.stdout, 'stdout');
-holdWrites(process.stderr, 'stderr');
+holdWrites(process.stdout);
+holdWrites(process.stderr);
 // An uncaught exception's report and the exit come after what the function wrote before them.
 process.on('uncaughtExceptionMonitor', flushOutput);
 process.on('exit', flushOutput);
 
-/** The result is on its way: what the invocation wrote follows it. */
+/** Duration is measured: what the invocation wrote goes out, ahead of its result. */
 function endInvocation() {
   holding = false;
   flushOutput();
@@ -189,27 +185,25 @@ process.on('message', async (/** @type {any} */ msg) => {
   try {
     const response = await handler(msg.event, context);
     const durationMs = performance.now() - start;
+    endInvocation();
     process.send?.({
       type: 'result',
       requestId: msg.requestId,
       durationMs,
       maxMemoryUsedMb: maxMemoryUsedMb(),
       response,
-      output,
     });
   } catch (e) {
     const durationMs = performance.now() - start;
     const error = describe(e);
     console.error('Invoke Error', JSON.stringify(error));
+    endInvocation();
     process.send?.({
       type: 'error',
       requestId: msg.requestId,
       durationMs,
       maxMemoryUsedMb: maxMemoryUsedMb(),
       error,
-      output,
     });
-  } finally {
-    endInvocation();
   }
 });

@@ -144,7 +144,7 @@ describe('function pool', () => {
     expect(Number(/Max Memory Used: (\d+) MB/.exec(lines[report])?.[1])).toBeGreaterThan(0);
   });
 
-  it('logs every line an invocation wrote before its END, though the lines reach the host after its result', async () => {
+  it('logs every line an invocation wrote before its END, the held ones and those past 64 KB alike', async () => {
     const { p, lines } = pool({}, 1);
     // 400 lines of ~250 bytes: more than the worker holds (64 KB), so some go out while it runs.
     for (const n of [1, 3, 400]) {
@@ -188,6 +188,21 @@ describe('function pool', () => {
     await sleep(300);
     expect(lines.find((l) => l.startsWith('REPORT'))).toContain('Status: timeout');
     expect(lines.some((l) => l.endsWith('\tINFO\tspinning'))).toBe(false);
+  });
+
+  it('frees the environment before a request sent the turn after its answer, which reuses it', async () => {
+    const { p } = pool();
+    await p.invoke(event());
+    let next: Promise<Invocation> | undefined;
+    // As a client's next request arrives: after the answer, in a later turn of the event loop.
+    await p.invoke(event(), () => {
+      setImmediate(() => {
+        next = p.invoke(event());
+      });
+    });
+    await until(() => next !== undefined);
+    expect((await next)?.ok).toBe(true);
+    expect(p.snapshot()).toMatchObject({ coldStarts: 1, started: 1 });
   });
 
   it('still logs REPORT and frees the environment when respond throws, then rejects with its error', async () => {
