@@ -44,11 +44,31 @@ export type InvokeOutcome =
       maxMemoryUsedMb?: number;
     };
 
+/** Bytes each output stream has carried since the process started (the worker's count). */
+interface StreamBytes {
+  stdout: number;
+  stderr: number;
+}
+
 type WorkerMessage =
   | { type: 'ready'; initMs: number }
   | { type: 'init-error'; initMs: number; error: WorkerError }
-  | { type: 'result'; requestId: string; durationMs: number; maxMemoryUsedMb: number; response: unknown }
-  | { type: 'error'; requestId: string; durationMs: number; maxMemoryUsedMb: number; error: WorkerError };
+  | {
+      type: 'result';
+      requestId: string;
+      durationMs: number;
+      maxMemoryUsedMb: number;
+      response: unknown;
+      output: StreamBytes;
+    }
+  | {
+      type: 'error';
+      requestId: string;
+      durationMs: number;
+      maxMemoryUsedMb: number;
+      error: WorkerError;
+      output: StreamBytes;
+    };
 
 export class InitError extends Error {
   /** Lambda's name for the failure, as INIT_REPORT's Error Type gives it. */
@@ -143,6 +163,12 @@ const FREEZE_AFTER_MS = 1;
 
 /** How long a failed init's output may trail its exit before INIT_REPORT is written anyway. */
 const OUTPUT_DRAIN_MS = 200;
+/**
+ * How long an invocation's output may trail its result before END and REPORT are written anyway:
+ * the bytes are in the pipe by then, so only a host starved of CPU waits, and only a lost byte
+ * (which never arrives) waits this long.
+ */
+const INVOKE_OUTPUT_WAIT_MS = 1000;
 /** How long a failed init's process may take to exit on its own before it is killed. */
 const INIT_ERROR_GRACE_MS = 500;
 
@@ -173,6 +199,13 @@ export class ExecutionEnvironment {
     resolve: (o: InvokeOutcome) => void;
     timer: NodeJS.Timeout;
   };
+
+  /** Bytes read from the process's stdout and stderr so far. */
+  private readonly received: StreamBytes = { stdout: 0, stderr: 0 };
+  /** What the last result or error said the streams had carried: read before END and REPORT. */
+  private expected?: StreamBytes;
+  private streamsClosed = 0;
+  private onOutput?: () => void;
 
   /** Resolves once the process is gone and its cgroup removed. */
   private readonly gone: Promise<void>;
@@ -265,11 +298,23 @@ export class ExecutionEnvironment {
     // A failed send or kill surfaces as 'error'; the exit that follows ends the invocation.
     child.on('error', () => {});
     const outputDone: Promise<void>[] = [];
-    for (const stream of [child.stdout, child.stderr]) {
+    for (const [name, stream] of [
+      ['stdout', child.stdout],
+      ['stderr', child.stderr],
+    ] as const) {
       if (!stream) continue;
       const lines = createInterface({ input: stream });
       lines.on('line', (l) => opts.onLog(l));
       outputDone.push(new Promise((r) => lines.once('close', () => r())));
+      // After readline's listener: a chunk's lines are logged by the time it is counted here.
+      stream.on('data', (d: Buffer | string) => {
+        env.received[name] += typeof d === 'string' ? Buffer.byteLength(d) : d.length;
+        env.onOutput?.();
+      });
+      stream.once('close', () => {
+        env.streamsClosed += 1;
+        env.onOutput?.();
+      });
     }
     return new Promise((resolve, reject) => {
       let stderrTail = '';
@@ -426,10 +471,46 @@ export class ExecutionEnvironment {
     p.resolve(outcome);
   }
 
+  /** Everything the last invocation wrote has been read, or its streams are closed. */
+  private outputIn(): boolean {
+    const e = this.expected;
+    return (
+      e === undefined ||
+      this.streamsClosed === 2 ||
+      (this.received.stdout >= e.stdout && this.received.stderr >= e.stderr)
+    );
+  }
+
+  /**
+   * Resolves when the host has read every line the last invocation wrote, at most
+   * INVOKE_OUTPUT_WAIT_MS later; undefined when it already has, as it nearly always has. The worker
+   * writes them before its result, but the two travel on separate pipes, and under load the
+   * result can be read first: END and REPORT must still follow the lines.
+   */
+  outputRead(): Promise<void> | undefined {
+    if (this.outputIn()) {
+      this.expected = undefined;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.onOutput = undefined;
+        this.expected = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, INVOKE_OUTPUT_WAIT_MS);
+      this.onOutput = () => {
+        if (this.outputIn()) done();
+      };
+    });
+  }
+
   private onMessage(m: WorkerMessage): void {
     if ((m.type === 'result' || m.type === 'error') && m.requestId === this.pending?.requestId) {
+      this.expected = m.output;
       // Frozen once the response is on its way (the host's write, not the function's), unless
-      // the pool has handed it the next request by then.
+      // the pool has handed it the next request by then. Its lines are in the pipe already.
       if (this.opts.cgroups?.freeze) {
         clearTimeout(this.freezeTimer);
         this.freezeTimer = setTimeout(() => this.idle(), FREEZE_AFTER_MS).unref();

@@ -246,6 +246,9 @@ export class FunctionPool {
         thrown = { error };
       }
     }
+    // END and REPORT follow the function's own lines, even when its result was read first.
+    const output = env.outputRead();
+    if (output) await output;
     log(endLine(requestId));
     log(
       reportLine({

@@ -12,8 +12,10 @@
  * environment, not in each message the worker has to parse)
  * worker -> host:
  *   { type: 'ready', initMs } | { type: 'init-error', initMs, error }
- *   { type: 'result', requestId, durationMs, maxMemoryUsedMb, response }
- *   { type: 'error', requestId, durationMs, maxMemoryUsedMb, error }
+ *   { type: 'result', requestId, durationMs, maxMemoryUsedMb, response, output }
+ *   { type: 'error', requestId, durationMs, maxMemoryUsedMb, error, output }
+ * where output is { stdout, stderr }: the bytes each stream has carried since the start, which
+ * the host reads before it logs END and REPORT (the result travels on another pipe).
  */
 import { parse } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -46,6 +48,8 @@ const logger =
  * goes straight out.
  */
 const HOLD_BYTES = 64 * 1024;
+/** Bytes each stream has been given since the start. */
+const output = { stdout: 0, stderr: 0 };
 /** @typedef {(chunk: string | Uint8Array, encoding?: BufferEncoding, cb?: (e?: Error | null) => void) => boolean} Write */
 /** @type {[Write, string | Uint8Array, BufferEncoding | undefined, ((e?: Error | null) => void) | undefined][]} */
 let held = [];
@@ -61,8 +65,8 @@ function flushOutput() {
   for (const [write, chunk, encoding, cb] of chunks) write(chunk, encoding, cb);
 }
 
-/** @param {NodeJS.WriteStream} stream */
-function holdWrites(stream) {
+/** @param {NodeJS.WriteStream} stream @param {'stdout' | 'stderr'} name */
+function holdWrites(stream, name) {
   /** @type {Write} */
   const write = stream.write.bind(stream);
   // Assigned on the stream itself: a Console made from process.stdout (Powertools makes one) calls it too.
@@ -72,13 +76,15 @@ function holdWrites(stream) {
         cb = encoding;
         encoding = undefined;
       }
+      const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.byteLength;
+      output[name] += bytes;
       if (!holding || /** @type {any} */ (process)._exiting) {
         flushOutput();
         return write(chunk, encoding, cb);
       }
       // A copy of bytes: a caller may reuse its buffer once write returns, as a direct write allows.
       held.push([write, typeof chunk === 'string' ? chunk : Buffer.from(chunk), encoding, cb]);
-      heldBytes += typeof chunk === 'string' ? chunk.length : chunk.byteLength;
+      heldBytes += bytes;
       if (heldBytes >= HOLD_BYTES) flushOutput();
       else if (!flushQueued) {
         flushQueued = true;
@@ -88,8 +94,8 @@ function holdWrites(stream) {
     }
   );
 }
-holdWrites(process.stdout);
-holdWrites(process.stderr);
+holdWrites(process.stdout, 'stdout');
+holdWrites(process.stderr, 'stderr');
 // An uncaught exception's report and the exit come after what the function wrote before them.
 process.on('uncaughtExceptionMonitor', flushOutput);
 process.on('exit', flushOutput);
@@ -192,6 +198,7 @@ process.on('message', async (/** @type {any} */ msg) => {
       durationMs,
       maxMemoryUsedMb: maxMemoryUsedMb(),
       response,
+      output,
     });
   } catch (e) {
     const durationMs = performance.now() - start;
@@ -204,6 +211,7 @@ process.on('message', async (/** @type {any} */ msg) => {
       durationMs,
       maxMemoryUsedMb: maxMemoryUsedMb(),
       error,
+      output,
     });
   }
 });

@@ -149,6 +149,7 @@ describe('function pool', () => {
     // 400 lines of ~250 bytes: more than the worker holds (64 KB), so some go out while it runs.
     for (const n of [1, 3, 400]) {
       const inv = await p.invoke(event({ lines: n }));
+      expect(inv.ok, lines.join('\n')).toBe(true);
       const end = lines.indexOf(`END RequestId: ${inv.requestId}`);
       const own = lines.flatMap((l, i) => (l.includes(`\t${inv.requestId}\tINFO\t`) ? [i] : []));
       expect(own).toHaveLength(n + 1); // its lines and the handler's 'handled'
