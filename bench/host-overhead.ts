@@ -1,6 +1,6 @@
 /**
- * What the local host adds to a request, and where. Host calls and direct SDK calls are
- * interleaved one for one, so drift on a shared machine falls on both sides alike.
+ * What the local host adds to a request, and where. Host calls, lab floor calls and direct SDK
+ * calls are interleaved one for one, so drift on a shared machine falls on every side alike.
  *
  *   overhead      client p50 through the host - direct SDK call p50 (the issue's definition)
  *   api + ipc     client time - the invocation's REPORT Duration: HTTP to the host, SigV4
@@ -10,6 +10,18 @@
  *                 environment process instead of the bench process
  *   floor         the same hops with no work (relayFloor), the same idle gaps: the least any
  *                 host with separate environment processes can cost on this machine
+ *   lab floor     the same hops under the lab's conditions: the child, on Lambda's Node with
+ *                 the function's environment, its heap flags and a cgroup of its CPU share, runs
+ *                 the GET function's own handler on a proxy event (so the same GetItem through
+ *                 the same network model, the same EMF line), with messages of the host's size.
+ *                 An idle floor's child sleeps while the engines would run, so its hops start
+ *                 with warmer caches and an unthrottled CPU than any host's can here.
+ *   goal figure   api + ipc (client - REPORT Duration, per call) minus the lab floor's client
+ *                 time minus its handler's time, per call: both paired, so the service time the
+ *                 network model draws for each call (p50 2.6 ms, p99 15) cancels out, which it
+ *                 does not in `overhead` (two p50s of independent draws: about 0.2 ms of noise
+ *                 at 300 calls), and the handler's own code, which Lambda runs too, is on
+ *                 neither side
  *   thaw          the kernel's write that wakes a frozen environment (cgroup freezer), p50 of
  *                 the same invocations: part of the overhead, but one Lambda's sandbox pays too
  */
@@ -23,7 +35,15 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { localClientConfig } from '../local/engines';
-import { type CpuThrottling, sumThrottling } from '../local/host/cgroups';
+import {
+  type CgroupTree,
+  type CpuThrottling,
+  joinCgroupScript,
+  openCgroups,
+  sumThrottling,
+} from '../local/host/cgroups';
+import { resolveHandler } from '../local/host/execution-environment';
+import { heapFlags, invokeCpuLimit } from '../local/host/lambda-memory';
 import type { RunningLab } from '../local/lab';
 import { ladderOf } from '../runs/latency-histogram';
 import type { LabClient } from './lab-client';
@@ -42,6 +62,10 @@ export interface HostOverhead {
   readonly floorLambdaNodeP50: number;
   /** The floor on Lambda's Node with messages the size and shape of the host's invoke and result. */
   readonly floorSizedP50: number;
+  /** The lab floor (see the header): the hops around the function's own handler, p50 per call. */
+  readonly labFloorP50: number;
+  /** Why the lab floor's child ran without the CPU share (no cgroups); undefined when it had it. */
+  readonly labFloorUnshared: string | undefined;
   /**
    * The GET function's CFS quota over the measured calls (memory as CPU): periods that ran,
    * periods throttled, ms throttled; undefined without cgroups.
@@ -50,6 +74,9 @@ export interface HostOverhead {
 }
 
 const p50 = (xs: readonly number[]) => ladderOf(xs)?.p50 ?? Number.NaN;
+
+/** The function the measured calls reach: the lab floor's child gets its CPU share. */
+const GET_FUNCTION = 'dynamodb-get-keepalive-on';
 
 /**
  * @param reportDurations the REPORT Duration of every invocation, in order; the caller
@@ -82,24 +109,49 @@ export async function hostOverhead(
   await direct.send(new PutItemCommand({ TableName: tableName, Item: { ...key, FirstName: { S: 'x' } } }));
   const rows: { client: number; duration: number; db: number; direct: number }[] = [];
   // Only the GET function runs from here on: every thaw the pools record is one of these calls'.
-  const thawsBefore = new Map([...lab.pools].map(([name, p]) => [name, p.snapshot().thawMs.length]));
+  const thawCounts = () => new Map([...lab.pools].map(([name, p]) => [name, p.snapshot().thawMs.length]));
+  let thawsBefore = thawCounts();
   const throttlingNow = () =>
     sumThrottling([...lab.pools.values()].flatMap((p) => p.snapshot().cpuThrottling ?? []));
   let throttle0: HostOverhead['throttling'];
   const directGet = () =>
     direct.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+  const get = lab.pools.get(GET_FUNCTION);
+  const fn = lab.assembly.functions.find((f) => f.name === GET_FUNCTION);
+  if (!get || !fn) throw new Error(`the lab has no ${GET_FUNCTION} function`);
+  const handler = { ...resolveHandler(fn), env: get.environment };
+  // The CPU share only where the lab's own environments have one.
+  const share = lab.memoryModel.modeled ? { memoryMb: get.memoryMb } : undefined;
+  const idleVariants: FloorVariant[] = [{}, { node: lambdaNode }, { node: lambdaNode, sized: true }];
+  const labVariant: FloorVariant = { node: lambdaNode, sized: true, handler, share };
+  const hostCall = async () => {
+    const seen = reportDurations.length;
+    const res = await client.request('GET', `${base}/${id}`);
+    if (res.status !== 200) throw new Error(`get answered ${res.status}`);
+    const t = performance.now();
+    await directGet();
+    return { res, direct: performance.now() - t, duration: reportDurations[seen] };
+  };
+  let labFloor: Floors | undefined;
+  let idleFloors: Floors | undefined;
   try {
-    for (let i = 0; i < calls + 20; i++) {
-      if (i === 20) throttle0 = throttlingNow();
-      const seen = reportDurations.length;
-      const res = await client.request('GET', `${base}/${id}`);
-      if (res.status !== 200) throw new Error(`get answered ${res.status}`);
-      const t = performance.now();
-      await directGet();
-      const directMs = performance.now() - t;
-      const duration = reportDurations[seen];
-      if (i >= 20 && duration !== undefined)
+    // Warm-up: the environment, the connections, and the idle floors' gap (a direct call's p50).
+    const warm: number[] = [];
+    for (let i = 0; i < 20; i++) warm.push((await hostCall()).direct);
+    const gapMs = Math.round(p50(warm));
+    labFloor = await startFloors(gapMs, id, [labVariant]);
+    const labExtras: number[] = [];
+    throttle0 = throttlingNow();
+    thawsBefore = thawCounts();
+    // The host and the lab floor call by call in turn, each call followed by a direct call, so
+    // drift on a shared machine falls on both alike and their environments idle as long.
+    for (let i = 0; i < calls + 5; i++) {
+      const { res, direct: directMs, duration } = await hostCall();
+      if (i >= 5 && duration !== undefined)
         rows.push({ client: res.ms, duration, db: res.body.timing?.dbMs ?? Number.NaN, direct: directMs });
+      const extra = await labFloor.all[0].call();
+      if (i >= 5) labExtras.push(extra);
+      await directGet();
     }
     const thaws = [...lab.pools].flatMap(([name, p]) =>
       p.snapshot().thawMs.slice(thawsBefore.get(name) ?? 0),
@@ -107,12 +159,20 @@ export async function hostOverhead(
     const throttle1 = throttlingNow();
     const clientP50 = p50(rows.map((r) => r.client));
     const directP50 = p50(rows.map((r) => r.direct));
-    const [floorP50, floorLambdaNodeP50, floorSizedP50] = await relayFloors(
-      Math.round(directP50),
-      calls,
-      directGet,
-      [{}, { node: lambdaNode }, { node: lambdaNode, sized: true }],
-    );
+    const labFloorP50 = p50(labExtras);
+    const unshared = labFloor.unshared;
+    await labFloor.close();
+    // The idle floors after, in turn with each other, as they have always been measured.
+    idleFloors = await startFloors(gapMs, id, idleVariants);
+    const idleExtras = idleVariants.map(() => [] as number[]);
+    for (let i = 0; i < calls + 5; i++) {
+      for (const [k, f] of idleFloors.all.entries()) {
+        const extra = await f.call();
+        if (i >= 5) idleExtras[k].push(extra);
+        await directGet();
+      }
+    }
+    const [floorP50, floorLambdaNodeP50, floorSizedP50] = idleExtras.map(p50);
     return {
       clientP50,
       directP50,
@@ -123,6 +183,10 @@ export async function hostOverhead(
       floorP50,
       floorLambdaNodeP50,
       floorSizedP50,
+      labFloorP50,
+      labFloorUnshared: share
+        ? unshared
+        : (lab.memoryModel.reason ?? 'the lab runs its environments without cgroups'),
       thawP50: thaws.length > 0 ? p50(thaws) : undefined,
       throttling:
         throttle0 && throttle1
@@ -134,6 +198,8 @@ export async function hostOverhead(
           : undefined,
     };
   } finally {
+    await labFloor?.close();
+    await idleFloors?.close();
     direct.destroy();
   }
 }
@@ -141,30 +207,60 @@ export async function hostOverhead(
 /**
  * One relay floor: a bare HTTP server in this process (where the lab's API server runs too) that
  * hands each request to a child process over IPC: the same hops as the host, none of its work.
- * The child waits gapMs inside each call (the handler's database call) and answers with its own
- * time, so the call's extra is what the hops cost.
+ * The child waits gapMs inside each call (the handler's database call), or makes that call, and
+ * answers with its own time, so the call's extra is what the hops cost.
  */
 interface Floor {
   call(): Promise<number>;
-  close(): void;
+  /** Resolves once the child is gone and its cgroup removed. */
+  close(): Promise<void>;
 }
 
-async function startFloor(gapMs: number, variant: FloorVariant): Promise<Floor> {
-  const env = fork(
-    join(import.meta.dirname, 'relay-floor.mjs'),
-    [String(gapMs), variant.sized ? 'sized' : ''],
-    {
-      execArgv: [],
-      ...(variant.node ? { execPath: variant.node } : {}),
-    },
-  );
+async function startFloor(
+  gapMs: number,
+  govId: string,
+  variant: FloorVariant,
+  cgroups: { readonly tree: CgroupTree; readonly hostCores: number } | undefined,
+): Promise<Floor> {
+  const h = variant.handler;
+  const args = [String(gapMs), variant.sized ? 'sized' : '', ...(h ? ['handler', h.file, h.exportName] : [])];
+  const node = variant.node ?? process.execPath;
+  const share = variant.share;
+  const cgroup = share && cgroups ? cgroups.tree.create('relay-floor') : undefined;
+  if (cgroup && share && cgroups) cgroup.setCpu(invokeCpuLimit(share.memoryMb, cgroups.hostCores));
+  const nodeArgs = share ? heapFlags(share.memoryMb) : [];
+  const env = fork(join(import.meta.dirname, 'relay-floor.mjs'), args, {
+    // Read and dropped, as a host must read what its environments print.
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    ...(h ? { env: h.env } : {}),
+    // As the lab starts an environment: a shell joins the cgroup, then becomes node.
+    ...(cgroup
+      ? { execPath: '/bin/sh', execArgv: ['-c', joinCgroupScript(cgroup.procsFiles), node, ...nodeArgs] }
+      : { execPath: node, execArgv: nodeArgs }),
+  });
+  env.stdout?.resume();
+  env.stderr?.resume();
+  const exited = new Promise<void>((resolve) => env.once('exit', () => resolve()));
+  const close = async () => {
+    env.kill();
+    await exited;
+    if (cgroup && cgroups) await cgroups.tree.release(cgroup).catch(() => {});
+  };
+  // Ready once it has loaded (the handler variant imports the bundle).
+  await new Promise<void>((resolve, reject) => {
+    env.once('message', () => resolve());
+    void exited.then(() => reject(new Error(`a relay floor's child (${node}) exited before it was ready`)));
+  }).catch(async (e) => {
+    await close();
+    throw e;
+  });
   // The sized variant sends a message shaped and sized like the lab's invoke of a signed GET.
-  const message = variant.sized ? invokeLikeMessage() : { type: 'invoke' };
+  const message = variant.sized || h ? invokeLikeMessage(govId) : { type: 'invoke' };
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      env.once('message', (m: { ms: number }) => {
-        const body = JSON.stringify({ ms: m.ms });
+      env.once('message', (m: { ms: number; response: { statusCode: number } }) => {
+        const body = JSON.stringify({ ms: m.ms, status: m.response.statusCode });
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
         res.end(body);
       });
@@ -186,7 +282,13 @@ async function startFloor(gapMs: number, variant: FloorVariant): Promise<Floor> 
           res.on('data', (d) => {
             body += d;
           });
-          res.on('end', () => resolve(performance.now() - t - (JSON.parse(body) as { ms: number }).ms));
+          res.on('end', () => {
+            const ms = performance.now() - t;
+            const answer = JSON.parse(body) as { ms: number; status: number };
+            // A floor whose handler failed would measure an error's path, not the GET's.
+            if (answer.status !== 200) reject(new Error(`a relay floor's handler answered ${answer.status}`));
+            else resolve(ms - answer.ms);
+          });
         });
         req.on('error', reject);
         req.end();
@@ -194,7 +296,7 @@ async function startFloor(gapMs: number, variant: FloorVariant): Promise<Floor> 
     close: () => {
       agent.destroy();
       server.close();
-      env.kill();
+      return close();
     },
   };
 }
@@ -204,10 +306,18 @@ export interface FloorVariant {
   readonly node?: string;
   /** Messages the size and shape of the lab's invoke and result instead of a few bytes. */
   readonly sized?: boolean;
+  /** The function's own handler in the child instead of an idle wait (relay-floor.mjs). */
+  readonly handler?: {
+    readonly file: string;
+    readonly exportName: string;
+    readonly env: Record<string, string>;
+  };
+  /** The child in a cgroup of this memory's CPU share, with its heap flags, as an environment. */
+  readonly share?: { readonly memoryMb: number };
 }
 
 /** An invoke message like the host's for a signed GET through the API (about 2 KB of JSON). */
-function invokeLikeMessage(): object {
+function invokeLikeMessage(govId: string): object {
   const headers: Record<string, string> = {
     host: '127.0.0.1:3000',
     'user-agent': 'aws-sdk-js/3.0.0 ua/2.1 os/linux lang/js md/nodejs#24.0.0 api/lab',
@@ -223,13 +333,13 @@ function invokeLikeMessage(): object {
     requestId: '6f1c1e0e-4a57-4b2e-9d7a-0c8f1f6f2a11',
     event: {
       resource: '/dynamodb/keepalive-on/person/{govId}',
-      path: '/dynamodb/keepalive-on/person/OVERHEAD-1764108000000',
+      path: `/dynamodb/keepalive-on/person/${govId}`,
       httpMethod: 'GET',
       headers,
       multiValueHeaders,
       queryStringParameters: null,
       multiValueQueryStringParameters: null,
-      pathParameters: { govId: 'OVERHEAD-1764108000000' },
+      pathParameters: { govId },
       stageVariables: null,
       body: null,
       isBase64Encoded: false,
@@ -239,7 +349,7 @@ function invokeLikeMessage(): object {
         protocol: 'HTTP/1.1',
         httpMethod: 'GET',
         identity: { sourceIp: '127.0.0.1' },
-        path: '/lab/dynamodb/keepalive-on/person/OVERHEAD-1764108000000',
+        path: `/lab/dynamodb/keepalive-on/person/${govId}`,
         stage: 'lab',
         requestId: '0b6e8f52-8a55-4d5e-a1c2-3c1f0f5d9e77',
         requestTimeEpoch: 1764108000000,
@@ -251,30 +361,36 @@ function invokeLikeMessage(): object {
   };
 }
 
-/**
- * The floor's p50 extra per call for each variant, interleaved call by call with `between` (the
- * bench's direct SDK call) after each, so every leg meets a process that has been idle as long as
- * in the host measurement: with no gap before a call, the child would take each message hot.
- */
-async function relayFloors(
+export interface Floors {
+  readonly all: readonly Floor[];
+  /** Why the variants that asked for a CPU share ran without one; undefined when they had it. */
+  readonly unshared: string | undefined;
+  close(): Promise<void>;
+}
+
+/** Starts one floor per variant, the ones with a CPU share in a cgroup tree of the bench's own. */
+export async function startFloors(
   gapMs: number,
-  calls: number,
-  between: () => Promise<unknown>,
+  govId: string,
   variants: readonly FloorVariant[],
-): Promise<number[]> {
-  const floors: Floor[] = [];
+): Promise<Floors> {
+  const opened = variants.some((v) => v.share) ? await openCgroups() : undefined;
+  const cgroups = opened?.tree ? { tree: opened.tree, hostCores: opened.model.hostCores } : undefined;
+  const all: Floor[] = [];
+  // Once, however often asked (the caller's finally asks again).
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      await Promise.all(all.map((f) => f.close()));
+      await opened?.tree?.remove().catch(() => {});
+    })();
+    return closed;
+  };
   try {
-    for (const v of variants) floors.push(await startFloor(gapMs, v));
-    const out = variants.map(() => [] as number[]);
-    for (let i = 0; i < calls + 20; i++) {
-      for (const [k, f] of floors.entries()) {
-        const extra = await f.call();
-        if (i >= 20) out[k].push(extra);
-        await between();
-      }
-    }
-    return out.map(p50);
-  } finally {
-    for (const f of floors) f.close();
+    for (const v of variants) all.push(await startFloor(gapMs, govId, v, cgroups));
+  } catch (e) {
+    await close();
+    throw e;
   }
+  return { all, unshared: opened && !opened.tree ? opened.model.reason : undefined, close };
 }

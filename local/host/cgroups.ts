@@ -592,3 +592,9 @@ export function memoryModelLine(m: MemoryModel, removedStale = 0): string {
     ? `Memory is CPU: ${m.mechanism}, each environment gets memory / ${MB_PER_VCPU} MB of a core (CFS quota per ${CFS_PERIOD_US / 1000} ms, at most ${m.hostCores} cores here), a memory ceiling and Lambda's heap flags${stale}`
     : `Memory not modeled: ${m.reason}. Environments run at full host speed with no memory ceiling; every figure of this run is marked "memory not modeled".`;
 }
+
+/** `sh -c` script: write the shell's pid into each cgroup.procs file, then exec "$0" "$@" (node and its arguments). */
+export function joinCgroupScript(procsFiles: readonly string[]): string {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return `${procsFiles.map((f) => `echo $$ > ${quote(f)}`).join(' && ')} && exec "$0" "$@"`;
+}

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import type { AssemblyFunction } from '../assembly/cloud-assembly';
 import { recordChild } from '../run-dir';
 import { type NodeRuntime, resolveLambdaNode } from '../runtime/lambda-node';
-import type { CgroupTree, CpuThrottling, EnvironmentCgroup } from './cgroups';
+import { type CgroupTree, type CpuThrottling, type EnvironmentCgroup, joinCgroupScript } from './cgroups';
 import { initErrorType, initReportLine, initStartLine } from './lambda-log';
 import { heapFlags, INIT_BURST_MS, initCpuLimit, invokeCpuLimit, memoryLimitBytes } from './lambda-memory';
 
@@ -558,10 +558,4 @@ export class ExecutionEnvironment {
     this.opts.onExit(this);
     return outOfMemory;
   }
-}
-
-/** `sh -c` script: write the shell's pid into each cgroup.procs file, then exec "$0" "$@" (node and its arguments). */
-function joinCgroupScript(procsFiles: readonly string[]): string {
-  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  return `${procsFiles.map((f) => `echo $$ > ${quote(f)}`).join(' && ')} && exec "$0" "$@"`;
 }

@@ -1,0 +1,63 @@
+/**
+ * The bench's lab floor (host-overhead.ts startFloors): a bare HTTP + IPC relay whose child runs
+ * a function's own handler on an API Gateway event, so `npm run bench` can set the host's
+ * overhead against the least any host costs running the same function. A floor that measured a
+ * failing handler's path, or a handler that got no proper event, would print a wrong figure.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startFloors } from '../../bench/host-overhead';
+
+const dir = mkdtempSync(join(tmpdir(), 'relay-floor-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A handler module in the temp folder; the variant runs it as the floor's child would. */
+function handlerFile(name: string, body: string) {
+  const file = join(dir, `${name}.mjs`);
+  writeFileSync(file, `export const get = async (event, context) => {\n${body}\n};\n`);
+  return { file, exportName: 'get', env: { PATH: process.env.PATH ?? '', LAB_MARK: 'from-env' } };
+}
+
+describe('startFloors with a handler', () => {
+  it('runs the handler on a proxy event with the function environment and a live context, and yields the hops only', async () => {
+    // 200 only if the event, the environment and the context are what a Lambda handler gets.
+    const handler = handlerFile(
+      'checks',
+      `const ok = event.httpMethod === 'GET' && event.pathParameters.govId === 'G-1'
+        && process.env.LAB_MARK === 'from-env' && context.getRemainingTimeInMillis() > 9000;
+       await new Promise((r) => setTimeout(r, 20));
+       return { statusCode: ok ? 200 : 400, body: '{}' };`,
+    );
+    const floors = await startFloors(0, 'G-1', [{ sized: true, handler }]);
+    try {
+      const extra = await floors.all[0].call();
+      // The handler's 20 ms are subtracted: what is left is the relay's hops.
+      expect(extra).toBeGreaterThanOrEqual(0);
+      expect(extra).toBeLessThan(20);
+    } finally {
+      await floors.close();
+    }
+  });
+
+  it("refuses a handler's error answer rather than timing its path", async () => {
+    const floors = await startFloors(0, 'G-1', [
+      { handler: handlerFile('fails', `return { statusCode: 500, body: '{}' };`) },
+    ]);
+    try {
+      await expect(floors.all[0].call()).rejects.toThrow(/handler answered 500/);
+    } finally {
+      await floors.close();
+    }
+  });
+
+  it('fails the start, with the child gone, when the bundle cannot load', async () => {
+    const missing = {
+      file: join(dir, 'absent.mjs'),
+      exportName: 'get',
+      env: { PATH: process.env.PATH ?? '' },
+    };
+    await expect(startFloors(0, 'G-1', [{ handler: missing }])).rejects.toThrow(/exited before it was ready/);
+  });
+});
