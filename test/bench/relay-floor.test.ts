@@ -27,15 +27,16 @@ describe('startFloors with a handler', () => {
       'checks',
       `const ok = event.httpMethod === 'GET' && event.pathParameters.govId === 'G-1'
         && process.env.LAB_MARK === 'from-env' && context.getRemainingTimeInMillis() > 9000;
-       await new Promise((r) => setTimeout(r, 20));
+       await new Promise((r) => setTimeout(r, 1000));
        return { statusCode: ok ? 200 : 400, body: '{}' };`,
     );
     const floors = await startFloors(0, 'G-1', [{ sized: true, handler }]);
     try {
       const extra = await floors.all[0].call();
-      // The handler's 20 ms are subtracted: what is left is the relay's hops.
+      // The handler's second is subtracted: what is left is the relay's hops. Not a speed check:
+      // an unsubtracted figure would hold the whole second, a doubly subtracted one be negative.
       expect(extra).toBeGreaterThanOrEqual(0);
-      expect(extra).toBeLessThan(20);
+      expect(extra).toBeLessThan(1000);
     } finally {
       await floors.close();
     }
