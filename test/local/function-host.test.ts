@@ -30,7 +30,11 @@ export const handler = async (event) => {
   const body = event.body ? JSON.parse(event.body) : {};
   if (body.crash) process.exit(3);
   if (body.lastWords) { console.log('last words'); process.exit(3); }
-  if (body.logThenWaitMs) { console.log('waiting'); await sleep(body.logThenWaitMs); }
+  if (body.logThenWaitFor) {
+    console.log('waiting');
+    const { existsSync } = await import('node:fs');
+    for (let i = 0; i < 250 && !existsSync(body.logThenWaitFor); i++) await sleep(20);
+  }
   if (body.logThenSpin) { console.log('spinning'); for (;;); }
   if (body.reusedBuffer) { const b = Buffer.from('first\\n'); process.stdout.write(b); b.write('later'); }
   if (body.lines) for (let i = 0; i < body.lines; i++) console.log('line', i, 'x'.repeat(200));
@@ -167,10 +171,13 @@ describe('function pool', () => {
 
   it('writes a line held during an invocation out at its next await, not only with the result', async () => {
     const { p, lines } = pool();
-    const inv = p.invoke(event({ logThenWaitMs: 3000 }));
+    // The handler waits (at most 5 s) until this file exists: the test ends its wait.
+    const go = join(dir, `go-${Date.now()}`);
+    const inv = p.invoke(event({ logThenWaitFor: go }));
     // Seen while the handler still waits: a long invocation's log is live, as in Lambda.
     await until(() => lines.some((l) => l.endsWith('\tINFO\twaiting')), 2500);
     expect(lines.some((l) => l.startsWith('END RequestId:'))).toBe(false);
+    writeFileSync(go, '');
     expect((await inv).ok).toBe(true);
   });
 
