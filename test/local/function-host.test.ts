@@ -16,6 +16,7 @@ import {
   startApiServer,
 } from '../../local/server/api-gateway';
 import { rawExchange, signedRawRequest } from '../support/lab-http';
+import { until } from '../support/until';
 
 // A bundle with one export per behaviour, as esbuild would emit it.
 const BUNDLE = `
@@ -96,15 +97,6 @@ afterEach(async () => {
 
 const event = (body: unknown = {}) => ({ body: JSON.stringify(body), pathParameters: null });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until the condition holds; bounded so a broken pool fails the test instead of hanging it. */
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(20);
-  }
-}
 
 /** The pid the nth slow-starting environment printed during its init. */
 async function initPid(lines: string[], nth: number): Promise<number> {
@@ -196,6 +188,28 @@ describe('function pool', () => {
     await sleep(300);
     expect(lines.find((l) => l.startsWith('REPORT'))).toContain('Status: timeout');
     expect(lines.some((l) => l.endsWith('\tINFO\tspinning'))).toBe(false);
+  });
+
+  it("answers before its END and REPORT; the environment's next START still follows them", async () => {
+    const { p, lines } = pool();
+    let next: Promise<Invocation> | undefined;
+    let atAnswer: string[] = [];
+    const first = await p.invoke(event(), () => {
+      atAnswer = [...lines];
+      // The next request comes before the timer's turn that logs the first one's lines.
+      setImmediate(() => {
+        next = p.invoke(event());
+      });
+    });
+    expect(atAnswer.some((l) => l.startsWith('END RequestId:'))).toBe(false);
+    // Resolved: its lines are in.
+    const at = (prefix: string, id: string) =>
+      lines.findIndex((l) => l.startsWith(`${prefix} RequestId: ${id}`));
+    expect(at('REPORT', first.requestId)).toBeGreaterThan(at('END', first.requestId));
+    const second = await next;
+    if (!second) throw new Error('no second invocation');
+    expect(at('START', second.requestId)).toBeGreaterThan(at('REPORT', first.requestId));
+    expect(p.snapshot()).toMatchObject({ coldStarts: 1, started: 1 });
   });
 
   it('frees the environment before a request sent the turn after its answer, which reuses it', async () => {

@@ -22,6 +22,7 @@ import {
 } from '../../local/host/lambda-memory';
 import { type ApiServer, compileRoute, startApiServer } from '../../local/server/api-gateway';
 import { LAB_TEST_CONTEXT } from '../support/lab-test-context';
+import { until } from '../support/until';
 
 const BUNDLE = `
 import { writeFileSync } from 'node:fs';
@@ -249,6 +250,8 @@ describe('environments under cgroups', () => {
       expect(after.status).toBe(200);
       const fresh = JSON.parse(await after.text()) as Body;
       expect(fresh.pid).not.toBe(pid);
+      // An answered invocation's REPORT follows its answer by a timer's turn (FunctionPool.invoke).
+      await until(() => reports(lines).length > 2);
       expect(reports(lines).at(-1)).toContain('Init Duration');
     } finally {
       await server?.close();
