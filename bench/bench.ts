@@ -159,7 +159,7 @@ async function overhead(lab: RunningLab, client: LabClient, reportDurations: num
   console.log(
     `\n2. local host overhead, ${CALLS} host GETs interleaved with the lab floor's and direct SDK GETs (keep-alive on, p50, ms)`,
   );
-  const o = await hostOverhead(lab, client, reportDurations, CALLS, resolveLambdaNode().path);
+  const o = await hostOverhead(lab, client, LOCAL_CALLER, reportDurations, CALLS, resolveLambdaNode().path);
   console.log(
     `   client through the host ${fmt(o.clientP50)}   direct SDK call ${fmt(o.directP50)}   overhead ${fmt(o.overheadP50)}`,
   );

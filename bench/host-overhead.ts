@@ -1,13 +1,14 @@
 /**
  * What the local host adds to a request, and where. Host calls, lab floor calls and direct SDK
  * calls are interleaved one for one, so drift on a shared machine falls on every side alike.
+ * They come from a client process of their own (overhead-client.ts), as a load tool's do.
  *
  *   overhead      client p50 through the host - direct SDK call p50 (the issue's definition)
  *   api + ipc     client time - the invocation's REPORT Duration: HTTP to the host, SigV4
  *                 check, event, IPC to the environment and back
  *   handler       REPORT Duration - the handler's dbMs: validation, response, EMF line
  *   db in env     the handler's dbMs - the direct call: the same SDK call made from the
- *                 environment process instead of the bench process
+ *                 environment process instead of the client process
  *   floor         the same hops with no work (relayFloor), the same idle gaps: the least any
  *                 host with separate environment processes can cost on this machine
  *   lab floor     the same hops under the lab's conditions: the child, on Lambda's Node with
@@ -32,8 +33,9 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { AwsCredentialIdentity } from '@smithy/types';
 import { localClientConfig } from '../local/engines';
 import {
   type CgroupTree,
@@ -47,6 +49,7 @@ import { heapFlags, invokeCpuLimit } from '../local/host/lambda-memory';
 import type { RunningLab } from '../local/lab';
 import { ladderOf } from '../runs/latency-histogram';
 import type { LabClient } from './lab-client';
+import type { OverheadClientConfig, OverheadRun, OverheadRunResult } from './overhead-client';
 
 export interface HostOverhead {
   readonly clientP50: number;
@@ -85,6 +88,8 @@ const GET_FUNCTION = 'dynamodb-get-keepalive-on';
 export async function hostOverhead(
   lab: RunningLab,
   client: LabClient,
+  /** Who signs the client's requests, and where: the lab's local caller. */
+  caller: AwsCredentialIdentity & { readonly region: string },
   reportDurations: number[],
   calls: number,
   lambdaNode: string,
@@ -97,25 +102,6 @@ export async function hostOverhead(
   const tableName = lab.tableNames[0];
   const base = '/dynamodb/keepalive-on/person';
   const id = `OVERHEAD-${Date.now()}`;
-  const created = await client.request('POST', base, {
-    GovId: id,
-    FirstName: 'Over',
-    LastName: 'Head',
-    DOB: '1990-01-01',
-    GovIdType: 'Passport',
-  });
-  if (created.status !== 201) throw new Error(`create answered ${created.status}`);
-  const key = { GovId: { S: id } };
-  await direct.send(new PutItemCommand({ TableName: tableName, Item: { ...key, FirstName: { S: 'x' } } }));
-  const rows: { client: number; duration: number; db: number; direct: number }[] = [];
-  // Only the GET function runs from here on: every thaw the pools record is one of these calls'.
-  const thawCounts = () => new Map([...lab.pools].map(([name, p]) => [name, p.snapshot().thawMs.length]));
-  let thawsBefore = thawCounts();
-  const throttlingNow = () =>
-    sumThrottling([...lab.pools.values()].flatMap((p) => p.snapshot().cpuThrottling ?? []));
-  let throttle0: HostOverhead['throttling'];
-  const directGet = () =>
-    direct.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
   const get = lab.pools.get(GET_FUNCTION);
   const fn = lab.assembly.functions.find((f) => f.name === GET_FUNCTION);
   if (!get || !fn) throw new Error(`the lab has no ${GET_FUNCTION} function`);
@@ -124,55 +110,77 @@ export async function hostOverhead(
   const share = lab.memoryModel.modeled ? { memoryMb: get.memoryMb } : undefined;
   const idleVariants: FloorVariant[] = [{}, { node: lambdaNode }, { node: lambdaNode, sized: true }];
   const labVariant: FloorVariant = { node: lambdaNode, sized: true, handler, share };
-  const hostCall = async () => {
-    const seen = reportDurations.length;
-    const res = await client.request('GET', `${base}/${id}`);
-    if (res.status !== 200) throw new Error(`get answered ${res.status}`);
-    const t = performance.now();
-    await directGet();
-    return { res, direct: performance.now() - t, duration: reportDurations[seen] };
-  };
+  // Only the GET function runs from here on: every thaw the pools record is one of these calls'.
+  const thawCounts = () => new Map([...lab.pools].map(([name, p]) => [name, p.snapshot().thawMs.length]));
+  const throttlingNow = () =>
+    sumThrottling([...lab.pools.values()].flatMap((p) => p.snapshot().cpuThrottling ?? []));
+  let overheadClient: OverheadCaller | undefined;
   let labFloor: Floors | undefined;
   let idleFloors: Floors | undefined;
   try {
+    const created = await client.request('POST', base, {
+      GovId: id,
+      FirstName: 'Over',
+      LastName: 'Head',
+      DOB: '1990-01-01',
+      GovIdType: 'Passport',
+    });
+    if (created.status !== 201) throw new Error(`create answered ${created.status}`);
+    const key = { GovId: { S: id } };
+    await direct.send(new PutItemCommand({ TableName: tableName, Item: { ...key, FirstName: { S: 'x' } } }));
+    overheadClient = await startCaller({
+      type: 'config',
+      labUrl: lab.url,
+      credentials: { accessKeyId: caller.accessKeyId, secretAccessKey: caller.secretAccessKey },
+      region: caller.region,
+      modelUrl: lab.model.url,
+      caPath: lab.caCertPath,
+      table: tableName,
+      key,
+      path: `${base}/${id}`,
+    });
+    // Each host call's REPORT Duration, in order: only this client calls the lab meanwhile.
+    const runHost = async (run: Omit<OverheadRun, 'type'>) => {
+      const seen = reportDurations.length;
+      const result = await overheadClient?.run(run);
+      if (!result) throw new Error('the overhead client is gone');
+      const durations = reportDurations.slice(seen);
+      if (durations.length !== result.host.length)
+        throw new Error(`${result.host.length} host calls but ${durations.length} REPORT lines`);
+      return { ...result, durations };
+    };
     // Warm-up: the environment, the connections, and the idle floors' gap (a direct call's p50).
-    const warm: number[] = [];
-    for (let i = 0; i < 20; i++) warm.push((await hostCall()).direct);
-    const gapMs = Math.round(p50(warm));
+    const warm = await runHost({ n: 20, host: true, floorPorts: [] });
+    const gapMs = Math.round(p50(warm.direct));
     labFloor = await startFloors(gapMs, id, [labVariant]);
-    const labExtras: number[] = [];
-    throttle0 = throttlingNow();
-    thawsBefore = thawCounts();
+    const throttle0 = throttlingNow();
+    const thawsBefore = thawCounts();
     // The host and the lab floor call by call in turn, each call followed by a direct call, so
     // drift on a shared machine falls on both alike and their environments idle as long.
-    for (let i = 0; i < calls + 5; i++) {
-      const { res, direct: directMs, duration } = await hostCall();
-      if (i >= 5 && duration !== undefined)
-        rows.push({ client: res.ms, duration, db: res.body.timing?.dbMs ?? Number.NaN, direct: directMs });
-      const extra = await labFloor.all[0].call();
-      if (i >= 5) labExtras.push(extra);
-      await directGet();
-    }
+    const main = await runHost({ n: calls + 5, host: true, floorPorts: [labFloor.all[0].port] });
     const thaws = [...lab.pools].flatMap(([name, p]) =>
-      p.snapshot().thawMs.slice(thawsBefore.get(name) ?? 0),
+      p.snapshot().thawMs.slice((thawsBefore.get(name) ?? 0) + 5),
     );
     const throttle1 = throttlingNow();
-    const clientP50 = p50(rows.map((r) => r.client));
-    const directP50 = p50(rows.map((r) => r.direct));
-    const labFloorP50 = p50(labExtras);
+    const rows = main.host.slice(5).map((h, i) => ({
+      client: h.client,
+      db: h.db,
+      duration: main.durations[i + 5],
+      direct: main.direct[i + 5],
+    }));
+    const labFloorP50 = p50(main.floors[0].slice(5));
     const unshared = labFloor.unshared;
     await labFloor.close();
     // The idle floors after, in turn with each other, as they have always been measured.
     idleFloors = await startFloors(gapMs, id, idleVariants);
-    const idleExtras = idleVariants.map(() => [] as number[]);
-    for (let i = 0; i < calls + 5; i++) {
-      for (const [k, f] of idleFloors.all.entries()) {
-        const extra = await f.call();
-        if (i >= 5) idleExtras[k].push(extra);
-        await directGet();
-      }
-    }
-    const [floorP50, floorLambdaNodeP50, floorSizedP50] = idleExtras.map(p50);
+    const idle = await overheadClient.run({
+      n: calls + 5,
+      host: false,
+      floorPorts: idleFloors.all.map((f) => f.port),
+    });
+    const [floorP50, floorLambdaNodeP50, floorSizedP50] = idle.floors.map((xs) => p50(xs.slice(5)));
+    const clientP50 = p50(rows.map((r) => r.client));
+    const directP50 = p50(rows.map((r) => r.direct));
     return {
       clientP50,
       directP50,
@@ -198,10 +206,45 @@ export async function hostOverhead(
           : undefined,
     };
   } finally {
+    overheadClient?.close();
     await labFloor?.close();
     await idleFloors?.close();
     direct.destroy();
   }
+}
+
+/** The overhead client's process (overhead-client.ts): one run at a time. */
+interface OverheadCaller {
+  run(run: Omit<OverheadRun, 'type'>): Promise<OverheadRunResult>;
+  close(): void;
+}
+
+async function startCaller(config: OverheadClientConfig): Promise<OverheadCaller> {
+  const child = fork(join(import.meta.dirname, 'overhead-client.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+  });
+  let exit: ((e: Error) => void) | undefined;
+  child.once('exit', (code, signal) => exit?.(new Error(`the overhead client exited (${signal ?? code})`)));
+  const ask = <T>(message: object) =>
+    new Promise<T>((resolve, reject) => {
+      exit = reject;
+      child.once('message', (m: { type: string; message?: string }) => {
+        exit = undefined;
+        if (m.type === 'error') reject(new Error(`the overhead client: ${m.message}`));
+        else resolve(m as T);
+      });
+      child.send(message);
+    });
+  try {
+    await ask(config);
+  } catch (e) {
+    child.kill();
+    throw e;
+  }
+  return {
+    run: (run) => ask<OverheadRunResult>({ type: 'run', ...run }),
+    close: () => child.kill(),
+  };
 }
 
 /**
@@ -211,6 +254,8 @@ export async function hostOverhead(
  * answers with its own time, so the call's extra is what the hops cost.
  */
 interface Floor {
+  /** Where its HTTP server listens on 127.0.0.1. */
+  readonly port: number;
   call(): Promise<number>;
   /** Resolves once the child is gone and its cgroup removed. */
   close(): Promise<void>;
@@ -274,6 +319,7 @@ async function startFloor(
   });
   const { port } = server.address() as AddressInfo;
   return {
+    port,
     call: () =>
       new Promise<number>((resolve, reject) => {
         const t = performance.now();
