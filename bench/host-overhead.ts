@@ -221,7 +221,8 @@ interface OverheadCaller {
 
 async function startCaller(config: OverheadClientConfig): Promise<OverheadCaller> {
   const child = fork(join(import.meta.dirname, 'overhead-client.ts'), [], {
-    execArgv: ['--import', 'tsx'],
+    // The bench's process has printed the SDK's Node-version warning once already.
+    execArgv: ['--import', 'tsx', '--no-warnings'],
   });
   let exit: ((e: Error) => void) | undefined;
   child.once('exit', (code, signal) => exit?.(new Error(`the overhead client exited (${signal ?? code})`)));
