@@ -32,7 +32,6 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { AwsCredentialIdentity } from '@smithy/types';
@@ -48,6 +47,7 @@ import { resolveHandler } from '../local/host/execution-environment';
 import { heapFlags, invokeCpuLimit } from '../local/host/lambda-memory';
 import type { RunningLab } from '../local/lab';
 import { ladderOf } from '../runs/latency-histogram';
+import { floorCall } from './floor-call';
 import type { LabClient } from './lab-client';
 import type { OverheadClientConfig, OverheadRun, OverheadRunResult } from './overhead-client';
 
@@ -114,7 +114,7 @@ export async function hostOverhead(
   const thawCounts = () => new Map([...lab.pools].map(([name, p]) => [name, p.snapshot().thawMs.length]));
   const throttlingNow = () =>
     sumThrottling([...lab.pools.values()].flatMap((p) => p.snapshot().cpuThrottling ?? []));
-  let overheadClient: OverheadCaller | undefined;
+  let overheadClient: OverheadClientProcess | undefined;
   let labFloor: Floors | undefined;
   let idleFloors: Floors | undefined;
   try {
@@ -128,7 +128,7 @@ export async function hostOverhead(
     if (created.status !== 201) throw new Error(`create answered ${created.status}`);
     const key = { GovId: { S: id } };
     await direct.send(new PutItemCommand({ TableName: tableName, Item: { ...key, FirstName: { S: 'x' } } }));
-    overheadClient = await startCaller({
+    overheadClient = await startOverheadClient({
       type: 'config',
       labUrl: lab.url,
       credentials: { accessKeyId: caller.accessKeyId, secretAccessKey: caller.secretAccessKey },
@@ -214,12 +214,12 @@ export async function hostOverhead(
 }
 
 /** The overhead client's process (overhead-client.ts): one run at a time. */
-interface OverheadCaller {
+interface OverheadClientProcess {
   run(run: Omit<OverheadRun, 'type'>): Promise<OverheadRunResult>;
   close(): void;
 }
 
-async function startCaller(config: OverheadClientConfig): Promise<OverheadCaller> {
+async function startOverheadClient(config: OverheadClientConfig): Promise<OverheadClientProcess> {
   const child = fork(join(import.meta.dirname, 'overhead-client.ts'), [], {
     // The bench's process has printed the SDK's Node-version warning once already.
     execArgv: ['--import', 'tsx', '--no-warnings'],
@@ -321,25 +321,7 @@ async function startFloor(
   const { port } = server.address() as AddressInfo;
   return {
     port,
-    call: () =>
-      new Promise<number>((resolve, reject) => {
-        const t = performance.now();
-        const req = http.request({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
-          let body = '';
-          res.on('data', (d) => {
-            body += d;
-          });
-          res.on('end', () => {
-            const ms = performance.now() - t;
-            const answer = JSON.parse(body) as { ms: number; status: number };
-            // A floor whose handler failed would measure an error's path, not the GET's.
-            if (answer.status !== 200) reject(new Error(`a relay floor's handler answered ${answer.status}`));
-            else resolve(ms - answer.ms);
-          });
-        });
-        req.on('error', reject);
-        req.end();
-      }),
+    call: () => floorCall(port, agent),
     close: () => {
       agent.destroy();
       server.close();

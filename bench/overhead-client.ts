@@ -16,6 +16,7 @@ import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { localClientConfig } from '../local/engines';
+import { floorCall } from './floor-call';
 import { LabClient } from './lab-client';
 
 export interface OverheadClientConfig {
@@ -54,26 +55,6 @@ let lab: LabClient | undefined;
 let direct: DynamoDBClient | undefined;
 const floorAgent = new http.Agent({ keepAlive: true });
 
-function floorCall(port: number): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const t = performance.now();
-    const req = http.request({ host: '127.0.0.1', port, path: '/', agent: floorAgent }, (res) => {
-      let body = '';
-      res.on('data', (d) => {
-        body += d;
-      });
-      res.on('end', () => {
-        const ms = performance.now() - t;
-        const answer = JSON.parse(body) as { ms: number; status: number };
-        if (answer.status !== 200) reject(new Error(`a relay floor's handler answered ${answer.status}`));
-        else resolve(ms - answer.ms);
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 async function run(r: OverheadRun): Promise<OverheadRunResult> {
   if (!config || !lab || !direct) throw new Error('run before config');
   const { table, key, path } = config;
@@ -92,7 +73,7 @@ async function run(r: OverheadRun): Promise<OverheadRunResult> {
       out.direct.push(await directGet());
     }
     for (const [k, port] of r.floorPorts.entries()) {
-      out.floors[k].push(await floorCall(port));
+      out.floors[k].push(await floorCall(port, floorAgent));
       await directGet();
     }
   }

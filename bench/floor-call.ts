@@ -1,0 +1,28 @@
+/** One call to a relay floor's HTTP server (host-overhead.ts), from whichever process calls it. */
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+/**
+ * The call's time minus the time the floor's child reported for its own work: what the hops
+ * cost. Rejects when the child's handler did not answer 200: a floor whose handler failed would
+ * measure an error's path, not the GET's.
+ */
+export function floorCall(port: number, agent: http.Agent): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const t = performance.now();
+    const req = http.request({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
+      let body = '';
+      res.on('data', (d) => {
+        body += d;
+      });
+      res.on('end', () => {
+        const ms = performance.now() - t;
+        const answer = JSON.parse(body) as { ms: number; status: number };
+        if (answer.status !== 200) reject(new Error(`a relay floor's handler answered ${answer.status}`));
+        else resolve(ms - answer.ms);
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
