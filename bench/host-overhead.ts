@@ -302,13 +302,27 @@ async function startFloor(
   });
   // The sized variant sends a message shaped and sized like the lab's invoke of a signed GET.
   const message = variant.sized || h ? invokeLikeMessage(govId) : { type: 'invoke' };
+  const answer = (res: http.ServerResponse, ms: number, status: number) => {
+    const body = JSON.stringify({ ms, status });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+    res.end(body);
+  };
+  // A child that died mid-call still gets its caller an answer (a 502 it refuses), never a hang.
+  let gone = false;
+  const pending = new Set<http.ServerResponse>();
+  void exited.then(() => {
+    gone = true;
+    for (const res of pending) answer(res, 0, 502);
+    pending.clear();
+  });
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
+      if (gone) return answer(res, 0, 502);
+      pending.add(res);
       env.once('message', (m: { ms: number; response: { statusCode: number } }) => {
-        const body = JSON.stringify({ ms: m.ms, status: m.response.statusCode });
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-        res.end(body);
+        pending.delete(res);
+        answer(res, m.ms, m.response.statusCode);
       });
       env.send(message);
     });

@@ -74,7 +74,14 @@ if (mode === 'handler') {
 process.on('message', async (/** @type {any} */ m) => {
   holding = true;
   const start = performance.now();
-  const response = await work(m);
+  /** @type {any} */
+  let response;
+  try {
+    response = await work(m);
+  } catch (e) {
+    // Every call gets an answer; the caller refuses anything but 200, so a throw fails the bench.
+    response = { statusCode: 500, body: String(e) };
+  }
   const ms = performance.now() - start;
   flush();
   process.send?.(

@@ -53,6 +53,28 @@ describe('startFloors with a handler', () => {
     }
   });
 
+  it('answers a call whose handler throws, as an error the caller refuses', async () => {
+    const floors = await startFloors(0, 'G-1', [
+      { handler: handlerFile('throws', `throw new Error('boom');`) },
+    ]);
+    try {
+      await expect(floors.all[0].call()).rejects.toThrow(/handler answered 500/);
+    } finally {
+      await floors.close();
+    }
+  });
+
+  it('answers a call whose child dies mid-call, as an error the caller refuses, instead of hanging', async () => {
+    const floors = await startFloors(0, 'G-1', [{ handler: handlerFile('exits', 'process.exit(3);') }]);
+    try {
+      await expect(floors.all[0].call()).rejects.toThrow(/handler answered 502/);
+      // And every later call too: the child is gone.
+      await expect(floors.all[0].call()).rejects.toThrow(/handler answered 502/);
+    } finally {
+      await floors.close();
+    }
+  });
+
   it('fails the start, with the child gone, when the bundle cannot load', async () => {
     const missing = {
       file: join(dir, 'absent.mjs'),
