@@ -4,7 +4,7 @@
  * run for a target that is not the scenarios' default, and one aborted run. The wall-time
  * bounds fail if artillery's telemetry wait (~12 s per run) comes back.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -197,8 +197,10 @@ describe('runArtillery stop', () => {
       });
       expect(result.stopped).toBe('abort');
       expect(result.exitCode).not.toBe(0);
-      // Aborted, not run out: the 60 s phase ended long before its duration (over 3x slack).
-      expect(result.wallMs).toBeLessThan(20_000);
+      // Aborted, not run out: a 60 s phase at 2 requests/s sends about 120; counted, not timed,
+      // this one sent under a third of that.
+      const timings = join(dir, 'timings.jsonl');
+      expect(existsSync(timings) ? readTimingLines(timings).length : 0).toBeLessThan((60 * 2) / 3);
     } finally {
       await api.close();
       rmSync(dir, { recursive: true, force: true });

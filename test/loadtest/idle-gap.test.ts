@@ -7,7 +7,7 @@
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { TimingLine } from '../../core/timing.mjs';
 import type { RunArtilleryOptions, RunArtilleryResult } from '../../loadtest/artillery-runner';
 import { idleGap, loadShapeOf, runLoadPhases, writeLoadSummary } from '../../loadtest/load-phases';
@@ -156,13 +156,22 @@ describe('an idle gap before each phase after create', () => {
   });
 
   it('the gap says how long is left and ends at once when the signal aborts', async () => {
-    const abort = new AbortController();
-    const started = Date.now();
-    setTimeout(() => abort.abort(), 100);
-    expect(await idleGap(60, 'x', () => {}, abort.signal)).toBe(false);
-    // Aborted at 0.1 s of a 60 s gap: well within 3x slack of the abort.
-    expect(Date.now() - started).toBeLessThan(20_000);
-    expect(await idleGap(0.05, 'x', () => {})).toBe(true);
+    // The gap's own clock, faked: "at once" is checked without reading a wall clock.
+    vi.useFakeTimers();
+    try {
+      const abort = new AbortController();
+      const gap = idleGap(60, 'x', () => {}, abort.signal);
+      await vi.advanceTimersByTimeAsync(100);
+      abort.abort();
+      // Resolved with the clock still at 0.1 s of the 60 s, and none of the gap's timers left.
+      expect(await gap).toBe(false);
+      expect(vi.getTimerCount()).toBe(0);
+      const done = idleGap(0.05, 'x', () => {});
+      await vi.advanceTimersByTimeAsync(50);
+      expect(await done).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('afterGap counts warm calls only, with the database filter (a 400 never reached it)', () => {
