@@ -159,7 +159,15 @@ async function overhead(lab: RunningLab, client: LabClient, reportDurations: num
   console.log(
     `\n2. local host overhead, ${CALLS} host GETs interleaved with the lab floor's and direct SDK GETs (keep-alive on, p50, ms)`,
   );
-  const o = await hostOverhead(lab, client, LOCAL_CALLER, reportDurations, CALLS, resolveLambdaNode().path);
+  const o = await hostOverhead(
+    lab,
+    client,
+    LOCAL_CALLER,
+    reportDurations,
+    CALLS,
+    resolveLambdaNode().path,
+    !values['no-freeze'],
+  );
   console.log(
     `   client through the host ${fmt(o.clientP50)}   direct SDK call ${fmt(o.directP50)}   overhead ${fmt(o.overheadP50)}`,
   );
@@ -183,7 +191,7 @@ async function overhead(lab: RunningLab, client: LabClient, reportDurations: num
   );
   // The goal's figure: both sides paired per call, the floor under the lab's conditions.
   console.log(
-    `   the floor under the lab's conditions (a bare relay whose child runs the GET function's own handler, on Lambda's Node, ${o.labFloorUnshared ? `without a CPU share: ${o.labFloorUnshared}` : 'in a cgroup of its CPU share'}), client - handler time: ${fmt(o.labFloorP50)}`,
+    `   the floor under the lab's conditions (a bare relay whose child is the lab's runtime worker running the GET function's own handler, on Lambda's Node, ${o.labFloorUnshared ? `without a CPU share: ${o.labFloorUnshared}` : `in a cgroup of its CPU share, ${o.labFloorThawP50 !== undefined ? 'frozen between calls' : 'never frozen'}`}), client - handler time: ${fmt(o.labFloorP50)}`,
   );
   const over = o.apiAndIpcP50 - o.labFloorP50;
   console.log(
@@ -191,7 +199,7 @@ async function overhead(lab: RunningLab, client: LabClient, reportDurations: num
   );
   if (o.thawP50 !== undefined)
     console.log(
-      `   of which thaw of a frozen environment (cgroup freezer write, which Lambda's sandbox pays too): ${fmt(o.thawP50)}; the host's own: ${fmt(over - o.thawP50)}`,
+      `   thaw of a frozen environment (cgroup freezer write, which Lambda's sandbox pays too), p50: the host's ${fmt(o.thawP50)}, the lab floor's ${o.labFloorThawP50 !== undefined ? fmt(o.labFloorThawP50) : 'none (its child was not frozen)'}`,
     );
   console.log(
     `   (the overhead over the idle floor, unpaired, as the issue first measured it: ${fmt(o.overheadP50 - o.floorP50)}; the network model's draws make it about 0.2 ms noisy at 300 calls)`,

@@ -11,12 +11,17 @@
  *                 environment process instead of the client process
  *   floor         the same hops with no work (relayFloor), the same idle gaps: the least any
  *                 host with separate environment processes can cost on this machine
- *   lab floor     the same hops under the lab's conditions: the child, on Lambda's Node with
- *                 the function's environment, its heap flags and a cgroup of its CPU share, runs
- *                 the GET function's own handler on a proxy event (so the same GetItem through
- *                 the same network model, the same EMF line), with messages of the host's size.
- *                 An idle floor's child sleeps while the engines would run, so its hops start
- *                 with warmer caches and an unthrottled CPU than any host's can here.
+ *   lab floor     the same hops under the lab's conditions: the child is the lab's own runtime
+ *                 worker (runtime-worker.mjs), on Lambda's Node with the function's environment,
+ *                 its heap flags and a cgroup of its CPU share, frozen between calls as the lab
+ *                 freezes its environments, and runs the GET function's own handler on a proxy
+ *                 event of the host's size (so the same GetItem through the same network model,
+ *                 the same EMF line). It is called as the host is: by the same signing client
+ *                 with the host's own GET (it checks no signature), and it answers with the
+ *                 handler's own response, its time in a header. An idle floor's child sleeps
+ *                 while the engines would run, so its hops start with warmer caches and an
+ *                 unthrottled CPU than any host's can here. What the host takes over the lab
+ *                 floor is the host's own work alone: SigV4, route, event, pool and its lines.
  *   goal figure   api + ipc (client - REPORT Duration, per call) minus the lab floor's client
  *                 time minus its handler's time, per call: both paired, so the service time the
  *                 network model draws for each call (p50 2.6 ms, p99 15) cancels out, which it
@@ -24,7 +29,8 @@
  *                 at 300 calls), and the handler's own code, which Lambda runs too, is on
  *                 neither side
  *   thaw          the kernel's write that wakes a frozen environment (cgroup freezer), p50 of
- *                 the same invocations: part of the overhead, but one Lambda's sandbox pays too
+ *                 the same invocations, the host's and the lab floor's: the Lambda model's cost
+ *                 (Lambda's sandbox pays a resume too), on both sides of the goal figure
  */
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -43,12 +49,12 @@ import {
   openCgroups,
   sumThrottling,
 } from '../local/host/cgroups';
-import { resolveHandler } from '../local/host/execution-environment';
+import { FREEZE_AFTER_MS, RUNTIME_WORKER, resolveHandler } from '../local/host/execution-environment';
 import { heapFlags, invokeCpuLimit } from '../local/host/lambda-memory';
 import type { RunningLab } from '../local/lab';
 import { ladderOf } from '../runs/latency-histogram';
-import { floorCall } from './floor-call';
-import type { LabClient } from './lab-client';
+import { floorCall, HANDLER_MS_HEADER, labFloorCall } from './floor-call';
+import { LabClient } from './lab-client';
 import type { OverheadClientConfig, OverheadRun, OverheadRunResult } from './overhead-client';
 
 export interface HostOverhead {
@@ -67,6 +73,8 @@ export interface HostOverhead {
   readonly floorSizedP50: number;
   /** The lab floor (see the header): the hops around the function's own handler, p50 per call. */
   readonly labFloorP50: number;
+  /** The lab floor's thaw of its frozen child per call, p50 ms; undefined when it was not frozen. */
+  readonly labFloorThawP50: number | undefined;
   /** Why the lab floor's child ran without the CPU share (no cgroups); undefined when it had it. */
   readonly labFloorUnshared: string | undefined;
   /**
@@ -93,6 +101,8 @@ export async function hostOverhead(
   reportDurations: number[],
   calls: number,
   lambdaNode: string,
+  /** Whether the lab freezes idle environments: the lab floor's child is frozen alike. */
+  freeze: boolean,
 ): Promise<HostOverhead> {
   const agent = new https.Agent({ keepAlive: true, ca: readFileSync(lab.caCertPath) });
   const direct = new DynamoDBClient({
@@ -109,7 +119,7 @@ export async function hostOverhead(
   // The CPU share only where the lab's own environments have one.
   const share = lab.memoryModel.modeled ? { memoryMb: get.memoryMb } : undefined;
   const idleVariants: FloorVariant[] = [{}, { node: lambdaNode }, { node: lambdaNode, sized: true }];
-  const labVariant: FloorVariant = { node: lambdaNode, sized: true, handler, share };
+  const labVariant: FloorVariant = { node: lambdaNode, handler, share, freeze };
   // Only the GET function runs from here on: every thaw the pools record is one of these calls'.
   const thawCounts = () => new Map([...lab.pools].map(([name, p]) => [name, p.snapshot().thawMs.length]));
   const throttlingNow = () =>
@@ -150,14 +160,18 @@ export async function hostOverhead(
       return { ...result, durations };
     };
     // Warm-up: the environment, the connections, and the idle floors' gap (a direct call's p50).
-    const warm = await runHost({ n: 20, host: true, floorPorts: [] });
+    const warm = await runHost({ n: 20, host: true, floors: [] });
     const gapMs = Math.round(p50(warm.direct));
     labFloor = await startFloors(gapMs, id, [labVariant]);
     const throttle0 = throttlingNow();
     const thawsBefore = thawCounts();
     // The host and the lab floor call by call in turn, each call followed by a direct call, so
     // drift on a shared machine falls on both alike and their environments idle as long.
-    const main = await runHost({ n: calls + 5, host: true, floorPorts: [labFloor.all[0].port] });
+    const main = await runHost({
+      n: calls + 5,
+      host: true,
+      floors: labFloor.all.map(({ port, lab }) => ({ port, lab })),
+    });
     const thaws = [...lab.pools].flatMap(([name, p]) =>
       p.snapshot().thawMs.slice((thawsBefore.get(name) ?? 0) + 5),
     );
@@ -169,6 +183,7 @@ export async function hostOverhead(
       direct: main.direct[i + 5],
     }));
     const labFloorP50 = p50(main.floors[0].slice(5));
+    const labFloorThaws = labFloor.all[0].thawMs.slice(5);
     const unshared = labFloor.unshared;
     await labFloor.close();
     // The idle floors after, in turn with each other, as they have always been measured.
@@ -176,7 +191,7 @@ export async function hostOverhead(
     const idle = await overheadClient.run({
       n: calls + 5,
       host: false,
-      floorPorts: idleFloors.all.map((f) => f.port),
+      floors: idleFloors.all.map(({ port, lab }) => ({ port, lab })),
     });
     const [floorP50, floorLambdaNodeP50, floorSizedP50] = idle.floors.map((xs) => p50(xs.slice(5)));
     const clientP50 = p50(rows.map((r) => r.client));
@@ -192,6 +207,7 @@ export async function hostOverhead(
       floorLambdaNodeP50,
       floorSizedP50,
       labFloorP50,
+      labFloorThawP50: labFloorThaws.length > 0 ? p50(labFloorThaws) : undefined,
       labFloorUnshared: share
         ? unshared
         : (lab.memoryModel.reason ?? 'the lab runs its environments without cgroups'),
@@ -248,18 +264,50 @@ async function startOverheadClient(config: OverheadClientConfig): Promise<Overhe
   };
 }
 
+/** Any key signs the lab floor's calls: the floor checks no signature (nothing secret). */
+const FLOOR_CALLER = { accessKeyId: 'AKIDLABFLOOR', secretAccessKey: 'not-checked', region: 'us-east-1' };
+
 /**
  * One relay floor: a bare HTTP server in this process (where the lab's API server runs too) that
  * hands each request to a child process over IPC: the same hops as the host, none of its work.
- * The child waits gapMs inside each call (the handler's database call), or makes that call, and
- * answers with its own time, so the call's extra is what the hops cost.
+ * The child waits gapMs inside each call (relay-floor.mjs, the idle floors), or is the lab's own
+ * runtime worker running the function's handler (the lab floor), and answers with its own time,
+ * so the call's extra is what the hops cost.
  */
 interface Floor {
   /** Where its HTTP server listens on 127.0.0.1. */
   readonly port: number;
+  /** The lab floor (called with the host's signed GET, see labFloorCall) rather than an idle one. */
+  readonly lab: boolean;
   call(): Promise<number>;
+  /** Each call's thaw of its frozen child (the freezer write), ms, when the variant freezes. */
+  readonly thawMs: readonly number[];
   /** Resolves once the child is gone and its cgroup removed. */
   close(): Promise<void>;
+}
+
+/** What a floor's child answers: the relay-floor.mjs child's, or the runtime worker's. */
+type ChildAnswer =
+  | { ms: number; response: { statusCode: number } }
+  | { type: 'result'; durationMs: number; response?: ProxyResult }
+  | { type: 'error'; durationMs: number }
+  | { type: 'ready' }
+  | { type: 'init-error'; error: { errorMessage?: string } };
+
+/** What the GET's handler returns (a Lambda proxy result), as far as the floor relays it. */
+interface ProxyResult {
+  readonly statusCode?: number;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+}
+
+/** The child's own time and its handler's status (500 for a handler that threw) and response. */
+function readAnswer(m: ChildAnswer): { ms: number; status: number; response?: ProxyResult } {
+  if ('ms' in m) return { ms: m.ms, status: m.response.statusCode };
+  if (m.type === 'result')
+    return { ms: m.durationMs, status: m.response?.statusCode ?? 500, response: m.response };
+  if (m.type === 'error') return { ms: m.durationMs, status: 500 };
+  return { ms: 0, status: 500 };
 }
 
 async function startFloor(
@@ -269,13 +317,21 @@ async function startFloor(
   cgroups: { readonly tree: CgroupTree; readonly hostCores: number } | undefined,
 ): Promise<Floor> {
   const h = variant.handler;
-  const args = [String(gapMs), variant.sized ? 'sized' : '', ...(h ? ['handler', h.file, h.exportName] : [])];
   const node = variant.node ?? process.execPath;
   const share = variant.share;
+  const memoryMb = share?.memoryMb ?? 128;
+  // The lab floor's child is the lab's own runtime worker: its argv, as the pool starts one.
+  const [modulePath, args] = h
+    ? [
+        RUNTIME_WORKER,
+        [h.file, h.exportName, h.env.AWS_LAMBDA_FUNCTION_NAME ?? 'relay-floor', String(memoryMb)],
+      ]
+    : [join(import.meta.dirname, 'relay-floor.mjs'), [String(gapMs), variant.sized ? 'sized' : '']];
   const cgroup = share && cgroups ? cgroups.tree.create('relay-floor') : undefined;
   if (cgroup && share && cgroups) cgroup.setCpu(invokeCpuLimit(share.memoryMb, cgroups.hostCores));
+  const freezes = Boolean(variant.freeze && cgroup?.canFreeze);
   const nodeArgs = share ? heapFlags(share.memoryMb) : [];
-  const env = fork(join(import.meta.dirname, 'relay-floor.mjs'), args, {
+  const env = fork(modulePath, args, {
     // Read and dropped, as a host must read what its environments print.
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     ...(h ? { env: h.env } : {}),
@@ -287,22 +343,46 @@ async function startFloor(
   env.stdout?.resume();
   env.stderr?.resume();
   const exited = new Promise<void>((resolve) => env.once('exit', () => resolve()));
+  let frozen = false;
+  let freezeTimer: NodeJS.Timeout | undefined;
   const close = async () => {
+    clearTimeout(freezeTimer);
+    // A frozen process takes no signal until it runs again.
+    if (cgroup) await cgroup.setFrozen(false);
     env.kill();
     await exited;
     if (cgroup && cgroups) await cgroups.tree.release(cgroup).catch(() => {});
   };
-  // Ready once it has loaded (the handler variant imports the bundle).
+  // Ready once it has loaded (the worker imports the bundle); a bundle that cannot load fails it.
   await new Promise<void>((resolve, reject) => {
-    env.once('message', () => resolve());
+    env.once('message', (m: ChildAnswer) => {
+      if ('type' in m && m.type === 'init-error')
+        reject(
+          new Error(`a relay floor's function could not load: ${m.error.errorMessage ?? 'unknown error'}`),
+        );
+      else resolve();
+    });
     void exited.then(() => reject(new Error(`a relay floor's child (${node}) exited before it was ready`)));
   }).catch(async (e) => {
     await close();
     throw e;
   });
-  // The sized variant sends a message shaped and sized like the lab's invoke of a signed GET.
-  const message = variant.sized || h ? invokeLikeMessage(govId) : { type: 'invoke' };
-  const answer = (res: http.ServerResponse, ms: number, status: number) => {
+  // The sized variant and the worker get a message shaped and sized like the lab's invoke of a
+  // signed GET; the worker's deadline is each call's own, as the host's is.
+  const invoke = variant.sized || h ? invokeLikeMessage(govId) : { type: 'invoke' };
+  const message = h ? () => ({ ...invoke, deadlineMs: Date.now() + 10_000 }) : () => invoke;
+  const answer = (res: http.ServerResponse, ms: number, status: number, response?: ProxyResult) => {
+    if (h) {
+      // The handler's own response, as the host relays it, with the handler's time beside it.
+      const body = response?.body ?? '';
+      res.writeHead(status, {
+        ...response?.headers,
+        'content-length': Buffer.byteLength(body),
+        [HANDLER_MS_HEADER]: String(ms),
+      });
+      res.end(body);
+      return;
+    }
     const body = JSON.stringify({ ms, status });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
     res.end(body);
@@ -315,17 +395,35 @@ async function startFloor(
     for (const res of pending) answer(res, 0, 502);
     pending.clear();
   });
+  const thawMs: number[] = [];
+  const relay = (res: http.ServerResponse) => {
+    if (gone) return answer(res, 0, 502);
+    pending.add(res);
+    env.once('message', (m: ChildAnswer) => {
+      pending.delete(res);
+      const a = readAnswer(m);
+      answer(res, a.ms, a.status, a.response);
+      // Frozen between calls as the host freezes its environments: after the same wait, and
+      // thawed by the same synchronous write before the next message.
+      if (freezes && cgroup)
+        freezeTimer = setTimeout(() => {
+          frozen = true;
+          void cgroup.setFrozen(true);
+        }, FREEZE_AFTER_MS).unref();
+    });
+    clearTimeout(freezeTimer);
+    if (frozen && cgroup) {
+      frozen = false;
+      const t = cgroup.thawForInvoke();
+      if (t !== undefined) thawMs.push(t);
+    }
+    env.send(message());
+  };
   const server = http.createServer((req, res) => {
     req.resume();
-    req.on('end', () => {
-      if (gone) return answer(res, 0, 502);
-      pending.add(res);
-      env.once('message', (m: { ms: number; response: { statusCode: number } }) => {
-        pending.delete(res);
-        answer(res, m.ms, m.response.statusCode);
-      });
-      env.send(message);
-    });
+    // The lab floor gets the host's bodiless GET and, as the host does, does not wait for its end.
+    if (h) relay(res);
+    else req.on('end', () => relay(res));
   });
   const agent = new http.Agent({ keepAlive: true });
   await new Promise<void>((resolve, reject) => {
@@ -333,10 +431,15 @@ async function startFloor(
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  // The lab floor is called as the host is, by a signing client (it checks no signature).
+  const client = h ? new LabClient(`http://127.0.0.1:${port}`, FLOOR_CALLER, FLOOR_CALLER.region) : undefined;
   return {
     port,
-    call: () => floorCall(port, agent),
+    lab: h !== undefined,
+    call: () => (client ? labFloorCall(client, `/floor/${govId}`) : floorCall(port, agent)),
+    thawMs,
     close: () => {
+      client?.close();
       agent.destroy();
       server.close();
       return close();
@@ -349,7 +452,10 @@ export interface FloorVariant {
   readonly node?: string;
   /** Messages the size and shape of the lab's invoke and result instead of a few bytes. */
   readonly sized?: boolean;
-  /** The function's own handler in the child instead of an idle wait (relay-floor.mjs). */
+  /**
+   * The function's own handler, run by the lab's runtime worker (runtime-worker.mjs) as the
+   * floor's child, instead of relay-floor.mjs's idle wait.
+   */
   readonly handler?: {
     readonly file: string;
     readonly exportName: string;
@@ -357,6 +463,8 @@ export interface FloorVariant {
   };
   /** The child in a cgroup of this memory's CPU share, with its heap flags, as an environment. */
   readonly share?: { readonly memoryMb: number };
+  /** Frozen between calls (cgroup freezer), as the lab freezes an idle environment; needs share. */
+  readonly freeze?: boolean;
 }
 
 /** An invoke message like the host's for a signed GET through the API (about 2 KB of JSON). */

@@ -10,6 +10,7 @@ export interface LabResponse {
   readonly body: {
     timing?: { dbMs: number; newConnection: boolean; coldStart: boolean; initType: string };
   } & Record<string, unknown>;
+  readonly headers: http.IncomingHttpHeaders;
   /** Wall time of the request, signing excluded. */
   readonly ms: number;
   readonly signMs: number;
@@ -33,7 +34,7 @@ export class LabClient {
     const s0 = performance.now();
     const signed = await signRequest({ method, url, headers, body }, this.credentials, this.region);
     const s1 = performance.now();
-    const { status, text } = await this.send(url, method, { ...headers, ...signed }, body);
+    const { status, headers: received, text } = await this.send(url, method, { ...headers, ...signed }, body);
     const ms = performance.now() - s1;
     let parsed: LabResponse['body'] = {};
     try {
@@ -41,7 +42,7 @@ export class LabClient {
     } catch {
       parsed = { raw: text };
     }
-    return { status, body: parsed, ms, signMs: s1 - s0 };
+    return { status, headers: received, body: parsed, ms, signMs: s1 - s0 };
   }
 
   close(): void {
@@ -53,17 +54,23 @@ export class LabClient {
     const u = new URL(url);
     const mod = u.protocol === 'https:' ? https : http;
     const agent = u.protocol === 'https:' ? this.httpsAgent : this.httpAgent;
-    return new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = mod.request(u, { method, headers, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+    return new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>(
+      (resolve, reject) => {
+        const req = mod.request(u, { method, headers, agent }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              text: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(body);
+      },
+    );
   }
 }

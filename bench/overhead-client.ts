@@ -16,7 +16,7 @@ import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { localClientConfig } from '../local/engines';
-import { floorCall } from './floor-call';
+import { floorCall, labFloorCall } from './floor-call';
 import { LabClient } from './lab-client';
 
 export interface OverheadClientConfig {
@@ -32,12 +32,18 @@ export interface OverheadClientConfig {
   readonly path: string;
 }
 
+/** A relay floor's port on 127.0.0.1; the lab floor is called with the host's own GET (labFloorCall). */
+export interface FloorAddress {
+  readonly port: number;
+  readonly lab: boolean;
+}
+
 /** n rounds; in each, the host's GET (when host) then each floor in turn, each call followed by a direct call. */
 export interface OverheadRun {
   readonly type: 'run';
   readonly n: number;
   readonly host: boolean;
-  readonly floorPorts: readonly number[];
+  readonly floors: readonly FloorAddress[];
 }
 
 export interface OverheadRunResult {
@@ -54,6 +60,19 @@ let config: OverheadClientConfig | undefined;
 let lab: LabClient | undefined;
 let direct: DynamoDBClient | undefined;
 const floorAgent = new http.Agent({ keepAlive: true });
+/** One signing client per lab floor, kept: its connection stays alive as the host's does. */
+const labFloorClients = new Map<number, LabClient>();
+function labFloorClient(port: number): LabClient {
+  if (!config) throw new Error('run before config');
+  let client = labFloorClients.get(port);
+  if (!client) {
+    // The host's base path too, so the request line is the same length.
+    const base = new URL(config.labUrl);
+    client = new LabClient(`http://127.0.0.1:${port}${base.pathname}`, config.credentials, config.region);
+    labFloorClients.set(port, client);
+  }
+  return client;
+}
 
 async function run(r: OverheadRun): Promise<OverheadRunResult> {
   if (!config || !lab || !direct) throw new Error('run before config');
@@ -64,7 +83,7 @@ async function run(r: OverheadRun): Promise<OverheadRunResult> {
     await d.send(new GetItemCommand({ TableName: table, Key: key, ConsistentRead: true }));
     return performance.now() - t;
   };
-  const out: OverheadRunResult = { type: 'result', host: [], direct: [], floors: r.floorPorts.map(() => []) };
+  const out: OverheadRunResult = { type: 'result', host: [], direct: [], floors: r.floors.map(() => []) };
   for (let i = 0; i < r.n; i++) {
     if (r.host) {
       const res = await lab.request('GET', path);
@@ -72,8 +91,10 @@ async function run(r: OverheadRun): Promise<OverheadRunResult> {
       out.host.push({ client: res.ms, db: res.body.timing?.dbMs ?? Number.NaN });
       out.direct.push(await directGet());
     }
-    for (const [k, port] of r.floorPorts.entries()) {
-      out.floors[k].push(await floorCall(port, floorAgent));
+    for (const [k, f] of r.floors.entries()) {
+      out.floors[k].push(
+        await (f.lab ? labFloorCall(labFloorClient(f.port), path) : floorCall(f.port, floorAgent)),
+      );
       await directGet();
     }
   }

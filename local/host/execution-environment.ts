@@ -16,7 +16,8 @@ import { type CgroupTree, type CpuThrottling, type EnvironmentCgroup, joinCgroup
 import { initErrorType, initReportLine, initStartLine } from './lambda-log';
 import { heapFlags, INIT_BURST_MS, initCpuLimit, invokeCpuLimit, memoryLimitBytes } from './lambda-memory';
 
-const WORKER = join(import.meta.dirname, 'runtime-worker.mjs');
+/** The environment's own process: one Lambda runtime, run on Lambda's Node. */
+export const RUNTIME_WORKER = join(import.meta.dirname, 'runtime-worker.mjs');
 
 export type InitType = 'on-demand' | 'provisioned-concurrency';
 
@@ -159,7 +160,7 @@ export interface EnvironmentOptions {
  * request here (HTTP leg p50 0.46 -> 0.35 ms with 1 ms, two runs each on 2 cores under load).
  * The cost: an environment may run this long after its response before it stops.
  */
-const FREEZE_AFTER_MS = 1;
+export const FREEZE_AFTER_MS = 1;
 
 /** How long a failed init's output may trail its exit before INIT_REPORT is written anyway. */
 const OUTPUT_DRAIN_MS = 200;
@@ -274,7 +275,7 @@ export class ExecutionEnvironment {
     }
     opts.onLog(initStartLine(node.version, opts.env.AWS_REGION ?? 'us-east-1'));
     const spawnedAt = performance.now();
-    const child = fork(WORKER, [file, exportName, opts.fn.name, String(memoryMb)], {
+    const child = fork(RUNTIME_WORKER, [file, exportName, opts.fn.name, String(memoryMb)], {
       env: {
         ...opts.env,
         AWS_LAMBDA_INITIALIZATION_TYPE: opts.initType,

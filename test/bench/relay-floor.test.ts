@@ -1,8 +1,11 @@
 /**
- * The bench's lab floor (host-overhead.ts startFloors): a bare HTTP + IPC relay whose child runs
- * a function's own handler on an API Gateway event, so `npm run bench` can set the host's
- * overhead against the least any host costs running the same function. A floor that measured a
- * failing handler's path, or a handler that got no proper event, would print a wrong figure.
+ * The bench's lab floor (host-overhead.ts startFloors): a bare HTTP + IPC relay whose child is
+ * the lab's runtime worker running a function's own handler on an API Gateway event, frozen
+ * between calls as the lab's environments are, called with a signed GET and answering with the
+ * handler's response and its time (labFloorCall), so `npm run bench` can set the host's overhead
+ * against the least any host costs running the same function. A floor that measured a failing
+ * handler's path, a handler that got no proper event, or a child the host's freeze and thaw
+ * did not reach, would print a wrong figure.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,6 +84,32 @@ describe('startFloors with a handler', () => {
       exportName: 'get',
       env: { PATH: process.env.PATH ?? '' },
     };
-    await expect(startFloors(0, 'G-1', [{ handler: missing }])).rejects.toThrow(/exited before it was ready/);
+    await expect(startFloors(0, 'G-1', [{ handler: missing }])).rejects.toThrow(/could not load/);
+  });
+
+  it('freezes its child between calls and thaws it for each, as the host does, where cgroups allow', async () => {
+    const floors = await startFloors(0, 'G-1', [
+      {
+        handler: handlerFile('frozen', `return { statusCode: 200, body: '{}' };`),
+        share: { memoryMb: 128 },
+        freeze: true,
+      },
+    ]);
+    try {
+      for (let i = 0; i < 3; i++) {
+        await floors.all[0].call();
+        // Long past the freeze's 1 ms wait, so the next call finds the child frozen.
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      if (floors.unshared === undefined) {
+        // The first call found it running (just started); each later one thawed it.
+        expect(floors.all[0].thawMs).toHaveLength(2);
+      } else {
+        // No cgroups here: nothing to freeze with, and the bench says why.
+        expect(floors.all[0].thawMs).toHaveLength(0);
+      }
+    } finally {
+      await floors.close();
+    }
   });
 });
