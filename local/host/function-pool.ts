@@ -240,9 +240,12 @@ export class FunctionPool {
       }
     }
     const log = this.opts.log;
+    const invoked = env.invoke(requestId, event, this.opts.fn.timeoutSeconds * 1000);
+    // Written once the event is on its way, not before: the environment starts meanwhile. Still
+    // ahead of every line the invocation writes, which the host reads on a later turn.
     this.writeReport(env);
     log(startLine(requestId, this.version));
-    const outcome = await env.invoke(requestId, event, this.opts.fn.timeoutSeconds * 1000);
+    const outcome = await invoked;
     if (env.lastThawMs !== undefined) {
       if (this.stats.thawMs.length >= THAWS_KEPT) this.stats.thawMs.splice(0, THAWS_KEPT / 2);
       this.stats.thawMs.push(env.lastThawMs);
