@@ -10,31 +10,29 @@
  */
 import { performance } from 'node:perf_hooks';
 
-const [gapArg, sizedArg] = process.argv.slice(2);
-const gapMs = Number(gapArg);
-const sized = sizedArg === 'sized';
+const gapMs = Number(process.argv[2]);
+const sized = process.argv[3] === 'sized';
 const body = JSON.stringify({
   GovId: 'OVERHEAD-1764108000000',
   FirstName: 'x',
   timing: { dbMs: 1.234, handlerMs: 1.5, coldStart: false, environment: 'a'.repeat(40) },
 });
-const sleep = () =>
-  new Promise((resolve) =>
-    setTimeout(
-      () => resolve({ statusCode: 200, headers: { 'content-type': 'application/json' }, body }),
-      gapMs,
-    ),
-  );
-
-process.on('message', async (/** @type {any} */ m) => {
+process.on('message', (/** @type {{ requestId?: string }} */ m) => {
   const start = performance.now();
-  /** @type {any} */
-  const response = await sleep();
-  const ms = performance.now() - start;
-  process.send?.(
-    sized
-      ? { type: 'result', requestId: m.requestId, durationMs: ms, maxMemoryUsedMb: 90, response, ms }
-      : { ms, response: { statusCode: response.statusCode } },
-  );
+  setTimeout(() => {
+    const ms = performance.now() - start;
+    process.send?.(
+      sized
+        ? {
+            type: 'result',
+            requestId: m.requestId,
+            durationMs: ms,
+            maxMemoryUsedMb: 90,
+            response: { statusCode: 200, headers: { 'content-type': 'application/json' }, body },
+            ms,
+          }
+        : { ms, response: { statusCode: 200 } },
+    );
+  }, gapMs);
 });
 process.send?.({ type: 'ready' });
