@@ -300,6 +300,7 @@ describe('timing block', () => {
     vi.resetModules();
     vi.stubEnv('TABLE_NAME', TABLE);
     vi.stubEnv('KEEP_ALIVE', 'on');
+    vi.stubEnv('LAB_FUNCTION', 'dynamodb-get');
     vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'provisioned-concurrency');
     const { get: handler } = await import('../../lambda/handlers/dynamodb');
     const first = bodyOf(await handler(getEvent('NOPE-1')));
@@ -340,5 +341,24 @@ describe('timing block', () => {
     expect(() => dynamoDbStoreFromEnv({ KEEP_ALIVE: 'on' })).toThrowError(
       'Environment variable TABLE_NAME is required',
     );
+  });
+});
+
+describe('function identity', () => {
+  it('the entry fails its init with a clear message when LAB_FUNCTION is missing', async () => {
+    const engine = await sharedTestEngine('dynalite', TABLE);
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
+    vi.stubEnv('TABLE_NAME', TABLE);
+    vi.stubEnv('KEEP_ALIVE', 'on');
+    vi.resetModules();
+    vi.stubEnv('LAB_FUNCTION', undefined);
+    await expect(import('../../lambda/handlers/dynamodb')).rejects.toThrowError(
+      'Environment variable LAB_FUNCTION is required but not set',
+    );
+    vi.resetModules();
+    vi.stubEnv('LAB_FUNCTION', 'dynamodb-get-keepalive-on');
+    const { get } = await import('../../lambda/handlers/dynamodb');
+    expect((await get(getEvent('NOPE-ID-1'))).statusCode).toBe(404);
+    await engine.stop();
   });
 });
