@@ -10,6 +10,7 @@ import type { EngineKind } from '../local/engines/types';
 import type { ExperimentStepReport } from '../report/experiment-report';
 import type { ExperimentBlock, ExperimentStep } from '../report/report-model';
 import { missingTargets } from './rows';
+import { sampleHostLoad, scoreRows } from './scorecard';
 import type {
   ColdStartView,
   ExperimentDefinition,
@@ -58,6 +59,19 @@ export interface RunExperimentResult {
 }
 
 export async function runExperiment(o: RunExperimentOptions): Promise<RunExperimentResult> {
+  // Sampled through the whole run: the scorecard says when the host had more work than cores.
+  const load = sampleHostLoad();
+  try {
+    return await runWithLoad(o, load);
+  } finally {
+    load.stop();
+  }
+}
+
+async function runWithLoad(
+  o: RunExperimentOptions,
+  load: ReturnType<typeof sampleHostLoad>,
+): Promise<RunExperimentResult> {
   const { TARGETS } = await import('../core/lab-functions');
   const where = o.where ?? 'local';
   // The lab options the side steps (cold starts, tuning) run with: the load steps' network model.
@@ -251,6 +265,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
     steps,
     rows: outcome.rows,
     tables: outcome.tables ?? [],
+    scorecard: scoreRows(outcome.rows, load.stop()),
   };
   const { writeExperimentReport } = await import('../report/experiment-report');
   const { readTuning } = await import('../report/build-report');

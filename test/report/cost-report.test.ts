@@ -3,6 +3,7 @@
  * (written here with known $ per million), read back into each phase, its own section's table
  * and the latency-versus-cost chart; a summary without cost blocks has neither.
  */
+import { scoreRows } from '../../experiments/scorecard';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -73,6 +74,7 @@ describe('cost in the report', () => {
         steps: [{ name: 'run', description: 'keep-alive on and off', dir: 'run', wallS: 1 }],
         rows: [],
         tables: [],
+        scorecard: scoreRows([], null),
       },
       [{ name: 'run', report: step }],
     );
