@@ -19,8 +19,8 @@ import {
   seedOption,
 } from '../local/cli/options';
 import { DEFAULT_MAX_ENVIRONMENTS } from '../local/lab-defaults';
-import { loadTargetModules } from '../targets/registry';
 import type { ExperimentBlock } from '../report/report-model';
+import { loadTargetModules } from '../targets/registry';
 import { EXPERIMENTS, findExperiment } from './registry';
 import { missingTargets } from './rows';
 import {

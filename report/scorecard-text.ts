@@ -30,4 +30,3 @@ export function scorecardText(c: Scorecard): string {
   }
   return lines.join('\n');
 }
-

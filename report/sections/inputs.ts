@@ -2,8 +2,8 @@
 
 import { type Plot, tuningPlotId } from '../plots';
 import type { ExperimentRow, LabReport } from '../report-model';
-import { hostLoadLine, scorecardLine } from '../scorecard-text';
 import type { Block, Section } from '../report-sections';
+import { hostLoadLine, scorecardLine } from '../scorecard-text';
 import { DASH, insightsCell, ms, usd } from './format';
 
 export function insights(report: LabReport): Section | null {

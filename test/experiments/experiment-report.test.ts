@@ -4,12 +4,13 @@
  * "Article vs this run", whose groups keep their steps apart, and whose rows say why a
  * number is missing.
  */
-import { scoreRows } from '../../experiments/scorecard';
+
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newsTop10 } from '../../experiments/definitions/news-top10';
 import { missingTargetRow, row } from '../../experiments/rows';
+import { scoreRows } from '../../experiments/scorecard';
 import { buildFromResultsDir } from '../../report/build-report';
 import { combineExperimentReport } from '../../report/experiment-report';
 import { renderMarkdown } from '../../report/render-markdown';
@@ -81,18 +82,18 @@ describe('combineExperimentReport', () => {
   it('opens with the article comparison and keeps each step’s groups apart', async () => {
     const step = await buildFromResultsDir(dir);
     const rows = [
-        row({
-          metric: 'put, keep-alive off',
-          kind: 'db',
-          statistic: 'mean',
-          article: 33,
-          articleText: '~33 ms',
-          measured: 30,
-          unit: 'ms',
-          why: 'w',
-        }),
-        missingTargetRow('faunadb', 'FaunaDB p99', 900, '~900 ms', 'ms', { kind: 'db', statistic: 'p99' }),
-        row({
+      row({
+        metric: 'put, keep-alive off',
+        kind: 'db',
+        statistic: 'mean',
+        article: 33,
+        articleText: '~33 ms',
+        measured: 30,
+        unit: 'ms',
+        why: 'w',
+      }),
+      missingTargetRow('faunadb', 'FaunaDB p99', 900, '~900 ms', 'ms', { kind: 'db', statistic: 'p99' }),
+      row({
         metric: 'put, keep-alive on',
         kind: 'db',
         statistic: 'mean',
@@ -132,7 +133,9 @@ describe('combineExperimentReport', () => {
     const md = renderMarkdown(report, []);
     const sections = md.split('\n## ').slice(1);
     expect(sections[0].startsWith('Article vs this run')).toBe(true);
-    expect(sections[0]).toContain('| put, keep-alive off | db, mean | 33 (~33 ms) | 30.00 | ms | prediction |');
+    expect(sections[0]).toContain(
+      '| put, keep-alive off | db, mean | 33 (~33 ms) | 30.00 | ms | prediction |',
+    );
     expect(sections[0]).toContain('| FaunaDB p99 | db, p99 | 900 (~900 ms) | – | ms | gone |');
     expect(sections[0]).toContain('faunadb: service shut down 2025-05-30; its rows have no measured number.');
     expect(sections[0]).toContain(

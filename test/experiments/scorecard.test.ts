@@ -4,7 +4,13 @@ import { combineScorecards, scoreRows, withinBand } from '../../experiments/scor
 import type { ExperimentRow, RowRole } from '../../report/report-model';
 import { scorecardText } from '../../report/scorecard-text';
 
-const figure = (metric: string, article: number | null, measured: number | null, role?: RowRole, cause?: string) =>
+const figure = (
+  metric: string,
+  article: number | null,
+  measured: number | null,
+  role?: RowRole,
+  cause?: string,
+) =>
   row({
     metric,
     kind: 'db',
