@@ -46,6 +46,8 @@ export const QLDB_FIGURES = {
   /** "a 200ms reduction in initialisation durations for cold starts, a decrease of 40%" */
   coldInitSavedMs: 200,
   coldInitSavedShare: 0.4,
+  /** "the average cold start time (though with a minimal data set) was around 40% less than that of QLDB": DynamoDB / QLDB */
+  dynamodbColdOverQldb: 0.6,
   /**
    * Power Tuning (lumigo-cli powertune-lambda -s balanced) on the QLDB get function: "a memory
    * allocation of 512MB works best in terms of the trade off between cost and performance"

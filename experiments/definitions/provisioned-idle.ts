@@ -90,6 +90,8 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
         unit: 's',
         why: `measured, not the setting: the gap plus the harness’s own time between phases (Artillery’s stop and start, ~10 s on a busy machine); the get function’s provisioned environment idled longer still, from its init (before the create phase) to this read`,
         noMeasure: 'no create or no read with a client time',
+        // The gap is the step's own setting: the row shows the harness kept it, it predicts nothing.
+        role: 'setting',
       }),
       row({
         metric: `${label}: the first read opened a new connection (1 yes, 0 no)`,
@@ -100,6 +102,8 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
         measured: first ? (first.newConnection ? 1 : 0) : null,
         unit: 'yes/no',
         why: `${g.prewarm ? 'the connection opened at init survives only if the environment’s idle time stays under the idle timeout' : 'without prewarming the first call opens the connection whatever the gap'}; keep-alive cannot keep a connection the server drops`,
+        role: 'calibration',
+        cause: `the engines’ ${PROVISIONED_FIGURES.idleTimeoutS} s idle timeout was taken from this article’s kept and changed ports (kept at 60 s, changed at 65 s); no AWS page gives DynamoDB’s`,
       }),
       row({
         metric: `${label}: the first read’s database time`,
