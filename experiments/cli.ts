@@ -26,6 +26,7 @@ import { missingTargets } from './rows';
 import {
   type ExperimentDefinition,
   estimateColdStartsS,
+  estimateDirectS,
   estimateS,
   estimateTuningS,
   formatDuration,
@@ -80,7 +81,8 @@ function estimate(e: ExperimentDefinition, ctx: PlanContext): number {
   return (
     estimateS(e.plan(ctx)) +
     (e.tunings ? estimateTuningS(e.tunings(ctx)) : 0) +
-    (e.coldStarts ? estimateColdStartsS(e.coldStarts(ctx)) : 0)
+    (e.coldStarts ? estimateColdStartsS(e.coldStarts(ctx)) : 0) +
+    (e.directs ? estimateDirectS(e.directs(ctx)) : 0)
   );
 }
 

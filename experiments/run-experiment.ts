@@ -13,6 +13,7 @@ import { missingTargets } from './rows';
 import { sampleHostLoad, scoreRows } from './scorecard';
 import type {
   ColdStartView,
+  DirectRedisView,
   ExperimentDefinition,
   PlanContext,
   StepPlan,
@@ -253,7 +254,44 @@ async function runWithLoad(
       warnings.push(`tuning ${t.name} failed: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  const outcome = d.rows(views, ctx, tuningViews, coldStartViews);
+  const directViews = new Map<string, DirectRedisView>();
+  for (const plan of d.directs?.(ctx) ?? []) {
+    if (!ctx.targets.includes('redis')) {
+      warnings.push(`${plan.name} did not run: redis is not among the targets chosen`);
+      continue;
+    }
+    if (where === 'aws') {
+      warnings.push(
+        `${plan.name} did not run: the direct client reaches the local lab's Redis only (run it beside your cache for the cloud's)`,
+      );
+      continue;
+    }
+    if (o.signal?.aborted) return { interrupted: true, block: null, exitCode: 130 };
+    o.log(`\n=== ${d.name} ${plan.name}: ${plan.description}`);
+    const t0 = Date.now();
+    const { runDirectRedis } = await import('./direct-redis');
+    try {
+      const view = await runDirectRedis({ plan, lab: sideLab, signal: o.signal, log: (line) => o.log(line) });
+      const wallS = (Date.now() - t0) / 1000;
+      directViews.set(plan.name, { ...view, wallS });
+      const dir = join(o.outDir, 'steps', plan.name);
+      const { mkdir, writeFile } = await import('node:fs/promises');
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'direct.json'), `${JSON.stringify({ ...view, wallS }, null, 2)}\n`);
+      steps.push({
+        name: plan.name,
+        description: plan.description,
+        dir: relative(o.outDir, dir),
+        wallS,
+        kind: 'direct',
+      });
+    } catch (e) {
+      if (o.signal?.aborted) return { interrupted: true, block: null, exitCode: 130 };
+      exitCode = 1;
+      warnings.push(`${plan.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  const outcome = d.rows(views, ctx, tuningViews, coldStartViews, directViews);
   const block: ExperimentBlock = {
     name: d.name,
     article: d.article,

@@ -367,7 +367,7 @@ export interface ExperimentStep {
    * `tuning`: a local Power Tuning run (its result file in dir); `cold-starts`: bundled against
    * unbundled cold starts (cold-starts.json in dir); not a load run. @default load
    */
-  readonly kind?: 'tuning' | 'cold-starts';
+  readonly kind?: 'tuning' | 'cold-starts' | 'direct';
 }
 
 /** What `npm run experiment` adds to the report it writes: the article's figures beside ours. */

@@ -189,16 +189,21 @@ export function experiment(report: LabReport): Section | null {
             kind: 'text',
             text: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}; result in ${s.dir}/, its curve under Power Tuning below.`,
           }
-        : s.kind === 'cold-starts'
+        : s.kind === 'direct'
           ? {
               kind: 'text',
-              text: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}; cold-starts.json, both zips and the REPORT lines in ${s.dir}/.`,
+              text: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}; direct.json in ${s.dir}/.`,
             }
-          : {
-              kind: 'link',
-              label: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}`,
-              href: `${s.dir}/report.html`,
-            },
+          : s.kind === 'cold-starts'
+            ? {
+                kind: 'text',
+                text: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}; cold-starts.json, both zips and the REPORT lines in ${s.dir}/.`,
+              }
+            : {
+                kind: 'link',
+                label: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}`,
+                href: `${s.dir}/report.html`,
+              },
     );
   }
   return { id: 'experiment', title: 'Article vs this run', blocks };
