@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../core/paths';
+import { type ModelParameter, modelParameters } from '../local/network/model-parameters';
 import type { ExperimentBlock, LabReport } from '../report/report-model';
 import { hostLoadLine, scorecardLine } from '../report/scorecard-text';
 import { markdownExperimentTable } from './format-table';
@@ -78,8 +79,30 @@ function section(run: CommittedRun): string {
   return parts.join('\n\n');
 }
 
-/** The whole page: the combined scorecard, then one section per experiment. */
-export function renderExperimentDocs(runs: readonly CommittedRun[]): string {
+function parametersSection(parameters: readonly ModelParameter[]): string {
+  const source = (p: ModelParameter) =>
+    p.sources.length === 0
+      ? p.fittedTo
+        ? 'the seed figure only'
+        : 'none cited'
+      : p.sources
+          .map((s) => `${s.what}${s.url ? ` (${s.url})` : s.seed ? ` (seed ${s.seed})` : ''}`)
+          .join('; ');
+  return [
+    '## The model’s parameters and their sources',
+    'Read from the network profile and the lab’s defaults (`local/network/model-parameters.ts`). A parameter fitted to a seed figure may predict another article’s figures, never that one: the rows it was fitted to are calibration.',
+    table(
+      ['Parameter', 'Value', 'Sources', 'Fitted to (its rows are calibration)'],
+      parameters.map((p) => [p.parameter, p.value, source(p), p.fittedTo ?? 'nothing: held out']),
+    ),
+  ].join('\n\n');
+}
+
+/** The whole page: the combined scorecard, the model's parameters, then one section per experiment. */
+export function renderExperimentDocs(
+  runs: readonly CommittedRun[],
+  parameters: readonly ModelParameter[] = modelParameters(),
+): string {
   const combined = combineScorecards(runs.map((r) => r.block.scorecard));
   const summary = table(
     [
@@ -109,6 +132,7 @@ export function renderExperimentDocs(runs: readonly CommittedRun[]): string {
     'Each row has a role. A **prediction** is counted: the article’s figure against a lab whose inputs were not taken from it. **Calibration** (a lab input was derived from this very figure), **setting** (the row restates a chosen value) and **gone** (the service no longer exists) are shown and not counted. A prediction is within the band when this run is within ±30% of the article’s figure; each one outside names its cause.',
     `**Every experiment:** ${scorecardLine(combined)}.`,
     summary,
+    parametersSection(parameters),
     ...runs.map(section),
   ].join('\n\n')}\n`;
 }
