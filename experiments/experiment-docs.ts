@@ -75,6 +75,14 @@ function section(run: CommittedRun): string {
         ]),
       ),
     );
+  if (c.notReproduced.length > 0)
+    parts.push(
+      '**The article’s figures not reproduced yet**',
+      table(
+        ['Figure', 'Why'],
+        c.notReproduced.map((n) => [n.figure, n.reason]),
+      ),
+    );
   for (const t of e.tables) parts.push(`**${t.title}**`, table(t.columns, t.rows));
   return parts.join('\n\n');
 }

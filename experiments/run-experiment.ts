@@ -303,7 +303,7 @@ async function runWithLoad(
     steps,
     rows: outcome.rows,
     tables: outcome.tables ?? [],
-    scorecard: scoreRows(outcome.rows, load.stop()),
+    scorecard: scoreRows(outcome.rows, load.stop(), outcome.notReproduced),
   };
   const { writeExperimentReport } = await import('../report/experiment-report');
   const { readTuning } = await import('../report/build-report');

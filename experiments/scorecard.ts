@@ -4,7 +4,7 @@
  * shown beside them and left out. Pure, apart from the load sampler at the end.
  */
 import { availableParallelism, loadavg } from 'node:os';
-import type { ExperimentRow, HostLoad, Scorecard, ScoreMiss } from '../report/report-model';
+import type { ExperimentRow, HostLoad, NotReproduced, Scorecard, ScoreMiss } from '../report/report-model';
 
 /** A prediction within ±30% of the article's figure agrees with it (issue 39's band). */
 export const SCORE_BAND = 0.3;
@@ -27,7 +27,11 @@ function causeOf(r: ExperimentRow): string {
   return r.note.replace(/^(agrees with the article \([^)]*\)|[\d.]+x the article's);\s*/, '');
 }
 
-export function scoreRows(rows: readonly ExperimentRow[], hostLoad: HostLoad | null): Scorecard {
+export function scoreRows(
+  rows: readonly ExperimentRow[],
+  hostLoad: HostLoad | null,
+  notReproduced: readonly NotReproduced[] = [],
+): Scorecard {
   const figures = rows.filter((r) => r.article !== null);
   const predictions = figures.filter((r) => r.role === 'prediction');
   const outside: ScoreMiss[] = predictions
@@ -50,6 +54,7 @@ export function scoreRows(rows: readonly ExperimentRow[], hostLoad: HostLoad | n
     settings: count('setting'),
     gone: count('gone'),
     labOnly: rows.length - figures.length,
+    notReproduced,
     hostLoad,
   };
 }
@@ -68,6 +73,7 @@ export function combineScorecards(cards: readonly Scorecard[]): Scorecard {
     settings: sum((c) => c.settings),
     gone: sum((c) => c.gone),
     labOnly: sum((c) => c.labOnly),
+    notReproduced: cards.flatMap((c) => c.notReproduced),
     hostLoad:
       loads.length === 0
         ? null

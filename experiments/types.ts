@@ -7,7 +7,13 @@
 import { type KeepAliveVariant, type Operation, servesOperation, type Target } from '../core/lab-functions';
 import { WARMUP_S } from '../loadtest/load-defaults';
 import type { HistogramOperation } from '../report/article-figures';
-import type { ExperimentRow, ExperimentTable, GroupReport, Layer } from '../report/report-model';
+import type {
+  ExperimentRow,
+  ExperimentTable,
+  GroupReport,
+  Layer,
+  NotReproduced,
+} from '../report/report-model';
 import type { Ladder } from '../runs/latency-histogram';
 import type { LabRow } from '../runs/results';
 
@@ -202,6 +208,8 @@ export interface DirectRedisView {
 
 export interface ExperimentOutcome {
   readonly rows: readonly ExperimentRow[];
+  /** the article's figures no row reproduces yet, with why: the scorecard lists them */
+  readonly notReproduced?: readonly NotReproduced[];
   readonly tables?: readonly ExperimentTable[];
 }
 

@@ -321,6 +321,12 @@ export interface ScoreMiss {
   readonly cause: string;
 }
 
+/** An article figure no row sets beside a measurement, and why. */
+export interface NotReproduced {
+  readonly figure: string;
+  readonly reason: string;
+}
+
 /** The host's load while the experiment ran: a CPU share is a ceiling, not a guarantee. */
 export interface HostLoad {
   readonly cores: number;
@@ -346,6 +352,8 @@ export interface Scorecard {
   readonly gone: number;
   /** rows of the lab's own with no article figure */
   readonly labOnly: number;
+  /** the article's figures no row reproduces yet, each with why */
+  readonly notReproduced: readonly NotReproduced[];
   readonly hostLoad: HostLoad | null;
 }
 

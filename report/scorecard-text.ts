@@ -9,7 +9,7 @@ const pct = (n: number, of: number) => (of === 0 ? '–' : `${Math.round((100 * 
 /** `figures 27, predictions 12, within ±30% 7 (58%), outside 5; calibration 4, settings 3, gone 8`. */
 export function scorecardLine(c: Scorecard): string {
   const band = `±${Math.round(c.band * 100)}%`;
-  return `figures ${c.figures}, predictions ${c.predictions}, within ${band} ${c.within} (${pct(c.within, c.predictions)}), outside ${c.outside.length}; not counted: calibration ${c.calibration}, settings ${c.settings}, gone ${c.gone}; lab-only rows ${c.labOnly}`;
+  return `figures ${c.figures}, predictions ${c.predictions}, within ${band} ${c.within} (${pct(c.within, c.predictions)}), outside ${c.outside.length}; not counted: calibration ${c.calibration}, settings ${c.settings}, gone ${c.gone}; lab-only rows ${c.labOnly}; article figures not reproduced ${c.notReproduced.length}`;
 }
 
 /** What the host's load means for the figures, in one line. */
@@ -28,5 +28,6 @@ export function scorecardText(c: Scorecard): string {
     const ratio = m.ratio === null ? 'no measurement' : `${m.ratio.toFixed(2)}x`;
     lines.push(`  outside: ${m.metric} (${ratio}): ${m.cause}`);
   }
+  for (const n of c.notReproduced) lines.push(`  not reproduced: ${n.figure}: ${n.reason}`);
   return lines.join('\n');
 }

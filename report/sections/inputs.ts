@@ -150,6 +150,8 @@ export function experiment(report: LabReport): Section | null {
       ? { kind: 'notice', text: hostLoadLine(e.scorecard.hostLoad) }
       : { kind: 'text', text: `${hostLoadLine(e.scorecard.hostLoad)}.` },
   ];
+  for (const n of e.scorecard.notReproduced)
+    blocks.push({ kind: 'text', text: `Not reproduced: ${n.figure}: ${n.reason}.` });
   if (e.scorecard.outside.length > 0)
     blocks.push({
       kind: 'table',

@@ -77,5 +77,9 @@ describe('scoreRows', () => {
     expect(text).toContain('predictions 2, within ±30% 1 (50%), outside 1');
     expect(text).toContain('a CPU share is a ceiling, not a guarantee');
     expect(text).toContain('outside: y (3.00x): cause y');
+    // An article figure no row reproduces is listed with its reason, never dropped.
+    const listed = scoreRows([], null, [{ figure: 'the 15 s keep-warm job', reason: 'no step yet' }]);
+    expect(combineScorecards([c, listed]).notReproduced).toHaveLength(1);
+    expect(scorecardText(listed)).toContain('not reproduced: the 15 s keep-warm job: no step yet');
   });
 });
