@@ -35,7 +35,7 @@ export function product(id: number, version: number): Record<string, string> {
     description: `A product of the benchmark, number ${id}, version ${version}`,
     category: `category-${id % 20}`,
     count: String(id * 7 + version),
-    price: (id % 1000) / 10 + 0.99 + '',
+    price: String((id % 1000) / 10 + 0.99),
     seller: `seller-${id % 50}`,
     seller_id: String(id % 50),
     country: 'Ireland',
