@@ -1,9 +1,9 @@
 /**
  * The lab scores itself: each experiment's rows, counted by role. Only predictions count (a
  * figure no lab input was derived from); calibration, settings and services that are gone are
- * shown beside them and left out. Pure, apart from the load sampler at the end.
+ * shown beside them and left out. Pure, apart from the load sampler at the end (core/host-load.ts).
  */
-import { availableParallelism, loadavg } from 'node:os';
+import { sampleHostLoad as sampleCoreHostLoad } from '../core/host-load';
 import type { ExperimentRow, HostLoad, NotReproduced, Scorecard, ScoreMiss } from '../report/report-model';
 
 /** A prediction within ±30% of the article's figure agrees with it (issue 39's band). */
@@ -86,23 +86,13 @@ export function combineScorecards(cards: readonly Scorecard[]): Scorecard {
   };
 }
 
-/** Samples the 1-minute load average every few seconds until stopped. */
-export function sampleHostLoad(everyMs = 5000): { stop(): HostLoad } {
-  const samples: number[] = [loadavg()[0]];
-  const timer = setInterval(() => samples.push(loadavg()[0]), everyMs);
-  timer.unref();
+/** The host's load through an experiment, as its scorecard reports it. */
+export function sampleHostLoad(): { stop(): HostLoad } {
+  const sampler = sampleCoreHostLoad();
   return {
     stop() {
-      clearInterval(timer);
-      samples.push(loadavg()[0]);
-      const cores = availableParallelism();
-      const maxLoad = Math.max(...samples);
-      return {
-        cores,
-        meanLoad: samples.reduce((s, v) => s + v, 0) / samples.length,
-        maxLoad,
-        exceeded: maxLoad > cores,
-      };
+      const { cores, loadAvg1m } = sampler.stop();
+      return { cores, meanLoad: loadAvg1m.mean, maxLoad: loadAvg1m.max, exceeded: loadAvg1m.max > cores };
     },
   };
 }

@@ -4,8 +4,8 @@
  * per step of an experiment. Heavy modules load here, never on a CLI's --help path.
  */
 import { mkdirSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { type HostLoadSummary, sampleHostLoad } from '../core/host-load';
 import {
   basePath,
   type KeepAliveVariant,
@@ -272,7 +272,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
   // and the writes stay off the request path (core/line-file.ts).
   const logFile = new LineFile(join(o.outDir, 'lambda-logs.log'), { flags: 'w' });
   let lab: RunningLab | undefined;
-  let hostLoad: ReturnType<typeof sampleHostLoad> | undefined;
+  let hostLoad: ReturnType<typeof sampleRunHostLoad> | undefined;
   let result: Omit<RunLoadResult, 'reportHtml'>;
   try {
     let plan: Plan;
@@ -323,7 +323,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
     const { loadShapeOf, runLoadPhases, writeLoadSummary } = await import('./load-phases');
     // A CPU share is a ceiling, not a guarantee: on a host busier than its cores, an environment
     // gets less than its memory's share, and the run must say so.
-    hostLoad = sampleHostLoad();
+    hostLoad = sampleRunHostLoad();
     // The lines of the function a phase ran: its target, operation and keep-alive variant.
     const linesOf = (target: string, variant: string, phase: string) =>
       [...functionLogs]
@@ -502,35 +502,19 @@ function memoryBlock(lab: RunningLab, memories: readonly number[]): Record<strin
   };
 }
 
-/** How often the host's load average is sampled during a run, ms. */
-const HOST_LOAD_SAMPLE_MS = 5000;
-
-/** Samples the 1-minute load average until stopped: what the run's environments competed with. */
-function sampleHostLoad(): {
-  stop(): {
-    readonly busy: boolean;
-    readonly note: string;
-    readonly summary: { cores: number; loadAvg1m: { min: number; mean: number; max: number } };
-  };
+/** The host's load through the run, and a note when it had more work than cores. */
+function sampleRunHostLoad(): {
+  stop(): { readonly busy: boolean; readonly note: string; readonly summary: HostLoadSummary };
 } {
-  const samples = [loadavg()[0]];
-  const timer = setInterval(() => samples.push(loadavg()[0]), HOST_LOAD_SAMPLE_MS).unref();
+  const sampler = sampleHostLoad();
   return {
     stop() {
-      clearInterval(timer);
-      samples.push(loadavg()[0]);
-      const cores = availableParallelism();
-      const round = (n: number) => Math.round(n * 100) / 100;
-      const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
-      const loadAvg1m = {
-        min: round(Math.min(...samples)),
-        mean: round(mean),
-        max: round(Math.max(...samples)),
-      };
+      const summary = sampler.stop();
+      const { cores, loadAvg1m } = summary;
       return {
-        busy: mean > cores,
+        busy: loadAvg1m.mean > cores,
         note: `Host busy: load average ${loadAvg1m.mean} (max ${loadAvg1m.max}) on ${cores} cores during the run. An environment gets at most its memory's CPU share, and less when the host has none to give: large memory sizes lose most, so ratios between sizes read low.`,
-        summary: { cores, loadAvg1m },
+        summary,
       };
     },
   };
