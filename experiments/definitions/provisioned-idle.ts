@@ -67,7 +67,10 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
         : null;
     const firstDuration = step?.reportDurations('dynamodb', 'on', 'get')[0];
     const a = g.articleGapS === null ? undefined : f.afterGap[g.articleGapS];
-    const settings = `setting: gap ${g.gapS} s, idle timeout ${ctx.where === 'local' ? `${idleTimeoutS} s` : 'the service’s'}, prewarm ${g.prewarm ? 'on' : 'off'}, PC ${f.provisionedConcurrency}, ${f.memoryMb} MB`;
+    // What ran: the step's own context and the memory its phases reported, the plan's when it did not run.
+    const pc = step?.plan.context?.provisionedConcurrency ?? String(f.provisionedConcurrency);
+    const memoryMb = step?.row('dynamodb', 'on', 'get')?.memoryMb ?? f.memoryMb;
+    const settings = `setting: gap ${g.gapS} s, idle timeout ${ctx.where === 'local' ? `${idleTimeoutS} s` : 'the service’s'}, prewarm ${g.prewarm ? 'on' : 'off'}, PC ${pc}, ${memoryMb} MB`;
     const label = `${stepName(g)} (${settings})`;
     const articleText = (v: number | boolean | undefined, what: string) =>
       a === undefined
