@@ -9,9 +9,15 @@
 //     ValidationException (dynalite accepts it and leaves the item out of the index).
 //   - Requests that crash or hang dynalite 4.0.0 get DynamoDB's 400 instead (section 4): a body
 //     that is not a JSON object (`null` kills it), a null where an AttributeValue belongs (Item,
-//     Key, ExpressionAttributeValues, BatchWriteItem/BatchGetItem requests), a TagResource tag
+//     Key, ExpressionAttributeValues, BatchWriteItem/BatchGetItem requests), a null list member or
+//     map value anywhere in a request (`{"RequestItems": {"t": [null]}}`), a TagResource tag
 //     without Key or Value, an IN whose list names an attribute the item lacks (rewritten as the
-//     ORed equalities it means), and redundant parentheses (~2,000 nested ones hang its parser).
+//     ORed equalities it means), redundant parentheses, and DynamoDB's documented expression
+//     limits (dynamodb-expression-limits.mjs), checked before any parser runs. The parsers
+//     themselves are memoized (dynalite-packrat.mjs): nested conditions DynamoDB accepts parse in
+//     linear time instead of exponential.
+//   - An error nothing expected answers DynamoDB's 500 InternalServerError, and the engine goes on
+//     (section 5; dynalite-server.mjs routes uncaught errors here).
 // How: dynalite 4.0.0's own modules are patched where every action calls them (db.checkConditional,
 // db.validateItem, db.updateIndexes; the actions look them up on the module at call time), and a
 // front request handler serves the two transaction operations with dynalite's own validations,
@@ -25,10 +31,13 @@
 // 200-340 MB against ~110 MB, and needs Java 17, Maven and a native library it does not ship for
 // linux-arm64. This layer costs nothing measurable (start-up and per-request p50 equal to plain
 // dynalite's within noise).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { memoizeDynaliteParsers } from './dynalite-packrat.mjs';
+import { expressionLimitError, expressionParameterSets } from './dynamodb-expression-limits.mjs';
 
 const require = createRequire(import.meta.url);
 const DIR = dirname(require.resolve('dynalite'));
@@ -323,6 +332,78 @@ function badValue(value) {
 }
 const badMap = (map) => isObject(map) && Object.values(map).some(badValue);
 
+/**
+ * A null list member or map value in a request that passed dynalite's type checks, with the
+ * message DynamoDB gives: an AttributeValue's own where one belongs, Coral's "must not be null"
+ * elsewhere. dynalite keeps such nulls (it drops only null structure members, as Coral does) and
+ * its validations then dereference them. `spec` is dynalite's type declaration for `value`.
+ */
+function nullMember(value, spec, path) {
+  if (value == null || (typeof spec !== 'object' && typeof spec !== 'string')) return undefined;
+  const children = typeof spec === 'string' ? undefined : spec.children;
+  const typeName = typeof spec === 'string' ? spec : spec.type;
+  const kind = /^(.+?)<.+>$/.exec(typeName)?.[1] ?? typeName;
+  const childSpec = typeof children === 'string' ? { type: children } : children;
+  const attrValue = typeof children === 'string' && children.startsWith('AttrStruct');
+  const mustNotBeNull = (at) =>
+    attrValue
+      ? EMPTY_VALUE
+      : `1 validation error detected: Value null at '${at}' failed to satisfy constraint: Member must not be null`;
+  if (kind === 'AttrStruct') return nullInAttributeValue(value);
+  if ((kind === 'List' || kind === 'ParameterizedList') && Array.isArray(value)) {
+    for (const [i, member] of value.entries()) {
+      const at = `${path}.${i + 1}.member`;
+      if (member == null) return mustNotBeNull(at);
+      const inner = childSpec && nullMember(member, childSpec, at);
+      if (inner) return inner;
+    }
+  } else if ((kind === 'Map' || kind === 'ParameterizedMap') && isObject(value)) {
+    for (const [key, member] of Object.entries(value)) {
+      const at = `${path}.${key}.member`;
+      if (member == null) return mustNotBeNull(at);
+      const inner = childSpec && nullMember(member, childSpec, at);
+      if (inner) return inner;
+    }
+  } else if ((kind === 'ValueStruct' || kind === 'FieldStruct') && isObject(value) && isObject(children)) {
+    return nullInStruct(value, children, path);
+  }
+  return undefined;
+}
+
+/** An AttributeValue with a null inside a set, list or map. */
+function nullInAttributeValue(value) {
+  if (!isObject(value)) return undefined;
+  for (const set of ['SS', 'NS', 'BS']) {
+    if (Array.isArray(value[set]) && value[set].some((v) => v == null)) return EMPTY_VALUE;
+  }
+  if (Array.isArray(value.L)) {
+    for (const v of value.L) if (v == null || nullInAttributeValue(v)) return EMPTY_VALUE;
+  }
+  if (isObject(value.M)) {
+    for (const v of Object.values(value.M)) if (v == null || nullInAttributeValue(v)) return EMPTY_VALUE;
+  }
+  return undefined;
+}
+
+function nullInStruct(data, types, path) {
+  for (const [field, spec] of Object.entries(types)) {
+    const name = `${field[0].toLowerCase()}${field.slice(1)}`;
+    const at = path ? `${path}.${name}` : name;
+    const found = nullMember(data[field], spec, at);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+// Every action, and each operation of a transaction, has its parameters type-checked here first.
+const checkTypes = validations.checkTypes;
+validations.checkTypes = (data, types) => {
+  const out = checkTypes(data, types);
+  const found = nullInStruct(out, types, '');
+  if (found) throw db.validationError(found);
+  return out;
+};
+
 /** The first AttributeValue position of a request that would crash dynalite, as DynamoDB's message. */
 function nullAttributeValue(body) {
   if (badMap(body.Item) || badMap(body.Key) || badMap(body.ExpressionAttributeValues)) return EMPTY_VALUE;
@@ -392,6 +473,10 @@ function guard(body) {
   if (attr) return invalid(attr);
   const tag = badTag(body);
   if (tag) return invalid(tag);
+  for (const params of expressionParameterSets(body)) {
+    const limit = expressionLimitError(params);
+    if (limit) return invalid(limit);
+  }
   for (const name of EXPRESSIONS) {
     if (typeof body[name] === 'string' && redundantParentheses(body[name]))
       return invalid(`Invalid ${name}: The expression has redundant parentheses;`);
@@ -413,6 +498,8 @@ function rewriteIn(node) {
     node.args = node.args.map(rewriteIn);
   return node;
 }
+memoizeDynaliteParsers();
+
 const validateExpressions = validations.validateExpressions;
 validations.validateExpressions = (data) => {
   const msg = validateExpressions(data);
@@ -422,6 +509,27 @@ validations.validateExpressions = (data) => {
   }
   return msg;
 };
+
+// ---- 5. Errors nothing expected -------------------------------------------------------------
+// dynalite throws from stream and store callbacks, where no caller can catch it. Each request runs
+// in its own async context, so the process's uncaught-error handler (dynalite-server.mjs) finds the
+// response the error belongs to and answers DynamoDB's 500; the engine and its tables go on.
+const inFlight = new AsyncLocalStorage();
+const INTERNAL = { __type: `${DDB}InternalServerError`, message: 'Internal server error' };
+
+/**
+ * Answers the request an uncaught error came from with DynamoDB's InternalServerError. True when
+ * the error belonged to a request (answered now, or already answered); false when it came from
+ * outside any request.
+ */
+export function answerUncaught() {
+  const exchange = inFlight.getStore();
+  if (!exchange) return false;
+  const { req, res } = exchange;
+  if (!res.headersSent && !res.destroyed) send(req, res, 500, INTERNAL);
+  else if (!res.writableEnded) res.destroy();
+  return true;
+}
 
 const TRANSACTIONS = {
   'DynamoDB_20120810.TransactWriteItems': transactWriteItems,
@@ -484,7 +592,10 @@ async function serveTransaction(operation, gate, req, res) {
     send(req, res, 200, await operation(body ?? {}));
   } catch (err) {
     if (err.statusCode) send(req, res, err.statusCode, err.body);
-    else send(req, res, 500, { __type: `${DDB}InternalServerError`, message: String(err.message) });
+    else {
+      console.error(`dynalite: internal error in ${operation.name}: ${err.stack ?? err}`);
+      send(req, res, 500, INTERNAL);
+    }
   } finally {
     gate.release(true);
   }
@@ -496,12 +607,13 @@ export function conformingDynalite(options) {
   const [inner] = server.listeners('request');
   server.removeAllListeners('request');
   const gate = new Gate();
-  server.on('request', (req, res) => {
+  server.on('request', (req, res) => inFlight.run({ req, res }, () => serve(req, res)));
+  function serve(req, res) {
     const operation = TRANSACTIONS[req.headers['x-amz-target']];
     if (operation) {
       serveTransaction(operation, gate, req, res).catch((err) => {
-        if (!res.headersSent)
-          send(req, res, 500, { __type: `${DDB}InternalServerError`, message: String(err.message) });
+        console.error(`dynalite: internal error: ${err.stack ?? err}`);
+        if (!res.headersSent) send(req, res, 500, INTERNAL);
       });
       return;
     }
@@ -530,6 +642,6 @@ export function conformingDynalite(options) {
       .catch(() => {
         if (!res.headersSent) res.destroy();
       });
-  });
+  }
   return server;
 }
