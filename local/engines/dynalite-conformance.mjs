@@ -587,9 +587,11 @@ async function serveTransaction(operation, gate, req, res) {
   } catch {
     return send(req, res, 400, { __type: 'com.amazon.coral.service#SerializationException' });
   }
+  const refused = guard(body);
+  if (refused) return send(req, res, 400, refused);
   await gate.acquire(true);
   try {
-    send(req, res, 200, await operation(body ?? {}));
+    send(req, res, 200, await operation(body));
   } catch (err) {
     if (err.statusCode) send(req, res, err.statusCode, err.body);
     else {

@@ -32,7 +32,9 @@ server.timeout = (config.idleTimeoutS ?? 60) * 1000;
 // any request is logged and the engine goes on too: nothing a request did can be undone by exiting.
 process.on('uncaughtException', (err) => {
   const owned = answerUncaught();
-  console.error(`dynalite: ${owned ? 'internal error answering a request' : 'uncaught error'}: ${err?.stack ?? err}`);
+  console.error(
+    `dynalite: ${owned ? 'internal error answering a request' : 'uncaught error'}: ${err?.stack ?? err}`,
+  );
 });
 
 server.on('error', (err) => {

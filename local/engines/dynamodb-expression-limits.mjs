@@ -25,7 +25,7 @@ export const MAX_IN_OPERANDS = 100;
 const LOGICAL = new Set(['and', 'or', 'not', 'in']);
 // One sticky pattern, tried at each position: whitespace, a word (attribute name, placeholder,
 // keyword or function name), a comparator, or any one other character.
-const TOKEN = /(\s+)|([#:]?[A-Za-z0-9_]+)|(<>|<=|>=|=|<|>)|([^])/y;
+const TOKEN = /(\s+)|([#:]?[A-Za-z0-9_]+)|(<>|<=|>=|=|<|>)|([\s\S])/y;
 
 /** The expression's tokens, as far as counting needs them. Linear, no backtracking. */
 function tokens(text) {

@@ -79,13 +79,21 @@ describe('DynamoDB: requests that crashed dynalite get a 400 and lose nothing', 
   const nullMembers: [string, string, unknown][] = [
     ['BatchWriteItem, a null write request', 'BatchWriteItem', { RequestItems: { [TABLE]: [null] } }],
     ['BatchGetItem, a null table entry', 'BatchGetItem', { RequestItems: { [TABLE]: null } }],
-    ['PutItem, a null in a string set', 'PutItem', { TableName: TABLE, Item: { GovId: { S: 'x' }, s: { SS: [null] } } }],
+    [
+      'PutItem, a null in a string set',
+      'PutItem',
+      { TableName: TABLE, Item: { GovId: { S: 'x' }, s: { SS: [null] } } },
+    ],
     [
       'Scan, a null ScanFilter condition',
       'Scan',
       { TableName: TABLE, ScanFilter: { n: { ComparisonOperator: 'EQ', AttributeValueList: [null] } } },
     ],
-    ['DeleteItem, a null Expected entry', 'DeleteItem', { TableName: TABLE, Key: { GovId: { S: 'x' } }, Expected: { n: null } }],
+    [
+      'DeleteItem, a null Expected entry',
+      'DeleteItem',
+      { TableName: TABLE, Key: { GovId: { S: 'x' } }, Expected: { n: null } },
+    ],
     [
       'CreateTable, a null global secondary index',
       'CreateTable',
@@ -97,7 +105,11 @@ describe('DynamoDB: requests that crashed dynalite get a 400 and lose nothing', 
         GlobalSecondaryIndexes: [null],
       },
     ],
-    ['UpdateTable, a null index update', 'UpdateTable', { TableName: TABLE, GlobalSecondaryIndexUpdates: [null] }],
+    [
+      'UpdateTable, a null index update',
+      'UpdateTable',
+      { TableName: TABLE, GlobalSecondaryIndexUpdates: [null] },
+    ],
     [
       'TransactWriteItems, a null key value',
       'TransactWriteItems',
@@ -142,7 +154,12 @@ describe('DynamoDB: requests that crashed dynalite get a 400 and lose nothing', 
 
   it('an error the engine does not expect (a request target its URL parser throws on): 500 InternalServerError', async () => {
     // dynalite parses the request target with url.parse, which throws on this absolute-form host.
-    const answer = await curlDynamoDb(engine.endpoint, 'ListTables', {}, { curlArgs: ['--request-target', 'http://xn--a/'] });
+    const answer = await curlDynamoDb(
+      engine.endpoint,
+      'ListTables',
+      {},
+      { curlArgs: ['--request-target', 'http://xn--a/'] },
+    );
     expect(answer.status).toBe(500);
     expect(answer.body).toEqual({
       __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
