@@ -29,8 +29,9 @@ const KINDS: readonly EngineKind[] = ['dynalite', 'dynamodb-local'];
  * Local's fetch (global-setup.ts) and its JVM start, which has its own bound (90 s,
  * local/engines/dynamodb-local.ts) and, past it, an error quoting the engine's output: a hook
  * that gave up first (a 60 s hook did, on a loaded 2-core machine) hid that error. Measured here
- * at a load average of 20: 13-15 s to start; the bound is the engine's own bound plus its fetch
- * and the table, more than 3x that.
+ * at a load average of 20-24: 13-15 s to start alone, 19-36 s waited by the first file beside
+ * three others (the line below prints it); the bound is the engine's own bound plus its fetch and
+ * the table, and 5x the longest wait seen.
  */
 export const SHARED_ENGINE_HOOK_MS = 180_000;
 
