@@ -404,6 +404,66 @@ validations.checkTypes = (data, types) => {
   return out;
 };
 
+// DynamoDB stores a document at most 32 levels deep: 31 list or map wraps above a scalar
+// (Constraints.html, "Nested attribute depth"). A deeper value is refused up front with this
+// message (as DynamoDB words it; nubo-db/dynoxide#110 quotes it from eu-west-2); checked without
+// recursion, before anything that recurses (dynalite's own checks would overflow the stack).
+const MAX_WRAPS = 31;
+const TOO_DEEP =
+  'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit';
+
+/** Every map of AttributeValues a request carries, its transaction items' and batches' included. */
+function attributeMaps(body) {
+  const maps = [];
+  const add = (params) => {
+    if (!isObject(params)) return;
+    for (const field of ['Item', 'Key', 'ExclusiveStartKey', 'ExpressionAttributeValues'])
+      maps.push(params[field]);
+    if (Array.isArray(params.Keys)) for (const key of params.Keys) maps.push(key);
+    // The legacy parameters: AttributeUpdates' values, and the conditions' values and lists.
+    for (const field of ['AttributeUpdates', 'Expected', 'ScanFilter', 'QueryFilter', 'KeyConditions']) {
+      if (!isObject(params[field])) continue;
+      for (const entry of Object.values(params[field])) {
+        if (!isObject(entry)) continue;
+        maps.push({ Value: entry.Value });
+        if (Array.isArray(entry.AttributeValueList)) maps.push(entry.AttributeValueList);
+      }
+    }
+  };
+  add(body);
+  if (Array.isArray(body.TransactItems)) {
+    for (const entry of body.TransactItems)
+      if (isObject(entry)) for (const op of Object.values(entry)) add(op);
+  }
+  if (isObject(body.RequestItems)) {
+    for (const table of Object.values(body.RequestItems)) {
+      if (!Array.isArray(table)) {
+        add(table);
+        continue;
+      }
+      for (const r of table) {
+        if (!isObject(r)) continue;
+        add(r.PutRequest);
+        add(r.DeleteRequest);
+      }
+    }
+  }
+  return maps.filter((m) => isObject(m) || Array.isArray(m));
+}
+
+function tooDeep(body) {
+  const stack = attributeMaps(body).flatMap((map) => Object.values(map).map((value) => [value, 0]));
+  while (stack.length > 0) {
+    const [value, wraps] = stack.pop();
+    if (!isObject(value)) continue;
+    const inner = Array.isArray(value.L) ? value.L : isObject(value.M) ? Object.values(value.M) : undefined;
+    if (!inner) continue;
+    if (wraps + 1 > MAX_WRAPS) return TOO_DEEP;
+    for (const v of inner) stack.push([v, wraps + 1]);
+  }
+  return undefined;
+}
+
 /** The first AttributeValue position of a request that would crash dynalite, as DynamoDB's message. */
 function nullAttributeValue(body) {
   if (badMap(body.Item) || badMap(body.Key) || badMap(body.ExpressionAttributeValues)) return EMPTY_VALUE;
@@ -469,6 +529,8 @@ function redundantParentheses(text) {
 function guard(body) {
   if (!isObject(body)) return { __type: 'com.amazon.coral.service#SerializationException' };
   const invalid = (message) => ({ __type: 'com.amazon.coral.validate#ValidationException', message });
+  const deep = tooDeep(body);
+  if (deep) return invalid(deep);
   const attr = nullAttributeValue(body);
   if (attr) return invalid(attr);
   const tag = badTag(body);
@@ -619,31 +681,36 @@ export function conformingDynalite(options) {
       });
       return;
     }
-    readBody(req)
-      .then((text) => {
-        // Only a body that parses is checked here: dynalite answers unparseable ones itself.
-        let body;
-        try {
-          body = text === '' ? {} : JSON.parse(text);
-        } catch {
-          body = {};
-        }
-        const refused = req.method === 'POST' ? guard(body) : undefined;
-        if (refused) return send(req, res, 400, refused);
-        const replay = replayOf(req);
-        const pass = () => {
-          // A client that left while the request waited: its 'close' has been and gone.
-          if (res.destroyed || req.socket.destroyed) return gate.release(false);
-          res.once('close', () => gate.release(false));
-          inner(replay, res);
-          replay.end(text);
-        };
-        if (gate.tryShared()) pass();
-        else gate.acquire(false).then(pass);
-      })
-      .catch(() => {
-        if (!res.headersSent) res.destroy();
-      });
+    readBody(req).then(answer, () => res.destroy());
+    function answer(text) {
+      try {
+        pass(text);
+      } catch (err) {
+        console.error(`dynalite: internal error: ${err?.stack ?? err}`);
+        if (!res.headersSent && !res.destroyed) send(req, res, 500, INTERNAL);
+      }
+    }
+    function pass(text) {
+      // Only a body that parses is checked here: dynalite answers unparseable ones itself.
+      let body;
+      try {
+        body = text === '' ? {} : JSON.parse(text);
+      } catch {
+        body = {};
+      }
+      const refused = req.method === 'POST' ? guard(body) : undefined;
+      if (refused) return send(req, res, 400, refused);
+      const replay = replayOf(req);
+      const relay = () => {
+        // A client that left while the request waited: its 'close' has been and gone.
+        if (res.destroyed || req.socket.destroyed) return gate.release(false);
+        res.once('close', () => gate.release(false));
+        inner(replay, res);
+        replay.end(text);
+      };
+      if (gate.tryShared()) relay();
+      else gate.acquire(false).then(relay);
+    }
   }
   return server;
 }

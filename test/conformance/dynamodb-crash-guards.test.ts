@@ -18,6 +18,8 @@
  *   Alternator tests send to DynamoDB itself (test/alternator/test_manual_requests.py,
  *   test_batch_write_item_invalid_payload); a list member or map value is never null in
  *   DynamoDB's API model, so a null one anywhere is refused the same way.
+ * - nested attributes up to 32 levels deep; DynamoDB's words past them as nubo-db/dynoxide#110 quotes
+ *   them: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html
  * - a failure inside the service is HTTP 500 with InternalServerError, and the client may retry
  *   (Programming.Errors.html, "Error types": 5xx errors).
  */
@@ -150,6 +152,32 @@ describe('DynamoDB: requests that crashed dynalite get a 400 and lose nothing', 
       expect({ payload, status: answer.status }).toEqual({ payload, status: 400 });
       expect(answer.body.__type, payload).toMatch(/#(ValidationException|SerializationException)$/);
     }
+  });
+
+  it('a document 32 levels deep is stored; one level more, or 5,000, is refused before anything recurses', async () => {
+    // DynamoDB stores nested attributes up to 32 levels deep (Constraints.html, "Nested attribute
+    // depth"): 31 list wraps above a scalar pass, 32 do not.
+    const wrapped = (wraps: number) => `${'{"L":['.repeat(wraps)}{"S":"x"}${']}'.repeat(wraps)}`;
+    const put = (wraps: number, id: string) =>
+      call(
+        'PutItem',
+        undefined,
+        `{"TableName":"${TABLE}","Item":{"GovId":{"S":"${id}"},"d":${wrapped(wraps)}}}`,
+      );
+    expect((await put(31, 'DEEP-31')).status).toBe(200);
+    for (const wraps of [32, 5000]) {
+      const answer = await put(wraps, `DEEP-${wraps}`);
+      expect(answer).toMatchObject({
+        status: 400,
+        body: {
+          __type: 'com.amazon.coral.validate#ValidationException',
+          message:
+            'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit',
+        },
+      });
+    }
+    const deleted = await call('DeleteItem', { TableName: TABLE, Key: { GovId: { S: 'DEEP-31' } } });
+    expect(deleted.status).toBe(200);
   });
 
   it('an error the engine does not expect (a request target its URL parser throws on): 500 InternalServerError', async () => {
