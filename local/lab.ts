@@ -33,6 +33,7 @@ import { type NetworkModelProcess, startNetworkModelProcess } from './network/ne
 import { resolveProfile } from './network/profile-options';
 import { describeLink, linkOf, type NetworkProfile } from './network/profiles';
 import { streamSeed } from './network/service-time';
+import { negotiatedVersions, tlsLabels } from './network/tls-versions';
 import { reapDeadLabs, tidyRunDir } from './run-dir';
 import { type NodeRuntime, resolveLambdaNode } from './runtime/lambda-node';
 import { type ApiServer, compileRoute, startApiServer } from './server/api-gateway';
@@ -115,6 +116,8 @@ export interface LabOptions {
 export interface RunningTarget {
   readonly database: LocalDatabase;
   readonly model: NetworkModelProcess;
+  /** The TLS version each pinned client negotiated with the model at start (TLS 1.2, then 1.3). */
+  readonly tlsVersions: readonly string[];
 }
 
 export interface RunningLab {
@@ -298,9 +301,14 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         log,
       );
       await own(() => model.close());
-      running.set(target, { database, model });
+      // One handshake per version a client may pin: the header names what was negotiated.
+      const tlsVersions = await negotiatedVersions(model.url, {
+        caCertPath: certs.caCertPath,
+        startTls: database.modelStartTls,
+      });
+      running.set(target, { database, model, tlsVersions });
       log(
-        `${targetLabel(target)}: ${database.description} (pid ${database.pid}) behind ${model.url}: TLS 1.3, profile ${profile.name}: ${describeLink(link)}; new connections pay TCP + TLS set-up`,
+        `${targetLabel(target)}: ${database.description} (pid ${database.pid}) behind ${model.url}: ${tlsLabels(tlsVersions)} negotiated, profile ${profile.name}: ${describeLink(link)}; new connections pay TCP + TLS set-up`,
       );
       const notice = targetNotice(target);
       if (notice) log(notice);

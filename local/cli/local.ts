@@ -18,6 +18,7 @@ import {
   LOCAL_CALLER,
 } from '../lab-defaults';
 import { LAB_ENV_FILE, parseEnvFile, readEnvFile, removeEnvFile, writeEnvFile } from '../lab-env';
+import { tlsLabels } from '../network/tls-versions';
 import {
   engineOption,
   intOption,
@@ -212,8 +213,9 @@ runCli(
       throw e;
     }
     console.log(memoryModelLine(lab.memoryModel));
+    const negotiated = tlsLabels([...lab.targets.values()].flatMap((r) => r.tlsVersions));
     console.log(
-      `Network model: profile ${lab.profile.name}, TLS 1.3 in front of every engine (each target's link: the log)`,
+      `Network model: profile ${lab.profile.name}, ${negotiated} (negotiated at start) in front of every engine (each target's link: the log)`,
     );
     writeEnvFile(envFile, lab.clientEnv());
     // Also on an exit that skips the stop below (an uncaught error): the file names a live lab only.

@@ -353,11 +353,12 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
   try {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     const as = await runAsFor();
+    const binDir = as ? await binForEngineUser(bin, as) : bin;
     await ensureSocketDir(socketDir, as);
-    await ensureCluster(bin, dataDir, durable, as);
+    await ensureCluster(binDir, dataDir, durable, as);
     for (let attempt = 1; ; attempt++) {
       try {
-        const engine = await launch(bin, { dataDir, socketDir }, { durable, cleanUp }, as, opts);
+        const engine = await launch(binDir, { dataDir, socketDir }, { durable, cleanUp }, as, opts);
         opts.log?.(
           `[postgres] ${engine.version} ready at ${engine.socketPath} in ${Date.now() - started} ms (pid ${engine.pid})`,
         );
@@ -376,6 +377,42 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
 }
 
 class RetryableStart extends Error {}
+
+/** Whether the engine's user can run `<bin>/postgres` (its libraries load from next to its real path). */
+async function engineUserRuns(bin: string, as: RunAs): Promise<boolean> {
+  const [cmd, argv] = command(join(bin, 'postgres'), ['--version'], as);
+  try {
+    await run(cmd, argv, { timeout: 30_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The folder to run initdb and postgres from as `as`: the real path of `bin` (the binaries find
+ * their libraries relative to it), when that user can reach it. A clone under a folder it cannot
+ * enter (mktemp -d makes them mode 0700) holds an unreachable copy: FETCH_SCRIPT then links a
+ * shared copy it can reach, and the lab runs that. Else one line that says why and what to do.
+ */
+async function binForEngineUser(bin: string, as: RunAs): Promise<string> {
+  let real = realpathSync(bin);
+  if (await engineUserRuns(real, as)) return real;
+  if (bin === DSQL_MAJOR_BIN) {
+    try {
+      await run('bash', [join(PROJECT_ROOT, FETCH_SCRIPT)], { timeout: 300_000 });
+    } catch {
+      // Its own line is not needed: the one below says what to do.
+    }
+    real = realpathSync(bin);
+    if (await engineUserRuns(real, as)) return real;
+  }
+  throw new Error(
+    `PostgreSQL runs as the user postgres (it refuses root), and that user cannot load ${join(real, 'postgres')}: ` +
+      `a folder above it is closed to other users (mode 0700, as mktemp -d makes): run bash ${FETCH_SCRIPT} ` +
+      '(it links a copy postgres can reach), or clone the lab under a folder postgres can enter',
+  );
+}
 
 async function launch(
   bin: string,

@@ -5,7 +5,7 @@ import { createDynamoDbStore, dynamoDbStoreFromEnv } from '../../lambda/shared/d
 import { makeCreateHandler, makeGetHandler } from '../../lambda/shared/handlers';
 import { createLabHttp, MAX_ATTEMPTS, REQUEST_TIMEOUT_MS } from '../../lambda/shared/http-client';
 import { apiEvent, bodyOf, createEvent, getEvent, samplePerson } from '../support/events';
-import { tableOfItsOwn } from '../support/shared-engines';
+import { SHARED_ENGINE_HOOK_MS, tableOfItsOwn } from '../support/shared-engines';
 import { sharedTestEngine, type TestEngine } from '../support/test-engine';
 
 // The run's shared engines (test/support/shared-engines.ts), with a table of this file's own.
@@ -37,7 +37,7 @@ describe.each(['dynalite', 'dynamodb-local'] as const)('DynamoDB handlers agains
     // The endpoint is what the local host substitutes for the real one.
     vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
     admin = new DynamoDBClient({});
-  });
+  }, SHARED_ENGINE_HOOK_MS);
 
   afterAll(async () => {
     admin?.destroy();
