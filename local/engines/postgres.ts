@@ -20,8 +20,11 @@
  * - PostgreSQL refuses to run as root: when this process is root, initdb and postgres run as
  *   the `postgres` system user (the package creates it), through setpriv, which execs, so the
  *   PID we hold is the server's own.
- * - In a temporary directory by default (fsync off: nothing is kept anyway); with dataDir,
- *   durable: fsync and synchronous commit on, so an acknowledged write survives SIGKILL.
+ * - In a temporary directory by default, not durable: fsync off, so a commit is written to the
+ *   kernel's page cache and not synced; it survives SIGKILL of the server (what a restart
+ *   needs), not the machine stopping. Synchronous commit stays on either way: off, the server
+ *   answers before the WAL is written, and a SIGKILL loses what it acknowledged. With dataDir,
+ *   durable: fsync on as well.
  * - Idle sessions end after idleTimeoutS, like the lab's other engines.
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -68,7 +71,7 @@ export interface StartPostgresOptions {
   readonly socketDir?: string;
   /** Keep the cluster here (created if missing; the caller owns it); absent: a temporary directory, removed at stop. */
   readonly dataDir?: string;
-  /** fsync and synchronous commit on. @default true when dataDir is given */
+  /** fsync on (synchronous commit is on either way). @default true when dataDir is given */
   readonly durable?: boolean;
   /** The server ends sessions idle this long. @default 60 */
   readonly idleTimeoutS?: number;
@@ -239,7 +242,8 @@ export function postgresArgs(
     max_connections: String(MAX_CONNECTIONS),
     logging_collector: 'off',
     log_min_messages: 'warning',
-    ...(durable ? {} : { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' }),
+    // Torn pages and unsynced WAL matter only when the machine stops, not the process.
+    ...(durable ? {} : { fsync: 'off', full_page_writes: 'off' }),
   };
   return ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
 }
