@@ -5,8 +5,9 @@
  * is first killed (SIGKILL, its process group), so both take the same path. Every engine keeps
  * its data on files (the run data or --data), so a restarted engine has what it acknowledged.
  */
-import { targetLabel } from '../core/lab-functions';
+
 import type { Target } from '../core/lab-functions';
+import { targetLabel } from '../core/lab-functions';
 import { settlesWithin } from './engines/managed-child';
 import type { LocalDatabase } from './targets';
 

@@ -419,7 +419,11 @@ async function launch(
     stop() {
       stopping ??= (async () => {
         // SIGTERM is PostgreSQL's smart shutdown, which waits for every client to leave.
-        if (!child.hasExited()) process.kill(child.pid, 'SIGINT');
+        try {
+          if (!child.hasExited()) process.kill(child.pid, 'SIGINT');
+        } catch {
+          // Killed already, and reaped before its output closed.
+        }
         await child.stop(5_000);
         await cleanUp();
       })();

@@ -127,7 +127,14 @@ function validate(opts: StartRedisOptions): void {
 export function redisArgs(port: number, opts: StartRedisOptions): string[] {
   const persistence =
     opts.dataDir !== undefined
-      ? ['--dir', opts.dataDir, '--appendonly', 'yes', '--appendfsync', opts.durable === false ? 'no' : 'always']
+      ? [
+          '--dir',
+          opts.dataDir,
+          '--appendonly',
+          'yes',
+          '--appendfsync',
+          opts.durable === false ? 'no' : 'always',
+        ]
       : // In memory: nothing is written, but redis-server still wants a working directory.
         ['--dir', tmpdir(), '--appendonly', 'no'];
   return [
