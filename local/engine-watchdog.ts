@@ -63,6 +63,8 @@ interface Health {
   misses: number;
   /** The PID the misses were counted against. */
   pid: number;
+  /** Why the last request failed. */
+  why: string;
 }
 
 export function watchEngines(opts: WatchdogOptions): Watchdog {
@@ -97,18 +99,24 @@ export function watchEngines(opts: WatchdogOptions): Watchdog {
     const pid = database.pid;
     const answered = probe.call(database, AbortSignal.timeout(deadline)).then(
       () => true,
-      () => false,
+      (e: Error) => {
+        h.why = e.name === 'TimeoutError' ? 'no answer' : e.message;
+        return false;
+      },
     );
     // The probe should honour its signal; the watch does not rely on it.
     void settlesWithin(answered, deadline + 1_000)
-      .then(async (settled) => settled && (await answered))
+      .then(async (settled) => {
+        if (!settled) h.why = 'no answer, and the request did not end at its deadline';
+        return settled && (await answered);
+      })
       .then((ok) => {
         h.inFlight = false;
         if (stopped || restarting.has(target) || database.pid !== pid) return;
         h.misses = ok ? 0 : h.misses + 1;
         if (h.misses < allowed || !isAlive(pid)) return;
         log(
-          `warning: ${targetLabel(target)}'s engine (pid ${pid}) did not answer its health request within ${deadline} ms, ${h.misses} times in a row: killing it and starting it again on the same port`,
+          `warning: ${targetLabel(target)}'s engine (pid ${pid}) did not answer its health request within ${deadline} ms, ${h.misses} times in a row (last: ${h.why}): killing it and starting it again on the same port`,
         );
         kill(pid);
         restart(target, database);
@@ -126,7 +134,7 @@ export function watchEngines(opts: WatchdogOptions): Watchdog {
       }
       let h = health.get(target);
       if (!h || h.pid !== pid) {
-        h = { inFlight: false, lastAt: Date.now(), misses: 0, pid };
+        h = { inFlight: false, lastAt: Date.now(), misses: 0, pid, why: '' };
         health.set(target, h);
       }
       if (!h.inFlight && Date.now() - h.lastAt >= interval) check(target, database, h);
