@@ -62,6 +62,12 @@ export interface LabOptions {
    * which a restarted engine finds again, removed at stop.
    */
   readonly dataDir?: string;
+  /**
+   * Engines keep their data in memory only (PostgreSQL: synchronous commit off), so a restart
+   * loses what they acknowledged: only to measure what the run data costs (`npm run bench --
+   * --only-persistence`). Not with dataDir. @default false
+   */
+  readonly inMemory?: boolean;
   /** The network profile (local/network/profiles.ts). @default DEFAULT_PROFILE */
   readonly profile?: string;
   /** Every target's round trip instead of the profile's, ms. */
@@ -223,6 +229,8 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   const node = resolveLambdaNode(opts.nodePath);
   if (node.warning) log(`warning: ${node.warning}`);
   if (opts.memoryMb !== undefined) checkMemoryMb(opts.memoryMb);
+  if (opts.inMemory && (opts.dataDir || opts.restartDeadEngines))
+    throw new Error('inMemory engines lose their data: not with dataDir or restartDeadEngines');
 
   // Dead labs' leftovers first (a SIGKILLed CLI's engines and folders): see run-dir.ts.
   const reaped = reapDeadLabs();
@@ -280,6 +288,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         const database = await localTarget(target).start({
           assembly,
           dataDir: opts.dataDir,
+          inMemory: opts.inMemory,
           engine: opts.engine,
           idleTimeoutS: opts.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
           certs,

@@ -73,6 +73,11 @@ export interface StartPostgresOptions {
   readonly dataDir?: string;
   /** fsync on (synchronous commit is on either way). @default true when dataDir is given */
   readonly durable?: boolean;
+  /**
+   * Synchronous commit off as well: a commit is answered before its WAL is written, so a
+   * SIGKILL loses it. Only to measure what synchronous commit costs (npm run bench). @default false
+   */
+  readonly asyncCommit?: boolean;
   /** The server ends sessions idle this long. @default 60 */
   readonly idleTimeoutS?: number;
   readonly log?: (line: string) => void;
@@ -228,6 +233,7 @@ export function postgresArgs(
   socketDir: string,
   durable: boolean,
   idleTimeoutS: number,
+  asyncCommit = false,
 ): string[] {
   const settings: Record<string, string> = {
     // No TCP: the private socket is the only way in (see the note at the top).
@@ -244,6 +250,7 @@ export function postgresArgs(
     log_min_messages: 'warning',
     // Torn pages and unsynced WAL matter only when the machine stops, not the process.
     ...(durable ? {} : { fsync: 'off', full_page_writes: 'off' }),
+    ...(asyncCommit ? { synchronous_commit: 'off' } : {}),
   };
   return ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
 }
@@ -390,7 +397,7 @@ async function launch(
 ): Promise<PostgresEngine> {
   const [cmd, argv] = command(
     join(bin, 'postgres'),
-    postgresArgs(dataDir, socketDir, durable, opts.idleTimeoutS ?? 60),
+    postgresArgs(dataDir, socketDir, durable, opts.idleTimeoutS ?? 60, opts.asyncCommit),
     as,
   );
   let child: ManagedChild;

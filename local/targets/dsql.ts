@@ -37,7 +37,14 @@ export const dsqlTarget: LocalTarget = {
     // The server's private socket directory: ours, so a restart keeps the path the front uses.
     const socketDir = await labTempDir('lab-pgsock-');
     const start = () =>
-      startPostgres({ dataDir, socketDir, durable, idleTimeoutS: opts.idleTimeoutS, log: opts.log });
+      startPostgres({
+        dataDir,
+        socketDir,
+        durable,
+        asyncCommit: opts.inMemory,
+        idleTimeoutS: opts.idleTimeoutS,
+        log: opts.log,
+      });
     let engine: PostgresEngine;
     let front: DsqlFront;
     try {

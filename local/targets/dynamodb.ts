@@ -15,7 +15,13 @@ export const dynamodbTarget: LocalTarget = {
   findEngine: () => ({ found: true, source: 'dynalite (npm package)' }),
   async start(opts) {
     const durable = opts.dataDir !== undefined;
-    const dataDir = opts.dataDir ? join(opts.dataDir, 'dynamodb') : await labDataDir('lab-dynamodb-');
+    const dataDir = opts.dataDir
+      ? join(opts.dataDir, 'dynamodb')
+      : opts.inMemory
+        ? undefined
+        : await labDataDir('lab-dynamodb-');
+    const removeData = () =>
+      durable || dataDir === undefined ? Promise.resolve() : rm(dataDir, { recursive: true, force: true });
     const kind = opts.engine ?? 'dynalite';
     const idleTimeoutS = opts.idleTimeoutS;
     if (kind === 'dynamodb-local' && idleTimeoutS !== undefined)
@@ -24,7 +30,7 @@ export const dynamodbTarget: LocalTarget = {
     try {
       engine = await startEngine({ kind, dataDir, idleTimeoutS, log: opts.log });
     } catch (error) {
-      if (!durable) await rm(dataDir, { recursive: true, force: true });
+      await removeData();
       throw error;
     }
     // Each table as the template declares it: keys, attributes and indexes (the query's GSI).
@@ -54,7 +60,7 @@ export const dynamodbTarget: LocalTarget = {
       },
       async stop() {
         await engine.stop();
-        if (!durable) await rm(dataDir, { recursive: true, force: true });
+        await removeData();
       },
     });
   },

@@ -55,8 +55,13 @@ export const qldbTarget: LocalTarget = {
   async start(opts) {
     const { startQldbEngine } = await import('../engines/qldb');
     const durable = opts.dataDir !== undefined;
-    const dataDir = opts.dataDir ? join(opts.dataDir, 'qldb') : await labDataDir('lab-qldb-');
-    const removeData = () => (durable ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
+    const dataDir = opts.dataDir
+      ? join(opts.dataDir, 'qldb')
+      : opts.inMemory
+        ? undefined
+        : await labDataDir('lab-qldb-');
+    const removeData = () =>
+      durable || dataDir === undefined ? Promise.resolve() : rm(dataDir, { recursive: true, force: true });
     const idleTimeoutS = opts.idleTimeoutS;
     // The ledgers that exist are the template's, created through the control plane's CreateLedger
     // as CloudFormation creates an AWS::QLDB::Ledger: StartSession on any other name is refused

@@ -98,12 +98,17 @@ export const redisTarget: LocalTarget = {
   async start(opts) {
     // The append-only file is in --data (fsynced) or the run data (written; see engines/redis.ts).
     const durable = opts.dataDir !== undefined;
-    const dataDir = opts.dataDir ? join(opts.dataDir, 'redis') : await labDataDir('lab-redis-');
+    const dataDir = opts.dataDir
+      ? join(opts.dataDir, 'redis')
+      : opts.inMemory
+        ? undefined
+        : await labDataDir('lab-redis-');
     // A new password per lab run: nothing but this lab's functions should reach this server.
     const password = randomBytes(18).toString('base64url');
     const start = (port?: number) =>
       startRedis({ port, password, dataDir, durable, idleTimeoutS: opts.idleTimeoutS, log: opts.log });
-    const removeData = () => (durable ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
+    const removeData = () =>
+      durable || dataDir === undefined ? Promise.resolve() : rm(dataDir, { recursive: true, force: true });
     let engine: Awaited<ReturnType<typeof start>>;
     try {
       engine = await start();

@@ -16,6 +16,11 @@ export interface LocalTargetOptions {
    * absent: in the run data (local/run-dir.ts labDataDir), kept across an engine's restart only.
    */
   readonly dataDir?: string;
+  /**
+   * Keep the data in memory only, as the engines can (PostgreSQL: synchronous commit off): a
+   * restart loses it. Only to measure what the run data costs (npm run bench). @default false
+   */
+  readonly inMemory?: boolean;
   /** DynamoDB's engine kind. */
   readonly engine?: EngineKind;
   /** Servers close connections idle this long. @default 60 (the provisioned-concurrency article) */

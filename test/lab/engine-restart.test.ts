@@ -6,9 +6,12 @@
  * acknowledged (201) before is read back. Stopped (SIGSTOP), it answers no health request: the
  * watchdog kills it and restarts it by the same path, and nothing is lost either.
  */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Target, targetLabel } from '../../core/lab-functions';
 import { type RunningLab, startLab } from '../../local/lab';
+import { dataRoot } from '../../local/run-dir';
 import { writeUntilKilled } from '../support/kill-mid-stream';
 import { person, rawRequest } from '../support/lab-http';
 
@@ -127,4 +130,17 @@ describe('an engine that dies or hangs is restarted with everything it acknowled
       expect(after.status, after.text).toBe(201);
     }, 180_000);
   });
+
+  it("removes every engine's run data at stop (no --data)", async () => {
+    const mine = () => readdirSync(dataRoot()).filter((n) => n.startsWith(`lab-run-${process.pid}`));
+    const engineData = () =>
+      mine().flatMap((n) =>
+        existsSync(join(dataRoot(), n))
+          ? readdirSync(join(dataRoot(), n)).filter((f) => f.startsWith('lab-'))
+          : [],
+      );
+    expect(engineData().length).toBeGreaterThanOrEqual(TARGETS.length);
+    await lab.stop();
+    expect(engineData()).toEqual([]);
+  }, 60_000);
 });
