@@ -363,6 +363,18 @@ async function persistence(): Promise<void> {
   const load = loadavg()[0];
   const rows = await persistenceCost({ targets, calls: CALLS, rounds, log: (l) => console.log(`   ${l}`) });
   for (const line of formatPersistenceRows(rows)) console.log(line);
+  // The DynamoDB engines alone, straight to the engine: the files' own cost, without the model's draws.
+  const requests = Number(values['engine-requests'] ?? 2000);
+  console.log(
+    `   the DynamoDB engines alone, in memory and on files in the run data, ${requests} requests per operation on one kept-alive connection, taking turns (ms):`,
+  );
+  const engineFigures = await dynamodbEngines({
+    kinds: ['dynalite', 'dynalite-files', 'dynamodb-local', 'dynamodb-local-files'],
+    rounds: 0,
+    requests,
+    log: (l) => console.log(`   ${l}`),
+  });
+  for (const line of formatEngineFigures(engineFigures)) console.log(line);
   console.log(
     `   load average (1 min) ${load.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`,
   );
