@@ -16,7 +16,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function watched(healthDeadlineMs: number): Promise<{ database: LocalDatabase; lines: string[]; restarts: () => number }> {
+async function watched(
+  healthDeadlineMs: number,
+): Promise<{ database: LocalDatabase; lines: string[]; restarts: () => number }> {
   let engine: Engine = await startEngine({ kind: 'dynalite' });
   let restarts = 0;
   const database = withEngine(() => engine, {
