@@ -37,6 +37,7 @@ import { parseLambdaLog } from '../runs/lambda-log-parser';
 import { ladderOf } from '../runs/latency-histogram';
 import { cliStartup } from './cli-startup';
 import { dynamodbEngines, formatEngineFigures } from './dynamodb-engines';
+import { enginePersistence, formatPersistencePairs } from './engine-persistence';
 import { experimentBudgets, QUICK_BUDGET_S } from './experiment-budgets';
 import { hostOverhead } from './host-overhead';
 import { buildEmptyHandler, initOverEmpty, median } from './init-over-empty';
@@ -375,6 +376,11 @@ async function persistence(): Promise<void> {
     log: (l) => console.log(`   ${l}`),
   });
   for (const line of formatEngineFigures(engineFigures)) console.log(line);
+  console.log(
+    `   the other engines alone, in memory and on files as the run data keeps them, ${requests} requests each (QLDB: a quarter, as transactions), taking turns (p50, ms; files - memory):`,
+  );
+  const pairs = await enginePersistence(requests, (l) => console.log(`   ${l}`));
+  for (const line of formatPersistencePairs(pairs)) console.log(line);
   console.log(
     `   load average (1 min) ${load.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`,
   );
