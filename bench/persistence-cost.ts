@@ -5,7 +5,8 @@
  * synchronous commit). Same targets, same network profile and seed, so both labs draw the same
  * service times in the same order. Warm GETs (and creates, where persistence does its work)
  * take turns between the labs in ABBA rounds, so drift on a shared machine falls on both.
- * The figure is the handler's own dbMs (the timing block), p50 per target and lab.
+ * The figure is the handler's own dbMs (the timing block), p50 per target and lab, and the
+ * difference as the median over the rounds of each round's p50 on minus p50 off.
  */
 import { LOCAL_CALLER, type RunningLab, startLab } from '../local/lab';
 import { median } from './init-over-empty';
@@ -15,8 +16,11 @@ export interface PersistenceRow {
   readonly target: string;
   readonly getOnMs: number;
   readonly getOffMs: number;
+  /** Per round, p50 on minus p50 off: the median and the spread of the rounds. */
+  readonly getDeltaMs: { readonly median: number; readonly min: number; readonly max: number };
   readonly createOnMs: number;
   readonly createOffMs: number;
+  readonly createDeltaMs: { readonly median: number; readonly min: number; readonly max: number };
 }
 
 export interface PersistenceOptions {
@@ -34,8 +38,9 @@ function person(govId: string) {
 interface Side {
   readonly lab: RunningLab;
   readonly client: LabClient;
-  readonly get: Map<string, number[]>;
-  readonly create: Map<string, number[]>;
+  /** Per target, per round: each request's dbMs. */
+  readonly get: Map<string, number[][]>;
+  readonly create: Map<string, number[][]>;
 }
 
 async function dbMs(
@@ -82,22 +87,31 @@ export async function persistenceCost(opts: PersistenceOptions): Promise<Persist
       for (let round = 0; round < opts.rounds; round++) {
         const order = round % 2 === 0 ? sides : [...sides].reverse();
         for (const side of order) {
+          const gets: number[] = [];
+          const creates: number[] = [];
           for (let i = 0; i < perRound; i++) {
-            side.get.get(target)?.push(await dbMs(side.client, 'GET', `${base}/${id}`));
-            side.create
-              .get(target)
-              ?.push(await dbMs(side.client, 'POST', base, person(`${id}-${round}-${n++}`)));
+            gets.push(await dbMs(side.client, 'GET', `${base}/${id}`));
+            creates.push(await dbMs(side.client, 'POST', base, person(`${id}-${round}-${n++}`)));
           }
+          side.get.get(target)?.push(gets);
+          side.create.get(target)?.push(creates);
         }
       }
     }
     const [on, off] = sides;
+    const all = (rounds: number[][] | undefined) => median((rounds ?? []).flat());
+    const delta = (a: number[][] | undefined, b: number[][] | undefined) => {
+      const diffs = (a ?? []).map((r, i) => median(r) - median(b?.[i] ?? []));
+      return { median: median(diffs), min: Math.min(...diffs), max: Math.max(...diffs) };
+    };
     return opts.targets.map((target) => ({
       target,
-      getOnMs: median(on.get.get(target) ?? []),
-      getOffMs: median(off.get.get(target) ?? []),
-      createOnMs: median(on.create.get(target) ?? []),
-      createOffMs: median(off.create.get(target) ?? []),
+      getOnMs: all(on.get.get(target)),
+      getOffMs: all(off.get.get(target)),
+      getDeltaMs: delta(on.get.get(target), off.get.get(target)),
+      createOnMs: all(on.create.get(target)),
+      createOffMs: all(off.create.get(target)),
+      createDeltaMs: delta(on.create.get(target), off.create.get(target)),
     }));
   } finally {
     for (const side of sides) {
@@ -108,9 +122,11 @@ export async function persistenceCost(opts: PersistenceOptions): Promise<Persist
 }
 
 export function formatPersistenceRows(rows: readonly PersistenceRow[]): string[] {
-  const pct = (on: number, off: number) => `${(((on - off) / off) * 100).toFixed(1)}%`;
+  const f = (n: number) => n.toFixed(3);
+  const d = (x: PersistenceRow['getDeltaMs'], off: number) =>
+    `${f(x.median)} (${((x.median / off) * 100).toFixed(1)}%; rounds ${f(x.min)}..${f(x.max)})`;
   return rows.map(
     (r) =>
-      `   ${r.target.padEnd(9)} get dbMs on ${r.getOnMs.toFixed(3)}  off ${r.getOffMs.toFixed(3)}  ${(r.getOnMs - r.getOffMs).toFixed(3)} (${pct(r.getOnMs, r.getOffMs)})   create dbMs on ${r.createOnMs.toFixed(3)}  off ${r.createOffMs.toFixed(3)}  ${(r.createOnMs - r.createOffMs).toFixed(3)} (${pct(r.createOnMs, r.createOffMs)})`,
+      `   ${r.target.padEnd(9)} get on ${f(r.getOnMs)}  off ${f(r.getOffMs)}  on - off ${d(r.getDeltaMs, r.getOffMs)}   create on ${f(r.createOnMs)}  off ${f(r.createOffMs)}  on - off ${d(r.createDeltaMs, r.createOffMs)}`,
   );
 }
