@@ -39,7 +39,8 @@ const HELP = `Usage: npm run local -- [options]
                                  adds it). A target named here whose engine is missing: exit 2
   --port N                       port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 = any free port)
   --engine dynalite|dynamodb-local   local DynamoDB engine (default dynalite)
-  --data DIR                     keep the engines' data on disk in DIR (default: in memory)
+  --data DIR                     keep the engines' data on disk in DIR after the lab stops
+                                 (default: memory-backed files, kept across an engine restart)
 ${NETWORK_HELP}
   --keep-alive on|off|both       variants to serve (default both: /<target>/keepalive-on|off/...)
   --provisioned-concurrency N    environments initialized before the first request (default 0)

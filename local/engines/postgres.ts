@@ -20,8 +20,11 @@
  * - PostgreSQL refuses to run as root: when this process is root, initdb and postgres run as
  *   the `postgres` system user (the package creates it), through setpriv, which execs, so the
  *   PID we hold is the server's own.
- * - In a temporary directory by default (fsync off: nothing is kept anyway); with dataDir,
- *   durable: fsync and synchronous commit on, so an acknowledged write survives SIGKILL.
+ * - In a temporary directory by default, not durable: fsync off, so a commit is written to the
+ *   kernel's page cache and not synced; it survives SIGKILL of the server (what a restart
+ *   needs), not the machine stopping. Synchronous commit stays on either way: off, the server
+ *   answers before the WAL is written, and a SIGKILL loses what it acknowledged. With dataDir,
+ *   durable: fsync on as well.
  * - Idle sessions end after idleTimeoutS, like the lab's other engines.
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -68,8 +71,13 @@ export interface StartPostgresOptions {
   readonly socketDir?: string;
   /** Keep the cluster here (created if missing; the caller owns it); absent: a temporary directory, removed at stop. */
   readonly dataDir?: string;
-  /** fsync and synchronous commit on. @default true when dataDir is given */
+  /** fsync on (synchronous commit is on either way). @default true when dataDir is given */
   readonly durable?: boolean;
+  /**
+   * Synchronous commit off as well: a commit is answered before its WAL is written, so a
+   * SIGKILL loses it. Only to measure what synchronous commit costs (npm run bench). @default false
+   */
+  readonly asyncCommit?: boolean;
   /** The server ends sessions idle this long. @default 60 */
   readonly idleTimeoutS?: number;
   readonly log?: (line: string) => void;
@@ -225,6 +233,7 @@ export function postgresArgs(
   socketDir: string,
   durable: boolean,
   idleTimeoutS: number,
+  asyncCommit = false,
 ): string[] {
   const settings: Record<string, string> = {
     // No TCP: the private socket is the only way in (see the note at the top).
@@ -239,7 +248,9 @@ export function postgresArgs(
     max_connections: String(MAX_CONNECTIONS),
     logging_collector: 'off',
     log_min_messages: 'warning',
-    ...(durable ? {} : { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' }),
+    // Torn pages and unsynced WAL matter only when the machine stops, not the process.
+    ...(durable ? {} : { fsync: 'off', full_page_writes: 'off' }),
+    ...(asyncCommit ? { synchronous_commit: 'off' } : {}),
   };
   return ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
 }
@@ -423,7 +434,7 @@ async function launch(
 ): Promise<PostgresEngine> {
   const [cmd, argv] = command(
     join(bin, 'postgres'),
-    postgresArgs(dataDir, socketDir, durable, opts.idleTimeoutS ?? 60),
+    postgresArgs(dataDir, socketDir, durable, opts.idleTimeoutS ?? 60, opts.asyncCommit),
     as,
   );
   let child: ManagedChild;
@@ -452,7 +463,11 @@ async function launch(
     stop() {
       stopping ??= (async () => {
         // SIGTERM is PostgreSQL's smart shutdown, which waits for every client to leave.
-        if (!child.hasExited()) process.kill(child.pid, 'SIGINT');
+        try {
+          if (!child.hasExited()) process.kill(child.pid, 'SIGINT');
+        } catch {
+          // Killed already, and reaped before its output closed.
+        }
         await child.stop(5_000);
         await cleanUp();
       })();

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   let journal: Journal | undefined;
   let records: Awaited<ReturnType<typeof Journal.open>>['records'] = [];
   if (config.dataDir) {
-    const opened = await Journal.open(config.dataDir);
+    const opened = await Journal.open(config.dataDir, { sync: config.syncJournal ?? true });
     journal = opened.journal;
     records = opened.records;
     if (opened.droppedBytes > 0) {

@@ -10,6 +10,11 @@ export interface QldbServerConfig {
   readonly port?: number;
   /** Keep the journal in this folder (created if missing); absent keeps everything in memory. */
   readonly dataDir?: string;
+  /**
+   * fdatasync each commit before answering it (survives the machine stopping); false only writes
+   * it, which survives the process being killed (the page cache keeps it). @default true
+   */
+  readonly syncJournal?: boolean;
   /** Ledgers that exist from the start (fixtures); others are made with CreateLedger. @default none */
   readonly ledgers?: readonly string[];
   /** How long a ledger stays CREATING or DELETING, ms. @default 0 */
