@@ -12,10 +12,9 @@
  * then idleGapS pass with no traffic, then the phase shows which connections survived the gap
  * (LabRow.afterGap).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { type KeepAliveVariant, OPERATIONS, type Operation, servesOperation } from '../core/lab-functions';
-import { compareTargets } from '../runs/comparison';
 import {
   filterTimings,
   type LabRow,
@@ -29,12 +28,15 @@ import {
   toLabRow,
 } from '../runs/results';
 import { readSummary } from '../runs/summary-reader';
-import { checkSummary, type FailedPhase, type LabBlock, SUMMARY_VERSION } from '../runs/summary-schema';
+import type { FailedPhase } from '../runs/summary-schema';
+import { writeLoadSummary } from '../runs/summary-writer';
 import type { RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
 import { type Bursts, burstPauseS } from './bursts';
 import { WARMUP_S } from './load-defaults';
 
 export type { FailedPhase } from '../runs/summary-schema';
+// summary.json is written in runs/ (the report rebuilds one from Artillery's reports too).
+export { writeLoadSummary } from '../runs/summary-writer';
 
 /** The phases a run has unless told otherwise. */
 export const DEFAULT_PHASES: readonly Operation[] = ['create', 'get'];
@@ -418,32 +420,6 @@ async function seedPersons(
     : 0;
   if (seeded < count) o.logError(`  ${label}: ${seeded} of ${count} Persons seeded`);
   else o.log(`  ${label}: ${seeded} Persons seeded`);
-}
-
-/**
- * Writes summary.json: the rows of the phases that ran, the phases that failed, and the
- * comparison across targets (runs/comparison.ts; null when there is nothing to compare).
- */
-export function writeLoadSummary(
-  outDir: string,
-  lab: LabBlock,
-  rows: readonly LabRow[],
-  failed: readonly FailedPhase[],
-): string {
-  const path = join(outDir, 'summary.json');
-  const summary = {
-    version: SUMMARY_VERSION,
-    generatedAt: new Date().toISOString(),
-    lab,
-    runs: rows,
-    failedPhases: failed,
-    comparison: compareTargets(rows),
-  };
-  // Round-tripped through JSON and the schema before it is written: what a reader will get.
-  const text = `${JSON.stringify(summary, null, 2)}\n`;
-  checkSummary(JSON.parse(text), path);
-  writeFileSync(path, text);
-  return path;
 }
 
 /**

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors';
 import { parseFunctionKey } from '../../core/lab-functions';
 import { type ArtilleryReport, parseArtilleryReport } from '../../runs/results';
+import { phaseReports, rebuildSummaryFromArtillery } from '../../runs/summary-from-artillery';
 import { readSummary } from '../../runs/summary-reader';
 import type { LoadSummary, RunCost } from '../../runs/summary-schema';
 import { assembleReport } from '../build/assemble';
@@ -64,13 +65,28 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
     throw new ReportInputError(`--in ${inDir}: no such results folder`);
   }
   const summaryPath = join(dir, 'summary.json');
+  const warnings: string[] = [];
   if (!existsSync(summaryPath)) {
-    throw new ReportInputError(`${summaryPath} not found: is ${inDir} the folder npm run load wrote?`);
+    // A distributed run leaves Artillery's reports only: the summary is built from them first.
+    if (phaseReports(dir).length === 0) {
+      throw new ReportInputError(
+        `${summaryPath} not found and no artillery-*.json beside it: is ${inDir} the folder npm run load wrote?`,
+      );
+    }
+    let rebuilt: ReturnType<typeof rebuildSummaryFromArtillery>;
+    try {
+      rebuilt = rebuildSummaryFromArtillery(dir);
+    } catch (e) {
+      throw new ReportInputError(`summary.json could not be rebuilt from Artillery's reports: ${(e as Error).message}`);
+    }
+    warnings.push(
+      `summary.json written from Artillery's reports (${rebuilt.rows.length} phases): no local files, so no Init Duration, function Duration or cost`,
+      ...rebuilt.warnings,
+    );
   }
   const summary = summaryOf(summaryPath);
   const files = ['summary.json'];
   const malformed = new MalformedCollector();
-  const warnings: string[] = [];
   const groups = new Groups();
   for (const f of summary.failedPhases) {
     warnings.push(
