@@ -4,8 +4,9 @@
  * workers. What a distributed run's summary is built from, where no timings.jsonl came back.
  *
  * Counts are exact. Percentiles come from Artillery's sketches (DDSketch at 1% relative accuracy)
- * where timings.jsonl gives HDR's 0.1%; maxInFlight is the busiest worker's peak (exact with one
- * worker, a floor with several).
+ * where timings.jsonl gives HDR's 0.1%, and a sketch's quantile q is the sample at rank q(n-1)
+ * where HDR's is at ceil(qn): a p99 over fewer than a hundred calls can be one sample lower.
+ * maxInFlight is the busiest worker's peak (exact with one worker, a floor with several).
  */
 import { METRIC, parseBreakdownKey } from '../core/lab-metrics.mjs';
 import type { ArtilleryReport, ArtillerySummary } from './artillery-reader';
