@@ -109,7 +109,8 @@ export function responseMetrics(status, timing) {
   out.push(['counter', METRIC.timed, 1]);
   out.push(['counter', METRIC.coldStarts, timing.coldStart ? 1 : 0]);
   out.push(['counter', `${METRIC.initTypePrefix}${timing.initType}`, 1]);
-  if (timing.environment !== undefined) out.push(['counter', `${METRIC.environmentPrefix}${timing.environment}`, 1]);
+  if (timing.environment !== undefined)
+    out.push(['counter', `${METRIC.environmentPrefix}${timing.environment}`, 1]);
   if (!reachedDatabase(status, timing)) return out;
   const us = timing.dbMs * US_PER_MS;
   out.push(['counter', METRIC.dbCalls, 1]);
@@ -151,7 +152,10 @@ export class InFlight {
     // Spans that ended long before this one started can overlap nothing again.
     while (this.spans.length > 0 && this.spans[0][1] < at - HORIZON_MS) this.spans.shift();
     /** @type {[number, number][]} */
-    const edges = [[start, 1], [at, -1]];
+    const edges = [
+      [start, 1],
+      [at, -1],
+    ];
     // Ends are added in time order: walk back until a span ended before this one started.
     for (let i = this.spans.length - 1; i >= 0; i--) {
       const [s, e] = this.spans[i];

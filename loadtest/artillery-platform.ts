@@ -48,7 +48,11 @@ export function checkWorkers(w: Workers, durationS?: number): void {
   if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(w.region))
     throw new Error(`region must look like us-east-1, got ${JSON.stringify(w.region)}`);
   if (w.platform === 'aws:lambda' && w.spot) throw new Error('--spot is a Fargate option');
-  if (w.platform === 'aws:lambda' && w.role !== undefined && !/^arn:aws[a-z-]*:iam::\d{12}:role\/\S+$/.test(w.role))
+  if (
+    w.platform === 'aws:lambda' &&
+    w.role !== undefined &&
+    !/^arn:aws[a-z-]*:iam::\d{12}:role\/\S+$/.test(w.role)
+  )
     throw new Error(`aws:lambda takes the worker role's ARN, got ${JSON.stringify(w.role)}`);
   if (w.platform === 'aws:fargate' && w.role !== undefined && !/^[\w+=,.@-]{1,64}$/.test(w.role))
     throw new Error(`aws:fargate takes the task role's name, got ${JSON.stringify(w.role)}`);
@@ -100,7 +104,9 @@ export function perWorkerPhases(
     if (typeof p.arrivalRate === 'number') out.arrivalRate = p.arrivalRate / count;
     if (typeof p.arrivalCount === 'number') {
       if (p.arrivalCount % count !== 0)
-        throw new Error(`${p.arrivalCount} arrivals do not divide among ${count} workers: give a multiple of ${count}`);
+        throw new Error(
+          `${p.arrivalCount} arrivals do not divide among ${count} workers: give a multiple of ${count}`,
+        );
       out.arrivalCount = p.arrivalCount / count;
     }
     return out;

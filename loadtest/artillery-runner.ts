@@ -32,8 +32,8 @@ import { isTarget, OPERATIONS, type Operation } from '../core/lab-functions';
 import { PROJECT_ROOT } from '../core/paths';
 import { killGroup } from '../local/engines/managed-child';
 import { recordChild } from '../local/run-dir';
-import { ArtilleryOutputParser, type ArtilleryProgress } from './artillery-progress';
 import { perWorkerPhases, platformCommand, type Workers } from './artillery-platform';
+import { ArtilleryOutputParser, type ArtilleryProgress } from './artillery-progress';
 import { type Bursts, burstPauseS } from './bursts';
 import { labScript } from './lab-script';
 
@@ -224,7 +224,8 @@ function phasesOf(opts: RunArtilleryOptions, name: string): Record<string, strin
  */
 export function phaseScript(opts: RunArtilleryOptions): ReturnType<typeof labScript> | undefined {
   if (opts.scenario !== undefined) return undefined;
-  if (opts.payload === undefined && opts.pickSeed === undefined && opts.workers === undefined) return undefined;
+  if (opts.payload === undefined && opts.pickSeed === undefined && opts.workers === undefined)
+    return undefined;
   return labScript({
     scenarioFile: join(PROJECT_ROOT, labScenarioFile(opts.operation)),
     root: PROJECT_ROOT,

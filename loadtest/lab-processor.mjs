@@ -213,7 +213,8 @@ export function pickSeedOf(context) {
   const raw = context.vars.labPickSeed;
   if (raw === undefined || raw === null || raw === '') return undefined;
   const text = String(raw).trim();
-  if (!/^\d{1,9}$/.test(text)) throw new Error(`labPickSeed must be a whole number, got ${JSON.stringify(raw)}`);
+  if (!/^\d{1,9}$/.test(text))
+    throw new Error(`labPickSeed must be a whole number, got ${JSON.stringify(raw)}`);
   return Number(text);
 }
 

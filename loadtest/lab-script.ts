@@ -56,17 +56,39 @@ export function labScript(input: LabScriptInput): LabScript {
   if (input.govIds !== undefined) {
     const own = isRecord(scenario.config.payload) ? scenario.config.payload : {};
     const file = fromScript(dir, input.govIds);
-    payload.push({ cast: false, skipEmptyLines: true, order: 'sequence', ...own, fields: ['govId'], path: file });
-    payload.push({ path: file, fields: ['govId'], loadAll: true, name: 'labGovIds', cast: false, skipEmptyLines: true });
+    payload.push({
+      cast: false,
+      skipEmptyLines: true,
+      order: 'sequence',
+      ...own,
+      fields: ['govId'],
+      path: file,
+    });
+    payload.push({
+      path: file,
+      fields: ['govId'],
+      loadAll: true,
+      name: 'labGovIds',
+      cast: false,
+      skipEmptyLines: true,
+    });
   }
   if (input.pickSeed !== undefined) {
     if (!Number.isInteger(input.pickSeed) || input.pickSeed < 0)
       throw new Error(`pickSeed must be a whole number >= 0, got ${input.pickSeed}`);
     const seedFile = join(dir, `pick-seed-${input.pickSeed}.csv`);
     files.push({ path: seedFile, text: `${input.pickSeed}\n` });
-    payload.push({ path: fromScript(dir, seedFile), fields: ['labPickSeed'], order: 'sequence', cast: false });
+    payload.push({
+      path: fromScript(dir, seedFile),
+      fields: ['labPickSeed'],
+      order: 'sequence',
+      cast: false,
+    });
   }
-  const config: Record<string, unknown> = { ...scenario.config, processor: fromScript(dir, join(input.root, PROCESSOR)) };
+  const config: Record<string, unknown> = {
+    ...scenario.config,
+    processor: fromScript(dir, join(input.root, PROCESSOR)),
+  };
   if (payload.length > 0) config.payload = payload;
   else delete config.payload;
   const header = `# Written by loadtest/lab-script.ts from ${fromScript(dir, input.scenarioFile)} for one phase.\n`;

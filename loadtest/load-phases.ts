@@ -15,6 +15,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { type KeepAliveVariant, OPERATIONS, type Operation, servesOperation } from '../core/lab-functions';
+import { afterGapFromReport, timingSummaryFromReport } from '../runs/artillery-metrics';
 import {
   filterTimings,
   type LabRow,
@@ -30,7 +31,6 @@ import {
 import { readSummary } from '../runs/summary-reader';
 import type { FailedPhase } from '../runs/summary-schema';
 import { writeLoadSummary } from '../runs/summary-writer';
-import { afterGapFromReport, timingSummaryFromReport } from '../runs/artillery-metrics';
 import type { Workers } from './artillery-platform';
 import type { RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
 import { type Bursts, burstPauseS } from './bursts';
@@ -286,7 +286,10 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
                 ...o.env,
                 ...(remote
                   ? {}
-                  : { LAB_TIMINGS_FILE: timings, ...(phase === 'create' ? { LAB_GOVIDS_FILE: govIds } : {}) }),
+                  : {
+                      LAB_TIMINGS_FILE: timings,
+                      ...(phase === 'create' ? { LAB_GOVIDS_FILE: govIds } : {}),
+                    }),
               },
               variables: phaseVariables(o, variant, memoryMb),
               // Seeded: reads pick among the seeded Persons; else they read what create wrote.

@@ -195,11 +195,17 @@ runCli(
     if (!values.platform && workerFlags.some((f) => values[f] !== undefined))
       throw new UsageError('--count, --workers-region, --worker-role and --spot go with --platform');
     if (values.platform !== undefined && !isCloudPlatform(values.platform))
-      throw new UsageError(`--platform must be one of ${CLOUD_PLATFORMS.join(', ')}, got ${JSON.stringify(values.platform)}`);
+      throw new UsageError(
+        `--platform must be one of ${CLOUD_PLATFORMS.join(', ')}, got ${JSON.stringify(values.platform)}`,
+      );
     let workers: import('./artillery-platform').Workers | undefined;
     if (isCloudPlatform(values.platform)) {
-      const region = values['workers-region'] ?? values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-      if (!region) throw new UsageError('--platform needs the workers\' region: --workers-region R (or --region, AWS_REGION)');
+      const region =
+        values['workers-region'] ?? values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+      if (!region)
+        throw new UsageError(
+          "--platform needs the workers' region: --workers-region R (or --region, AWS_REGION)",
+        );
       workers = {
         platform: values.platform,
         count: intOption('count', values.count, 1, 1000, 1),

@@ -325,7 +325,9 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
     let plan: Plan;
     if (o.where === 'aws') {
       plan = await planAws(o);
-      o.log(`Target: ${plan.url} (deployed stack${plan.env.LAB_SIGV4_REGION ? ` in ${plan.env.LAB_SIGV4_REGION}` : ''})`);
+      o.log(
+        `Target: ${plan.url} (deployed stack${plan.env.LAB_SIGV4_REGION ? ` in ${plan.env.LAB_SIGV4_REGION}` : ''})`,
+      );
       const w = o.aws?.workers;
       o.log(
         w
@@ -450,7 +452,13 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
     });
     const network = lab ? networkSummary(lab.profile, o.targets, o.local?.seed ?? 1) : undefined;
     const workersBlock = workers
-      ? await workersSummary(workers, plan.env.LAB_SIGV4_REGION, (performance.now() - phasesStarted) / 1000, phases.rows.length + phases.failed.length, o.log)
+      ? await workersSummary(
+          workers,
+          plan.env.LAB_SIGV4_REGION,
+          (performance.now() - phasesStarted) / 1000,
+          phases.rows.length + phases.failed.length,
+          o.log,
+        )
       : undefined;
     const { networkLine } = await import('../report/report-sections');
     result = {

@@ -10,13 +10,14 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { OPERATIONS } from '../core/lab-functions';
-import { readArtilleryReport, summarizeRun } from './artillery-reader';
 import { hasLabMetrics, loadShapeFromReport, timingSummaryFromReport } from './artillery-metrics';
+import { readArtilleryReport, summarizeRun } from './artillery-reader';
 import { type LabRow, toLabRow } from './results';
 import { writeLoadSummary } from './summary-writer';
 
 /** artillery-<target>-keepalive-<variant>-<phase>[-<memory>mb].json, as load-phases.ts names them. */
-export const ARTILLERY_PHASE_FILE = /^artillery-([a-z0-9]+)-keepalive-([a-z]+)-([a-z0-9]+)(?:-(\d+)mb)?\.json$/;
+export const ARTILLERY_PHASE_FILE =
+  /^artillery-([a-z0-9]+)-keepalive-([a-z]+)-([a-z0-9]+)(?:-(\d+)mb)?\.json$/;
 
 export interface RebuiltSummary {
   readonly path: string;
@@ -26,11 +27,15 @@ export interface RebuiltSummary {
 }
 
 /** The phase reports of a folder (warm-ups and seeding left out), in the lab's phase order. */
-export function phaseReports(dir: string): { file: string; target: string; keepAlive: string; phase: string; memoryMb?: number }[] {
+export function phaseReports(
+  dir: string,
+): { file: string; target: string; keepAlive: string; phase: string; memoryMb?: number }[] {
   const found = readdirSync(dir).flatMap((file) => {
     const m = ARTILLERY_PHASE_FILE.exec(file);
     if (!m || !(OPERATIONS as readonly string[]).includes(m[3])) return [];
-    return [{ file, target: m[1], keepAlive: m[2], phase: m[3], ...(m[4] ? { memoryMb: Number(m[4]) } : {}) }];
+    return [
+      { file, target: m[1], keepAlive: m[2], phase: m[3], ...(m[4] ? { memoryMb: Number(m[4]) } : {}) },
+    ];
   });
   const order = (p: string) => (OPERATIONS as readonly string[]).indexOf(p);
   return found.sort(
@@ -45,12 +50,15 @@ export function phaseReports(dir: string): { file: string; target: string; keepA
 /** Writes dir/summary.json from the folder's Artillery reports; throws when there are none. */
 export function rebuildSummaryFromArtillery(dir: string): RebuiltSummary {
   const reports = phaseReports(dir);
-  if (reports.length === 0) throw new Error(`no Artillery report (artillery-<target>-keepalive-<variant>-<phase>.json) in ${dir}`);
+  if (reports.length === 0)
+    throw new Error(`no Artillery report (artillery-<target>-keepalive-<variant>-<phase>.json) in ${dir}`);
   const warnings: string[] = [];
   const rows = reports.map(({ file, target, keepAlive, phase, memoryMb }) => {
     const report = readArtilleryReport(join(dir, file));
     if (!hasLabMetrics(report))
-      warnings.push(`${file} has no lab.* metrics (written before the processor emitted them): no database layer for it`);
+      warnings.push(
+        `${file} has no lab.* metrics (written before the processor emitted them): no database layer for it`,
+      );
     const row = toLabRow(
       { target, keepAlive, phase },
       summarizeRun(report),

@@ -7,7 +7,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareTargets } from './comparison';
-import { checkSummary, type FailedPhase, type LabBlock, type LabRow, SUMMARY_VERSION } from './summary-schema';
+import {
+  checkSummary,
+  type FailedPhase,
+  type LabBlock,
+  type LabRow,
+  SUMMARY_VERSION,
+} from './summary-schema';
 
 export function writeLoadSummary(
   outDir: string,
@@ -30,4 +36,3 @@ export function writeLoadSummary(
   writeFileSync(path, text);
   return path;
 }
-

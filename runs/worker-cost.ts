@@ -17,7 +17,12 @@ export type WorkerShape =
       readonly memoryMb: number;
       readonly architecture: 'arm64' | 'x86_64';
     }
-  | { readonly platform: 'aws:fargate'; readonly vcpu: number; readonly memoryGb: number; readonly spot: boolean };
+  | {
+      readonly platform: 'aws:fargate';
+      readonly vcpu: number;
+      readonly memoryGb: number;
+      readonly spot: boolean;
+    };
 
 export interface WorkerCostInput {
   readonly shape: WorkerShape;
@@ -39,7 +44,12 @@ export interface WorkerCost {
   readonly unpriced?: string;
   /** The price file and the prices used, with their sources. */
   readonly prices: string | null;
-  readonly used: readonly { readonly key: string; readonly quantity: number; readonly unit: string; readonly source: string }[];
+  readonly used: readonly {
+    readonly key: string;
+    readonly quantity: number;
+    readonly unit: string;
+    readonly source: string;
+  }[];
 }
 
 /** The price file of a region, when the lab has one. */
@@ -49,9 +59,20 @@ export function regionPriceFile(region: string): PriceFile | undefined {
 }
 
 export function workerCost(input: WorkerCostInput, prices = regionPriceFile(input.region)): WorkerCost {
-  const base = { platform: input.shape.platform, count: input.count, region: input.region, wallS: input.wallS };
+  const base = {
+    platform: input.shape.platform,
+    count: input.count,
+    region: input.region,
+    wallS: input.wallS,
+  };
   if (!prices)
-    return { ...base, usd: null, unpriced: `no price file for ${input.region} in core/prices/`, prices: null, used: [] };
+    return {
+      ...base,
+      usd: null,
+      unpriced: `no price file for ${input.region} in core/prices/`,
+      prices: null,
+      used: [],
+    };
   const label = priceFileLabel(prices);
   if (input.shape.platform === 'aws:fargate') {
     const key = `fargate.vcpuSeconds.linux-${input.shape.spot ? 'spot' : 'on-demand'}`;

@@ -77,7 +77,9 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
     try {
       rebuilt = rebuildSummaryFromArtillery(dir);
     } catch (e) {
-      throw new ReportInputError(`summary.json could not be rebuilt from Artillery's reports: ${(e as Error).message}`);
+      throw new ReportInputError(
+        `summary.json could not be rebuilt from Artillery's reports: ${(e as Error).message}`,
+      );
     }
     warnings.push(
       `summary.json written from Artillery's reports (${rebuilt.rows.length} phases): no local files, so no Init Duration, function Duration or cost`,

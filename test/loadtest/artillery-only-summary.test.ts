@@ -199,7 +199,9 @@ describe('the --platform code path, run here', () => {
       ['pick-seed-5.csv', ['labPickSeed'], undefined],
     ]);
     const scripts = dirname(calls[2].args.at(-1) ?? '');
-    expect(resolve(scripts, script.config.processor)).toBe(join(PROJECT_ROOT, 'loadtest', 'lab-processor.mjs'));
+    expect(resolve(scripts, script.config.processor)).toBe(
+      join(PROJECT_ROOT, 'loadtest', 'lab-processor.mjs'),
+    );
   });
 
   it('reads the seeded Persons, picked at random, all found', () => {
