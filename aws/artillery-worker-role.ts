@@ -41,10 +41,14 @@ export function apiOfUrl(url: string): { apiId: string; region: string } {
 }
 
 const sub = (s: string) => ({ 'Fn::Sub': s });
+/** `${Name}` of a Fn::Sub string, written so that it reads as no JavaScript template. */
+const v = (name: string) => `\${${name}}`;
 const INVOKE_API = {
   Effect: 'Allow',
   Action: ['execute-api:Invoke'],
-  Resource: [sub('arn:${AWS::Partition}:execute-api:${ApiRegion}:${AWS::AccountId}:${ApiId}/*')],
+  Resource: [
+    sub(`arn:${v('AWS::Partition')}:execute-api:${v('ApiRegion')}:${v('AWS::AccountId')}:${v('ApiId')}/*`),
+  ],
 };
 
 /** The worker role's CloudFormation template (JSON), for one platform. */
@@ -93,7 +97,7 @@ export function workerRoleTemplate(platform: WorkerPlatform): Record<string, unk
             ],
           },
           ManagedPolicyArns: [
-            sub('arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole'),
+            sub(`arn:${v('AWS::Partition')}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole`),
           ],
           Policies: [
             {
@@ -104,7 +108,7 @@ export function workerRoleTemplate(platform: WorkerPlatform): Record<string, unk
                   {
                     Effect: 'Allow',
                     Action: ['sqs:*'],
-                    Resource: [sub('arn:${AWS::Partition}:sqs:*:${AWS::AccountId}:artilleryio*')],
+                    Resource: [sub(`arn:${v('AWS::Partition')}:sqs:*:${v('AWS::AccountId')}:artilleryio*`)],
                   },
                   {
                     Effect: 'Allow',
@@ -116,8 +120,8 @@ export function workerRoleTemplate(platform: WorkerPlatform): Record<string, unk
                       's3:GetObjectAttributes',
                     ],
                     Resource: [
-                      sub('arn:${AWS::Partition}:s3:::artilleryio-test-data*'),
-                      sub('arn:${AWS::Partition}:s3:::artilleryio-test-data*/*'),
+                      sub(`arn:${v('AWS::Partition')}:s3:::artilleryio-test-data*`),
+                      sub(`arn:${v('AWS::Partition')}:s3:::artilleryio-test-data*/*`),
                     ],
                   },
                 ],

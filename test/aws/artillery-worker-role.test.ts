@@ -65,7 +65,7 @@ describe('the workers IAM template', () => {
         Effect: 'Allow',
         Action: ['execute-api:Invoke'],
         Resource: [
-          { 'Fn::Sub': 'arn:${AWS::Partition}:execute-api:${ApiRegion}:${AWS::AccountId}:${ApiId}/*' },
+          { 'Fn::Sub': `arn:\${AWS::Partition}:execute-api:\${ApiRegion}:\${AWS::AccountId}:\${ApiId}/*` },
         ],
       },
     ]);
