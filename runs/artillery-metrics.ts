@@ -18,6 +18,8 @@ import type { AfterGap, LoadShape } from './summary-schema';
 export const SKETCH_RELATIVE_ACCURACY = 0.01;
 
 const US_PER_MS = 1000;
+/** µs to ms at the sketch's resolution (Artillery rounds summaries to 0.1 µs), without float noise. */
+const toMs = (us: number) => Math.round(us * 10) / (10 * US_PER_MS);
 
 /** Whether the report carries the processor's metrics at all (reports older than them do not). */
 export function hasLabMetrics(report: ArtilleryReport): boolean {
@@ -44,7 +46,7 @@ const capped = (q: number, s: ArtillerySummary) => Math.min(q, s.max);
 
 function msPercentiles(s: ArtillerySummary | undefined): { p50: number; p99: number } | null {
   if (!s) return null;
-  return { p50: capped(s.p50, s) / US_PER_MS, p99: capped(s.p99, s) / US_PER_MS };
+  return { p50: toMs(capped(s.p50, s)), p99: toMs(capped(s.p99, s)) };
 }
 
 function countStats(s: ArtillerySummary | undefined): { p50: number; max: number } | null {
@@ -90,7 +92,7 @@ export function timingSummaryFromReport(report: ArtilleryReport): TimingSummary 
 export function afterGapFromReport(report: ArtilleryReport, gapS: number): AfterGap {
   const p50 = (name: string) => {
     const s = summary(report, name);
-    return s ? capped(s.p50, s) / US_PER_MS : null;
+    return s ? toMs(capped(s.p50, s)) : null;
   };
   return {
     gapS,
