@@ -222,7 +222,9 @@ runCli(
       const count = workers.count;
       const odd = levels.find((p) => p !== undefined && p % count !== 0);
       if (odd !== undefined)
-        throw new UsageError(`--parallel ${odd} does not divide among --count ${count} workers: give a multiple of ${count}`);
+        throw new UsageError(
+          `--parallel ${odd} does not divide among --count ${count} workers: give a multiple of ${count}`,
+        );
     }
     const engine = engineOption(values.engine);
     // --profile names the network profile locally, the AWS CLI profile with --target aws.

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors';
 import { parseFunctionKey } from '../../core/lab-functions';
+import { METRIC } from '../../core/lab-metrics.mjs';
 import { type ArtilleryReport, parseArtilleryReport } from '../../runs/results';
 import { phaseReports, rebuildSummaryFromArtillery } from '../../runs/summary-from-artillery';
 import { readSummary } from '../../runs/summary-reader';
@@ -129,7 +130,16 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
       if (t.clientMs !== null) g.clientMs.push(t.clientMs);
       if (t.timing) addHandlerSample(g, { status: t.status, ...t.timing });
     }
-  } else warnings.push('no timings.jsonl: no database layer, and client times come from Artillery');
+  } else {
+    const sketched = groups
+      .all()
+      .some((g) => (g.artillery?.aggregate.summaries[METRIC.dbUs]?.count ?? 0) > 0);
+    warnings.push(
+      sketched
+        ? "no timings.jsonl: client and database times come from Artillery's summaries"
+        : 'no timings.jsonl: no database layer, and client times come from Artillery',
+    );
+  }
 
   let functions: FunctionStats[] = [];
   const logPath = join(dir, 'lambda-logs.log');

@@ -96,6 +96,17 @@ describe('the summary from Artillery reports alone', () => {
     expect(rebuilt.map((r) => `${r.target} ${r.keepAlive} ${r.phase}`)).toEqual(
       local.map((r) => `${r.target} ${r.keepAlive} ${r.phase}`),
     );
+    // The report keeps its database layer, from Artillery's merged sketch.
+    const report = JSON.parse(readFileSync(join(root, 'artillery-only', 'report.json'), 'utf8')) as {
+      groups: { phase: string; layers: { layer: string; source: string; ladder: { p50: number } }[] }[];
+    };
+    expect(report.groups.map((g) => g.phase)).toEqual(['create', 'get']);
+    for (const g of report.groups) {
+      const db = g.layers.find((l) => l.layer === 'database');
+      expect(db?.source, g.phase).toContain('lab.db_us');
+      const row = local.find((r) => r.phase === g.phase);
+      expect(within(db?.ladder.p50 ?? 0, row?.dbMs?.p50 ?? -1), g.phase).toBe(true);
+    }
   });
 
   it('gives the same counts per phase', () => {
