@@ -232,6 +232,7 @@ export function phaseScript(opts: RunArtilleryOptions): ReturnType<typeof labScr
     outJson: opts.outJson,
     ...(opts.payload === undefined ? {} : { govIds: opts.payload }),
     ...(opts.pickSeed === undefined ? {} : { pickSeed: opts.pickSeed }),
+    ...(opts.workers === undefined ? {} : { selfContained: true }),
   });
 }
 

@@ -6,6 +6,11 @@
  * environment do not travel (node_modules/artillery/lib/create-bom/create-bom.js), so nothing a
  * phase reads may be outside the script.
  *
+ * For cloud workers the script is self-contained: the processor bundled into one file beside it
+ * (its npm packages left out) and a package.json naming only those packages, pinned as this
+ * project pins them, where Artillery looks for one (the folder all the files share): the workers
+ * install what it names, not the whole lab.
+ *
  * Payload files:
  *   the GovIds file      one GovId per row: `govId` per virtual user (the scenario's own order) and
  *                        the whole list as `labGovIds` (loadAll) for closed loops and random picks
@@ -13,6 +18,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { buildSync } from 'esbuild';
 import { parse, stringify } from 'yaml';
 import { isRecord } from '../core/timing.mjs';
 
@@ -29,6 +35,43 @@ export interface LabScriptInput {
   readonly govIds?: string;
   /** The seed of random picks among govIds. */
   readonly pickSeed?: number;
+  /** Cloud workers: the processor bundled beside the script, with a package.json of its packages. */
+  readonly selfContained?: boolean;
+}
+
+/** What the processor imports from npm: left out of the bundle, installed by the workers. */
+const PROCESSOR_PACKAGES = ['@faker-js/faker', '@aws-sdk/credential-provider-node'];
+
+/** The processor as one ESM file, its npm packages external. */
+function bundledProcessor(root: string): string {
+  const out = buildSync({
+    entryPoints: [join(root, PROCESSOR)],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: PROCESSOR_PACKAGES,
+    write: false,
+    logLevel: 'silent',
+  });
+  return `// Bundled by loadtest/lab-script.ts from ${PROCESSOR} for Artillery's cloud workers.\n${out.outputFiles[0].text}`;
+}
+
+/** A package.json naming the processor's packages at this project's pinned versions. */
+function workerPackageJson(root: string): string {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+  const pinned = { ...pkg.devDependencies, ...pkg.dependencies };
+  const dependencies = Object.fromEntries(
+    PROCESSOR_PACKAGES.map((name) => {
+      const version = pinned[name];
+      if (!version) throw new Error(`package.json pins no ${name}, which the processor imports`);
+      return [name, version];
+    }),
+  );
+  return `${JSON.stringify({ private: true, description: 'What the lab processor needs on a worker', dependencies }, null, 2)}\n`;
 }
 
 export interface LabScript {
@@ -85,10 +128,17 @@ export function labScript(input: LabScriptInput): LabScript {
       cast: false,
     });
   }
-  const config: Record<string, unknown> = {
-    ...scenario.config,
-    processor: fromScript(dir, join(input.root, PROCESSOR)),
-  };
+  let processor = join(input.root, PROCESSOR);
+  if (input.selfContained) {
+    processor = join(dir, 'lab-processor.mjs');
+    files.push({ path: processor, text: bundledProcessor(input.root) });
+    // Artillery reads package.json from the folder its files share: the results folder with a
+    // payload there, else the scripts folder.
+    const manifest = workerPackageJson(input.root);
+    const shared = input.govIds === undefined ? [dir] : [dir, dirname(resolve(input.govIds))];
+    for (const d of new Set(shared)) files.push({ path: join(d, 'package.json'), text: manifest });
+  }
+  const config: Record<string, unknown> = { ...scenario.config, processor: fromScript(dir, processor) };
   if (payload.length > 0) config.payload = payload;
   else delete config.payload;
   const header = `# Written by loadtest/lab-script.ts from ${fromScript(dir, input.scenarioFile)} for one phase.\n`;

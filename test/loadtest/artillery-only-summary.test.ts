@@ -4,17 +4,33 @@
  *     (summary.json, timings.jsonl, lambda-logs.log and the GovIds file deleted, then
  *     `npm run report -- --in DIR`): counts equal, percentiles within the sketch's error.
  *  2. The --platform code path run here (every worker argument built, only the AWS calls left
- *     out): seeding, create, then get, with nothing between phases but payload files and
- *     variables, and rows from Artillery's metrics.
+ *     out): seeding, create, then get, each counted phase running the very script a cloud worker
+ *     gets (bundled processor, payload files, variables), rows from Artillery's metrics; and
+ *     Artillery's own bundler lists exactly those files and packages for the workers.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { PROJECT_ROOT } from '../../core/paths';
 import { reachedDatabase } from '../../core/timing.mjs';
-import { artilleryArgs, type RunArtilleryOptions, runArtillery } from '../../loadtest/artillery-runner';
+import {
+  artilleryArgs,
+  phaseScript,
+  type RunArtilleryOptions,
+  runArtillery,
+} from '../../loadtest/artillery-runner';
 import { runLoadPhases, writeLoadSummary } from '../../loadtest/load-phases';
 import { runReportCli } from '../../report/cli';
 import { SKETCH_RELATIVE_ACCURACY } from '../../runs/artillery-metrics';
@@ -152,7 +168,9 @@ describe('the --platform code path, run here', () => {
 
   beforeAll(async () => {
     api = await startFakeLabApi();
-    dir = mkdtempSync(join(tmpdir(), 'lab-platform-path-'));
+    // Inside the project: the bundled processor finds its npm packages as a worker's install would.
+    mkdirSync(join(PROJECT_ROOT, '.cache'), { recursive: true });
+    dir = mkdtempSync(join(PROJECT_ROOT, '.cache', 'lab-platform-path-'));
     const result = await runLoadPhases({
       outDir: dir,
       url: api.url,
@@ -166,11 +184,21 @@ describe('the --platform code path, run here', () => {
       seedRecords: 12,
       pickSeed: 5,
       workers: { platform: 'aws:lambda', count: 1, region: 'eu-west-1' },
-      // Everything but the AWS calls: the arguments run-lambda would get, then the same script here.
+      // Everything but the AWS calls: the arguments run-lambda would get, then its script run here.
       runArtillery: async (o) => {
         calls.push({ opts: o, args: artilleryArgs(o) });
-        const { workers: _remote, ...here } = o;
-        return runArtillery(here);
+        const script = phaseScript(o);
+        if (!o.workers || !script || o.operation === undefined) return runArtillery(o);
+        for (const f of script.files) {
+          mkdirSync(dirname(f.path), { recursive: true });
+          writeFileSync(f.path, f.text);
+        }
+        const { workers: _remote, payload: _p, pickSeed: _s, operation, labTarget, ...here } = o;
+        return runArtillery({
+          ...here,
+          scenario: script.path,
+          variables: { labTarget, labPhase: operation, ...o.variables },
+        });
       },
       ...quiet,
     });
@@ -209,10 +237,15 @@ describe('the --platform code path, run here', () => {
       ['../seeded-dynamodb-keepalive-on.csv', ['govId'], 'labGovIds'],
       ['pick-seed-5.csv', ['labPickSeed'], undefined],
     ]);
+    // The processor travels bundled beside the script, with a package.json of its npm packages.
     const scripts = dirname(calls[2].args.at(-1) ?? '');
-    expect(resolve(scripts, script.config.processor)).toBe(
-      join(PROJECT_ROOT, 'loadtest', 'lab-processor.mjs'),
-    );
+    expect(resolve(scripts, script.config.processor)).toBe(join(scripts, 'lab-processor.mjs'));
+    expect(readFileSync(join(scripts, 'lab-processor.mjs'), 'utf8')).not.toMatch(/from ['"]\.\.?\//);
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(Object.keys(manifest.dependencies).sort()).toEqual([
+      '@aws-sdk/credential-provider-node',
+      '@faker-js/faker',
+    ]);
   });
 
   it('reads the seeded Persons, picked at random, all found', () => {
@@ -225,6 +258,38 @@ describe('the --platform code path, run here', () => {
     expect([...read].every((id) => seeded.includes(id))).toBe(true);
     // Random picks, not one row per user: 30 reads of 12 Persons repeat some.
     expect(read.size).toBeLessThan(EXPECTED);
+  });
+
+  it("is what Artillery's own bundler ships to the workers, and no more", () => {
+    const script = calls[2].args.at(-1) ?? '';
+    // createBOM as run-lambda and run-fargate call it, in a child with the runner's preload.
+    const probe = `
+      const lib = ${JSON.stringify(join(PROJECT_ROOT, 'node_modules', 'artillery', 'lib'))};
+      require(lib + '/artillery-global').createGlobalObject().then(() => {
+        require(lib + '/platform/aws-ecs/legacy/bom.js').createBOM(${JSON.stringify(script)}, [], { scenarioPath: ${JSON.stringify(script)}, flags: {} }, (err, bom) => {
+          if (err) { console.error(err.stack); process.exit(1); }
+          console.log(JSON.stringify({ files: bom.files.map((f) => f.noPrefix).sort(), modules: bom.modules.sort() }));
+          process.exit(0);
+        });
+      });`;
+    const r = spawnSync(
+      process.execPath,
+      ['--require', join(PROJECT_ROOT, 'loadtest', 'artillery-preload.cjs'), '-e', probe],
+      { cwd: dir, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const bom = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}');
+    const name = script.split('/').at(-1);
+    expect(bom.files).toEqual(
+      [
+        'package.json',
+        'scripts/lab-processor.mjs',
+        `scripts/${name}`,
+        'scripts/pick-seed-5.csv',
+        'seeded-dynamodb-keepalive-on.csv',
+      ].sort(),
+    );
+    expect(bom.modules).toEqual(['@aws-sdk/credential-provider-node', '@faker-js/faker']);
   });
 
   it("builds every row from Artillery's report", () => {
