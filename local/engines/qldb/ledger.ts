@@ -228,13 +228,14 @@ export class Ledger {
     parsed: ParsedStatement,
     params: readonly dom.Value[],
     now = Date.now(),
+    budgetMs?: number,
   ): dom.Value[] {
     if (params.length !== parsed.parameterCount) {
       throw QldbError.badRequest(
         `Number of parameters (${params.length}) does not match the statement's ${parsed.parameterCount} placeholders`,
       );
     }
-    const ev = new Evaluator(this.#catalog(txn, now), params);
+    const ev = new Evaluator(this.#catalog(txn, now), params, budgetMs);
     const values = this.#run(txn, parsed.statement, ev);
     txn.lastReadIOs = ev.reads;
     return values;

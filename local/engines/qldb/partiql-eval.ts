@@ -9,7 +9,7 @@
  * in FROM it names a table. Field names are case-sensitive, as QLDB's are.
  */
 import { dom, IonTypes } from 'ion-js';
-import type { QldbError } from './errors';
+import { QldbError } from './errors';
 import { indexKey, isNumeric, sameValue } from './ion-compare';
 import type { DmlOp, Expr, FromSource, PathStep, Position, ProjectionItem, SelectStatement } from './partiql';
 import { semanticError } from './partiql';
@@ -21,6 +21,7 @@ import {
   isOfType,
   SCALAR_FUNCTIONS,
 } from './partiql-functions';
+import { compileLike, type LikePattern, likeMatches } from './partiql-like';
 import {
   type ArithmeticOp,
   arithmetic,
@@ -118,14 +119,37 @@ const FOUND_MISSING = { found: true, value: undefined } as const;
 
 export const EMPTY_ENV = new Env(undefined, [], [], []);
 
+/** How long one statement may evaluate before it is refused, ms (see Evaluator.tick). */
+export const DEFAULT_STATEMENT_BUDGET_MS = 1_000;
+/** Steps between two looks at the clock. */
+const TICKS_PER_CHECK = 1024;
+
 export class Evaluator {
   /** Documents read from tables, for ConsumedIOs.ReadIOs. */
   reads = 0;
+  #ticks = 0;
+  readonly #deadline: number;
 
   constructor(
     readonly catalog: Catalog,
     readonly params: readonly dom.Value[],
-  ) {}
+    readonly budgetMs: number = DEFAULT_STATEMENT_BUDGET_MS,
+  ) {
+    this.#deadline = performance.now() + budgetMs;
+  }
+
+  /**
+   * One step of work. The engine serves every client from one thread, so a statement that runs
+   * long holds up everyone: past its budget it is refused (it has changed nothing yet). QLDB bounds
+   * a transaction at 30 s; this bound is the local engine's own, so one client's statement cannot
+   * stall the others for long.
+   */
+  tick(): void {
+    if (++this.#ticks % TICKS_PER_CHECK !== 0 || performance.now() <= this.#deadline) return;
+    throw QldbError.badRequest(
+      `The statement ran past the local engine's evaluation budget of ${this.budgetMs} ms and was stopped; nothing it did was kept`,
+    );
+  }
 
   fn(pos: Position): FunctionContext {
     return {
@@ -140,6 +164,7 @@ export class Evaluator {
   // --- expressions ---
 
   eval(e: Expr, env: Env, group?: readonly Env[]): Val {
+    this.tick();
     switch (e.k) {
       case 'lit':
         return e.v;
@@ -379,8 +404,13 @@ export class Evaluator {
     if (escapeChar !== undefined && Array.from(escapeChar).length !== 1) {
       throw semanticError(e.pos, 'The LIKE ESCAPE value must be a single character');
     }
-    const re = likeRegExp((p as dom.Value).stringValue() ?? '', escapeChar, e.pos);
-    const hit = re.test((v as dom.Value).stringValue() ?? '');
+    let pattern: LikePattern;
+    try {
+      pattern = compileLike((p as dom.Value).stringValue() ?? '', escapeChar);
+    } catch (err) {
+      throw semanticError(e.pos, (err as Error).message);
+    }
+    const hit = likeMatches((v as dom.Value).stringValue() ?? '', pattern, () => this.tick());
     return bool(e.not ? !hit : hit);
   }
 
@@ -472,6 +502,7 @@ export class Evaluator {
         implicit.filter((x) => x < slot),
       );
       for (const item of this.#sourceItems(source, i, partial, conjuncts, names, from.length)) {
+        this.tick();
         let s = slot;
         values[s++] = item.value;
         if (source.at) values[s++] = item.at;
@@ -827,22 +858,6 @@ function independent(e: Expr, env: Env, alias: string, by: string | undefined): 
     default:
       return false;
   }
-}
-
-function likeRegExp(pattern: string, escapeChar: string | undefined, pos: Position): RegExp {
-  let re = '^';
-  const chars = Array.from(pattern);
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i];
-    if (escapeChar !== undefined && c === escapeChar) {
-      const next = chars[++i];
-      if (next === undefined) throw semanticError(pos, 'The LIKE pattern ends with its escape character');
-      re += next.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    } else if (c === '%') re += '.*';
-    else if (c === '_') re += '.';
-    else re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  }
-  return new RegExp(`${re}$`, 'su');
 }
 
 /** Rebuilds `v` with the element at steps[i..] changed by `change` (undefined removes it). */

@@ -416,9 +416,20 @@ function numberLiteral(text: string, negative: boolean, pos: Position): dom.Valu
   return new dom.Integer(negative ? -big : big);
 }
 
+/**
+ * How deep expressions may nest, both while parsing (parentheses, subqueries, calls, NOT and sign
+ * chains) and in the tree built (each operator of a chain like `a + b + c` is one level): deep
+ * enough for any statement a person or an ORM writes, shallow enough that parsing and evaluation
+ * never run out of stack. QLDB documents no such limit; the error is a parser error like any other.
+ * AND and OR chains are built balanced, so thousands of ORs stay shallow.
+ */
+export const MAX_EXPRESSION_DEPTH = 200;
+
 class Parser {
   #pos = 0;
   #params = 0;
+  /** Expressions open around the current token. */
+  #depth = 0;
 
   constructor(private readonly tokens: readonly Token[]) {}
 
@@ -762,31 +773,51 @@ class Parser {
   // --- expressions ---
 
   #expr(): Expr {
-    return this.#or();
+    return this.#nested(() => this.#or());
+  }
+
+  /** Parses one more level of nesting, refusing to go past MAX_EXPRESSION_DEPTH. */
+  #nested<T>(parse: () => T): T {
+    this.#depth += 1;
+    try {
+      if (this.#depth > MAX_EXPRESSION_DEPTH) throw tooDeep(this.#peek());
+      return parse();
+    } finally {
+      this.#depth -= 1;
+    }
   }
 
   #or(): Expr {
-    let l = this.#and();
-    while (this.#isWord('OR')) {
-      const pos = this.#next();
-      l = { k: 'bin', op: 'OR', l, r: this.#and(), pos };
-    }
-    return l;
+    return this.#balanced('OR', () => this.#and());
   }
 
   #and(): Expr {
-    let l = this.#not();
-    while (this.#isWord('AND')) {
-      const pos = this.#next();
-      l = { k: 'bin', op: 'AND', l, r: this.#not(), pos };
+    return this.#balanced('AND', () => this.#not());
+  }
+
+  /**
+   * `a OP b OP c ...` for an associative OP (AND, OR) as a balanced tree: the same value and the same
+   * left-to-right order of evaluation as the left-deep tree, at logarithmic depth.
+   */
+  #balanced(op: 'AND' | 'OR', operand: () => Expr): Expr {
+    const operands = [operand()];
+    const positions: Position[] = [];
+    while (this.#isWord(op)) {
+      positions.push(this.#next());
+      operands.push(operand());
     }
-    return l;
+    const build = (from: number, to: number): Expr => {
+      if (from === to) return operands[from];
+      const mid = (from + to) >> 1;
+      return { k: 'bin', op, l: build(from, mid), r: build(mid + 1, to), pos: positions[mid] };
+    };
+    return build(0, operands.length - 1);
   }
 
   #not(): Expr {
     if (this.#isWord('NOT')) {
       const pos = this.#next();
-      return { k: 'unary', op: 'NOT', e: this.#not(), pos };
+      return this.#nested(() => ({ k: 'unary', op: 'NOT', e: this.#not(), pos }));
     }
     return this.#predicate();
   }
@@ -892,7 +923,7 @@ class Parser {
         this.#next();
         return this.#postfixOf({ k: 'lit', v: numberLiteral(t.text, pos.text === '-', pos), pos });
       }
-      return { k: 'unary', op: pos.text as '-' | '+', e: this.#unary(), pos };
+      return this.#nested(() => ({ k: 'unary', op: pos.text as '-' | '+', e: this.#unary(), pos }));
     }
     return this.#postfix();
   }
@@ -1115,9 +1146,40 @@ class Parser {
   }
 }
 
+function tooDeep(pos: Position): QldbError {
+  return parserError(
+    pos,
+    `The expression nests deeper than ${MAX_EXPRESSION_DEPTH} levels (parentheses, operators, calls and subqueries count)`,
+  );
+}
+
+/**
+ * Refuses a tree deeper than MAX_EXPRESSION_DEPTH, so evaluation (which recurses over it) never
+ * runs out of stack: a chain of 5,000 `+` parses without recursion but builds a tree that deep.
+ * Walks without recursion; a node is anything with a `k` (expressions, steps) or `kind` (queries).
+ */
+function checkTreeDepth(root: Statement): void {
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    // Literal values (`v`) and positions are never walked into.
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push([item, depth]);
+      continue;
+    }
+    const node = value as Record<string, unknown>;
+    const isNode = 'k' in node || 'kind' in node;
+    const d = isNode ? depth + 1 : depth;
+    if (d > MAX_EXPRESSION_DEPTH) throw tooDeep((node.pos as Position | undefined) ?? { line: 1, column: 1 });
+    for (const [key, child] of Object.entries(node)) if (key !== 'pos' && key !== 'v') stack.push([child, d]);
+  }
+}
+
 /** Parses one statement, or throws QLDB's BadRequestException naming the line and column. */
 export function parseStatement(text: string): ParsedStatement {
   const parser = new Parser(tokenize(text));
   const statement = parser.statement();
+  checkTreeDepth(statement);
   return { statement, parameterCount: parser.parameterCount, text };
 }
