@@ -558,19 +558,30 @@ export class Evaluator {
       }
       throw semanticError(root.pos, `No such variable named '${root.name}'`);
     }
+    // history(table_name | 'table_id' [, start [, end]]) (working.history.html): a name that no
+    // alias binds is a table's name, a string literal its id (which also finds a dropped table).
+    const table = e.k === 'call' && e.name === 'HISTORY' ? e.args[0] : undefined;
+    const byId =
+      table?.k === 'lit' && table.v !== undefined && table.v.getType() === IonTypes.STRING
+        ? (table.v.stringValue() ?? '')
+        : undefined;
     if (
       e.k === 'call' &&
-      e.name === 'HISTORY' &&
-      e.args[0]?.k === 'id' &&
-      !env.lookup(e.args[0].name, e.args[0].quoted).found
+      table &&
+      (byId !== undefined || (table.k === 'id' && !env.lookup(table.name, table.quoted).found))
     ) {
       const args = e.args.slice(1).map((a) => {
         const v = this.eval(a, env);
         if (v === undefined) throw semanticError(a.pos, 'history() bounds must be timestamps');
         return v;
       });
-      const rows = this.catalog.system(`history:${e.args[0].name}`, args, e.pos);
-      if (!rows) throw semanticError(e.args[0].pos, `No such variable named '${e.args[0].name}'`);
+      const key = byId !== undefined ? `history-id:${byId}` : `history:${(table as { name: string }).name}`;
+      const rows = this.catalog.system(key, args, e.pos);
+      if (!rows) {
+        throw byId !== undefined
+          ? semanticError(table.pos, `No such table with id '${byId}'`)
+          : semanticError(table.pos, `No such variable named '${(table as { name: string }).name}'`);
+      }
       this.reads += rows.length;
       return rows.map((value) => ({ value }));
     }
@@ -704,17 +715,27 @@ export class Evaluator {
   // --- DML path edits ---
 
   /**
-   * Applies SET / REMOVE / INSERT INTO to one document: paths are rooted at the target's alias (or a
-   * top-level field when unqualified). Returns the new document; the input is left untouched.
+   * Applies SET / REMOVE / INSERT INTO to one document: paths are rooted at the target's alias, at a
+   * nested source's alias (`o` of `@r.Owners AS o`: the element it is bound to), or are a top-level
+   * field when unqualified. Returns the new document, or null when `REMOVE <alias>` removed the
+   * whole document ("or remove an entire top-level document", ql-reference.from.html); the input
+   * is left untouched.
    */
-  applyOps(doc: dom.Value, ops: readonly DmlOp[], alias: string, env: Env): dom.Value {
+  applyOps(
+    doc: dom.Value,
+    ops: readonly DmlOp[],
+    alias: string,
+    env: Env,
+    nested: ReadonlyMap<string, readonly (string | number)[]> = new Map(),
+  ): dom.Value | null {
     let current = doc;
     for (const op of ops) {
-      const steps = this.#targetSteps(op.path, alias, env);
+      const steps = this.dmlSteps(op.path, alias, env, nested);
       if (steps.length === 0) {
+        if (op.k === 'remove') return null;
         throw semanticError(
           op.path.pos,
-          'A whole document cannot be replaced by SET or REMOVE; use DELETE then INSERT',
+          'A whole document cannot be replaced by SET or INSERT INTO; use DELETE then INSERT',
         );
       }
       if (op.k === 'set') {
@@ -738,7 +759,13 @@ export class Evaluator {
     return current;
   }
 
-  #targetSteps(path: Expr, alias: string, env: Env): (string | number)[] {
+  /** The steps from the document's root to what `path` names (see applyOps). */
+  dmlSteps(
+    path: Expr,
+    alias: string,
+    env: Env,
+    nested: ReadonlyMap<string, readonly (string | number)[]>,
+  ): (string | number)[] {
     const steps: (string | number)[] = [];
     let base: Expr;
     let rest: readonly PathStep[];
@@ -750,7 +777,9 @@ export class Evaluator {
       rest = path.steps;
     } else throw semanticError(path.pos, 'Expected a path to a document element');
     if (base.k !== 'id') throw semanticError(path.pos, 'Expected a path to a document element');
-    if (!sameName(base.name, alias, base.quoted)) steps.push(base.name);
+    const prefix = nested.get(base.name.toLowerCase());
+    if (prefix) steps.push(...prefix);
+    else if (!sameName(base.name, alias, base.quoted)) steps.push(base.name);
     for (const step of rest) {
       if (step.k === 'field') steps.push(step.name);
       else if (step.k === 'index') {

@@ -1,7 +1,7 @@
 /**
  * The scalar functions QLDB lists (https://docs.aws.amazon.com/qldb/latest/developerguide/ql-functions.html)
  * and CAST: string (CHAR_LENGTH, CHARACTER_LENGTH, LOWER, UPPER, SUBSTRING, TRIM), conditional
- * (COALESCE, NULLIF; EXISTS is an expression), date and time (DATE_ADD, DATE_DIFF, EXTRACT, TO_STRING,
+ * (COALESCE, NULLIF, EXISTS of a value; EXISTS of a subquery is an expression), date and time (DATE_ADD, DATE_DIFF, EXTRACT, TO_STRING,
  * TO_TIMESTAMP, UTCNOW), scalar (TXID, SIZE), and CAST. Unless stated otherwise a NULL or MISSING
  * argument makes the result NULL, as the functions page says.
  */
@@ -41,6 +41,7 @@ export const SCALAR_FUNCTIONS = new Set([
   'TRIM',
   'COALESCE',
   'NULLIF',
+  'EXISTS',
   'DATE_ADD',
   'DATE_DIFF',
   'EXTRACT',
@@ -88,6 +89,17 @@ export function callScalar(
       if (unknown(a)) return NULL;
       if (!unknown(b) && equalKnown(a as dom.Value, b as dom.Value)) return NULL;
       return a;
+    }
+    case 'EXISTS': {
+      // ql-functions.exists.html: TRUE for a non-empty collection (list, s-expression, struct,
+      // bag), FALSE for anything else including null; "EXISTS(missing) -- error".
+      if (args.length !== 1) ctx.fail('EXISTS takes one argument');
+      const v = args[0];
+      if (v === undefined) return ctx.fail('EXISTS of MISSING is an error');
+      if (v.isNull()) return bool(false);
+      const t = v.getType();
+      const container = t === IonTypes.LIST || t === IonTypes.SEXP || t === IonTypes.STRUCT;
+      return bool(container && elementsOf(v).length > 0);
     }
     case 'UTCNOW':
       return new dom.Timestamp(utcTimestamp(ctx.now));

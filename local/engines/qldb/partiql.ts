@@ -9,8 +9,9 @@
  *   fromList   := source { (',' | [INNER | CROSS] JOIN) source [ON expr] }
  *   source     := expr [[AS] name] [AT name] [BY name]        (expr: a table, history(t, ...), a path)
  *   insert     := INSERT INTO name (VALUE expr | expr)        (a parameter, a struct, or a bag of them)
- *   update     := UPDATE name [[AS] name] [BY name] dmlOp {dmlOp} [WHERE expr]
- *   fromDml    := FROM name [[AS] name] [BY name] [WHERE expr] dmlOp {dmlOp}
+ *   update     := UPDATE name [[AS] name] [BY name] {',' source} dmlOp {dmlOp} [WHERE expr]
+ *   fromDml    := FROM name [[AS] name] [BY name] {',' source} [WHERE expr] dmlOp {dmlOp}
+ *                 (the sources after the table are collections nested in its documents, `@r.Owners AS o`)
  *   dmlOp      := SET path '=' expr {',' path '=' expr} | REMOVE path {',' path}
  *               | INSERT INTO path VALUE expr [AT expr]
  *   delete     := DELETE FROM name [[AS] name] [BY name] [WHERE expr]
@@ -24,7 +25,7 @@
  *   concat     := additive {'||' additive}   additive := mult {('+'|'-') mult}
  *   mult       := unary {('*'|'/'|'%') unary}   unary := ('-'|'+') unary | postfix
  *   postfix    := primary { '.' name | '.' '*' | '[' expr ']' | '[' '*' ']' }
- *   primary    := literal | '?' | name | '(' expr ')' | '(' select ')' | '{' [expr ':' expr {','...}] '}'
+ *   primary    := literal | '?' | name | '@' name | '(' expr ')' | '(' select ')' | '{' [expr ':' expr {','...}] '}'
  *               | '[' [exprs] ']' | '<<' [exprs] '>>' | '`' ion '`' | CAST '(' expr AS type ')'
  *               | CASE [expr] {WHEN expr THEN expr} [ELSE expr] END | EXISTS '(' select ')'
  *               | name '(' [DISTINCT] ( '*' | args ) ')'     (EXTRACT, SUBSTRING, TRIM, DATE_ADD and
@@ -154,6 +155,8 @@ export type Statement =
   | {
       readonly kind: 'update';
       readonly target: DmlTarget;
+      /** Collections nested in the target's documents (`FROM t AS r, @r.Owners AS o`), bound per row. */
+      readonly nested: readonly FromSource[];
       readonly ops: readonly DmlOp[];
       readonly where?: Expr;
     }
@@ -214,6 +217,7 @@ const PUNCTUATION = [
   '-',
   '/',
   '%',
+  '@',
 ];
 
 /** Words that end an expression or a source, so they are never taken as an implicit alias. */
@@ -688,17 +692,26 @@ class Parser {
   #update(): Statement {
     this.#expectWord('UPDATE');
     const target = this.#target();
+    const nested = this.#nestedSources();
     const ops = this.#dmlOps();
     const where = this.#acceptWord('WHERE') ? this.#expr() : undefined;
-    return { kind: 'update', target, ops, where };
+    return { kind: 'update', target, nested, ops, where };
   }
 
   #fromDml(): Statement {
     this.#expectWord('FROM');
     const target = this.#target();
+    const nested = this.#nestedSources();
     const where = this.#acceptWord('WHERE') ? this.#expr() : undefined;
     const ops = this.#dmlOps();
-    return { kind: 'update', target, ops, where };
+    return { kind: 'update', target, nested, ops, where };
+  }
+
+  /** `, @r.Owners.SecondaryOwners AS o ...` after a DML statement's table (ql-reference.from.html). */
+  #nestedSources(): FromSource[] {
+    const sources: FromSource[] = [];
+    while (this.#acceptPunct(',')) sources.push(this.#source());
+    return sources;
   }
 
   #delete(): Statement {
@@ -990,6 +1003,13 @@ class Parser {
     switch (t.text) {
       case '?':
         return { k: 'param', i: this.#params++, pos };
+      case '@': {
+        // `@name` is a variable, never a table: the alias of an enclosing source.
+        const name = this.#next();
+        if (name.kind !== 'ident' && name.kind !== 'qident')
+          throw this.#unexpected(name, 'expected a name after @');
+        return { k: 'id', name: name.text, quoted: name.kind === 'qident', pos };
+      }
       case '(': {
         if (this.#isWord('SELECT')) {
           const q = this.#select();

@@ -480,6 +480,13 @@ export class QldbSessionService {
         let params: { value: dom.Value; hash: Uint8Array }[] = [];
         let values: dom.Value[];
         try {
+          // Refused before it is hashed: hashing a statement far over the quota would hold the
+          // engine's one thread for as long as a statement's budget.
+          if (statement.length > QLDB_QUOTAS.statementLength) {
+            throw QldbError.badRequest(
+              `The statement is ${statement.length} characters long, over the limit of ${QLDB_QUOTAS.statementLength}`,
+            );
+          }
           params = (request?.Parameters ?? []).map(parameter);
           // Ion strings are Unicode: a lone surrogate cannot be hashed (nor sent by a driver, which
           // hashes each statement before sending it).
@@ -495,11 +502,6 @@ export class QldbSessionService {
             statement,
             params.map((p) => p.hash),
           );
-          if (statement.length > QLDB_QUOTAS.statementLength) {
-            throw QldbError.badRequest(
-              `The statement is ${statement.length} characters long, over the limit of ${QLDB_QUOTAS.statementLength}`,
-            );
-          }
           values = session.ledger.execute(
             txn,
             this.#parse(statement),
