@@ -114,27 +114,21 @@ describe('INSERT', () => {
   });
 });
 
-/** A document current from its insert, updated, then deleted, with the commit times recorded. */
-function threeRevisions(): { t: TestLedger; times: number[]; tableId: string } {
+/** A document inserted, updated, then deleted, each committed at the given instant. */
+function threeRevisions(): { t: TestLedger; tableId: string } {
   const t = new TestLedger();
   const [created] = t.run('CREATE TABLE Vehicle');
   const tableId = (dom.load(created) as dom.Value).get('tableId')?.stringValue() ?? '';
-  const times: number[] = [];
-  const at = (statement: string) => {
-    t.run(statement);
-    const [txTime] = t.run(
-      'SELECT VALUE h.metadata.txTime FROM history(Vehicle) AS h WHERE h.metadata.version = ?',
-      times.length,
-    );
-    times.push(Date.parse(txTime));
+  const at = (statement: string, iso: string) => {
+    const txn = t.begin();
+    t.exec(txn, statement);
+    t.ledger.commit(txn, Date.parse(iso));
   };
-  at("INSERT INTO Vehicle {'VIN': 'A', 'Color': 'Red'}");
-  at("UPDATE Vehicle SET Color = 'Blue' WHERE VIN = 'A'");
-  at("DELETE FROM Vehicle WHERE VIN = 'A'");
-  return { t, times, tableId };
+  at("INSERT INTO Vehicle {'VIN': 'A', 'Color': 'Red'}", '2019-06-01T00:00:00Z');
+  at("UPDATE Vehicle SET Color = 'Blue' WHERE VIN = 'A'", '2019-06-05T12:00:00Z');
+  at("DELETE FROM Vehicle WHERE VIN = 'A'", '2019-06-10T00:00:00Z');
+  return { t, tableId };
 }
-
-const ion = (ms: number) => `\`${new Date(ms).toISOString()}\``;
 
 describe('history()', () => {
   // working.history.html: "history( table_name | 'table_id' [, `start-time` [, `end-time` ] ] )":
@@ -153,25 +147,19 @@ describe('history()', () => {
   // revisions were active. These parameters don't specify the time range during which revisions
   // were committed to the journal": "if a revision was committed before [the start time] and remained
   // active after that start time, this example query returns that revision in the results."
-  it('selects the revisions that were current during [start, end], not those committed in it', async () => {
-    const { t, times } = threeRevisions();
-    const versions = (start: number, end?: number) =>
-      t
-        .run(
-          `SELECT VALUE h.metadata.version FROM history(Vehicle, ${ion(start)}${end === undefined ? '' : `, ${ion(end)}`}) AS h`,
-        )
-        .sort();
-    // Revisions commit a few ms apart at least (each is its own transaction): pick instants inside.
-    const [v0, v1, v2] = times;
-    expect(v0 < v1 && v1 < v2).toBe(true);
-    // Inside version 0's lifetime: only version 0 was current, although nothing committed then.
-    if (v1 - v0 >= 2) expect(versions(v0 + 1, v1 - 1)).toEqual(['0']);
-    // From just before the update to after it: versions 0 and 1.
-    expect(versions(v1 - 1 >= v0 ? v1 - 1 : v0, v1)).toEqual(['0', '1']);
-    // Long after the deletion: the deletion revision is the current one.
-    expect(versions(v2 + 60_000)).toEqual(['2']);
-    // Before the document existed: nothing.
-    expect(versions(v0 - 60_000, v0 - 1)).toEqual([]);
+  it('selects the revisions that were current during [start, end], not those committed in it', () => {
+    const { t } = threeRevisions();
+    const versions = (range: string) =>
+      t.run(`SELECT VALUE h.metadata.version FROM history(Vehicle, ${range}) AS h`).sort();
+    // The page's example range: version 0 was committed before it and still current at its start.
+    expect(versions('`2019-06-05T00:00:00Z`, `2019-06-05T23:59:59Z`')).toEqual(['0', '1']);
+    // Inside version 0's lifetime, although nothing was committed then.
+    expect(versions('`2019-06-02T`, `2019-06-03T`')).toEqual(['0']);
+    // Both bounds are inclusive: the instant of the update belongs to version 1 only.
+    expect(versions('`2019-06-05T12:00:00Z`, `2019-06-05T12:00:00Z`')).toEqual(['1']);
+    // With a start and no end: everything current from the start on (the deletion included).
+    expect(versions('`2019-06-06T`')).toEqual(['1', '2']);
+    expect(versions('`2019-05-01T`, `2019-05-31T`')).toEqual([]);
   });
 });
 
