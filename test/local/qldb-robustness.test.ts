@@ -12,8 +12,9 @@
  */
 import { CreateLedgerCommand, QLDBClient } from '@aws-sdk/client-qldb';
 import { QLDBSessionClient, SendCommandCommand, type ValueHolder } from '@aws-sdk/client-qldb-session';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { dom, dumpBinary, dumpText } from 'ion-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type QldbEngine, startQldbEngine } from '../../local/engines/qldb';
 
 const REGION = 'us-east-1';
@@ -24,6 +25,7 @@ const ANSWER_WITHIN_MS = 3_000;
 /** "These already answer a QLDB-shaped error within 300 ms" (the issue), with 3x slack. */
 const QUICK_WITHIN_MS = 900;
 const STATEMENT_BUDGET_MS = 1_000;
+const REQUEST_TIMEOUT_MS = 5_000;
 
 let engine: QldbEngine;
 let client: QLDBSessionClient;
@@ -114,22 +116,42 @@ function alive(pid: number): boolean {
 
 const PEOPLE = Array.from({ length: 40 }, (_, i) => ({ GovId: `ROBUST-${i}`, n: i }));
 
-beforeAll(async () => {
+/** An engine with the ledger, the table and PEOPLE committed. */
+async function startEngine(): Promise<void> {
+  client?.destroy();
   engine = await startQldbEngine({ statementBudgetMs: STATEMENT_BUDGET_MS });
   const control = new QLDBClient({ region: REGION, credentials: CREDENTIALS, endpoint: engine.endpoint });
   await control.send(
     new CreateLedgerCommand({ Name: LEDGER, PermissionsMode: 'STANDARD', DeletionProtection: false }),
   );
   control.destroy();
-  client = new QLDBSessionClient({
+  client = sessionClient();
+  await commitStatements([['CREATE TABLE Person'], ['CREATE INDEX ON Person (GovId)']]);
+  await commitStatements(PEOPLE.map((p) => ['INSERT INTO Person ?', p] as [string, unknown]));
+}
+
+beforeAll(startEngine, 30_000);
+
+/** A client that gives up on an answer after REQUEST_TIMEOUT_MS (a hung engine fails the case, not the run). */
+function sessionClient(): QLDBSessionClient {
+  return new QLDBSessionClient({
     region: REGION,
     credentials: CREDENTIALS,
     endpoint: engine.endpoint,
     maxAttempts: 1,
+    requestHandler: new NodeHttpHandler({ requestTimeout: REQUEST_TIMEOUT_MS }),
   });
-  await commitStatements([['CREATE TABLE Person'], ['CREATE INDEX ON Person (GovId)']]);
-  await commitStatements([['INSERT INTO Person ?', PEOPLE]]);
-}, 30_000);
+}
+
+// Each case starts from a live, answering engine, so that a case fails on its own statement, not
+// on an earlier one's crash or stall (with the engine as it should be, this never restarts anything).
+beforeEach(async () => {
+  const answering =
+    alive(engine.pid) && (await execute('SELECT VALUE 1 FROM Person').catch(() => undefined))?.values;
+  if (answering) return;
+  await engine.stop();
+  await startEngine();
+}, 60_000);
 
 afterAll(async () => {
   client?.destroy();
@@ -213,12 +235,7 @@ describe('statements that used to end or stall the engine', () => {
 
   it('stops a statement past its evaluation budget, and another client is answered meanwhile', async () => {
     const pid = engine.pid;
-    const other = new QLDBSessionClient({
-      region: REGION,
-      credentials: CREDENTIALS,
-      endpoint: engine.endpoint,
-      maxAttempts: 1,
-    });
+    const other = sessionClient();
     try {
       // 40^5 rows: minutes of work without the budget.
       const long = execute(
