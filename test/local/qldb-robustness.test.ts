@@ -204,7 +204,12 @@ describe('statements that used to end or stall the engine', () => {
         expect(a.error?.message).toMatch(/DATE_ADD/);
       },
     ],
-    ['5,000 ORs', `SELECT VALUE n FROM Person WHERE n = 3 OR ${ors}`, (a) => expect(a.values).toEqual(['3'])],
+    [
+      '5,000 ORs',
+      // The indexed GovId narrows the rows to one, so the case measures the ORs, not a scan of them.
+      `SELECT VALUE n FROM Person WHERE GovId = 'ROBUST-3' AND (n = 3 OR ${ors})`,
+      (a) => expect(a.values).toEqual(['3']),
+    ],
     [
       '10,000 nested parentheses',
       `SELECT VALUE ${'('.repeat(10_000)}1${')'.repeat(10_000)} FROM Person`,
