@@ -139,7 +139,7 @@ function sessionClient(): QLDBSessionClient {
     credentials: CREDENTIALS,
     endpoint: engine.endpoint,
     maxAttempts: 1,
-    requestHandler: new NodeHttpHandler({ requestTimeout: REQUEST_TIMEOUT_MS }),
+    requestHandler: new NodeHttpHandler({ requestTimeout: REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true }),
   });
 }
 
