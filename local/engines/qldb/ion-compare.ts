@@ -31,7 +31,11 @@ export function exactDecimal(v: dom.Value): Decimal {
 }
 
 function numbersEqual(a: dom.Value, b: dom.Value): boolean {
-  if (a.getType() === IonTypes.FLOAT || b.getType() === IonTypes.FLOAT) {
+  const ta = a.getType();
+  const tb = b.getType();
+  // Two ints compare as bigints, without building a Decimal for each side.
+  if (ta === IonTypes.INT && tb === IonTypes.INT) return a.bigIntValue() === b.bigIntValue();
+  if (ta === IonTypes.FLOAT || tb === IonTypes.FLOAT) {
     return a.numberValue() === b.numberValue();
   }
   return exactDecimal(a).compareTo(exactDecimal(b)) === 0;
