@@ -786,14 +786,27 @@ class Parser {
   // --- expressions ---
 
   #expr(): Expr {
-    return this.#nested(() => this.#or());
+    this.#enter();
+    try {
+      return this.#or();
+    } finally {
+      this.#depth -= 1;
+    }
   }
 
-  /** Parses one more level of nesting, refusing to go past MAX_EXPRESSION_DEPTH. */
-  #nested<T>(parse: () => T): T {
+  /** One more level of nesting, refused past MAX_EXPRESSION_DEPTH; the caller leaves it. */
+  #enter(): void {
     this.#depth += 1;
+    if (this.#depth > MAX_EXPRESSION_DEPTH) {
+      this.#depth -= 1;
+      throw tooDeep(this.#peek());
+    }
+  }
+
+  /** Parses one more level of nesting (see #enter). */
+  #nested<T>(parse: () => T): T {
+    this.#enter();
     try {
-      if (this.#depth > MAX_EXPRESSION_DEPTH) throw tooDeep(this.#peek());
       return parse();
     } finally {
       this.#depth -= 1;
@@ -813,7 +826,9 @@ class Parser {
    * left-to-right order of evaluation as the left-deep tree, at logarithmic depth.
    */
   #balanced(op: 'AND' | 'OR', operand: () => Expr): Expr {
-    const operands = [operand()];
+    const first = operand();
+    if (!this.#isWord(op)) return first;
+    const operands = [first];
     const positions: Position[] = [];
     while (this.#isWord(op)) {
       positions.push(this.#next());
@@ -1198,8 +1213,11 @@ function checkTreeDepth(root: Statement): void {
 
 /** Parses one statement, or throws QLDB's BadRequestException naming the line and column. */
 export function parseStatement(text: string): ParsedStatement {
-  const parser = new Parser(tokenize(text));
+  const tokens = tokenize(text);
+  const parser = new Parser(tokens);
   const statement = parser.statement();
-  checkTreeDepth(statement);
+  // Every node on a path from the root owns a token of its own, but for a few per SELECT (its
+  // projection list and items): a statement this short cannot build a tree too deep to evaluate.
+  if (tokens.length * 4 > MAX_EXPRESSION_DEPTH) checkTreeDepth(statement);
   return { statement, parameterCount: parser.parameterCount, text };
 }
