@@ -238,6 +238,16 @@ describe('statements that used to end or stall the engine', () => {
     await expectEngineIntact(pid);
   });
 
+  it('refuses a document nested deeper than 1,000 levels, which could not be journaled safely', async () => {
+    const pid = engine.pid;
+    const deep = `{GovId: "DEEP", a: ${'['.repeat(2_000)}${']'.repeat(2_000)}}`;
+    const answer = await execute('INSERT INTO Person ?', [{ IonText: deep }]);
+    expect(answer.error?.name).toBe('BadRequestException');
+    expect(answer.error?.message).toMatch(/nests 2002 levels deep, over the local engine's limit of 1000/);
+    expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
+    await expectEngineIntact(pid);
+  });
+
   it('stops a statement past its evaluation budget, and another client is answered meanwhile', async () => {
     const pid = engine.pid;
     const other = sessionClient();

@@ -56,6 +56,31 @@ export const QLDB_QUOTAS = {
 
 export const MAX_DOCUMENTS_PER_TRANSACTION = QLDB_QUOTAS.documentsPerTransaction;
 
+/**
+ * How deep a stored document may nest (containers within containers). QLDB documents no such
+ * limit; this one is the engine's own, so that writing a document to the journal, reading it back
+ * at start and comparing it never runs out of stack: a document that passes it is committed
+ * safely, where one nested thousands deep could fail inside a commit. ion-js itself cannot load
+ * Ion nested much deeper than a few thousand levels.
+ */
+export const MAX_DOCUMENT_DEPTH = 1_000;
+
+/** A value's nesting depth, counted without recursion. */
+function nestingDepth(root: dom.Value): number {
+  let deepest = 0;
+  const stack: [dom.Value, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [dom.Value, number];
+    if (depth > deepest) deepest = depth;
+    if (v.isNull()) continue;
+    const t = v.getType();
+    if (t === IonTypes.STRUCT || t === IonTypes.LIST || t === IonTypes.SEXP) {
+      for (const child of v.elements()) stack.push([child, depth + 1]);
+    }
+  }
+  return deepest;
+}
+
 /** A committed revision of a document (data null: the revision that deleted it). */
 interface Revision {
   readonly data: dom.Value | null;
@@ -664,6 +689,12 @@ export class Ledger {
     let bytes = 0;
     for (const [id, data] of writes) {
       if (!data) continue;
+      const depth = nestingDepth(data);
+      if (depth > MAX_DOCUMENT_DEPTH) {
+        throw QldbError.badRequest(
+          `Document ${id} nests ${depth} levels deep, over the local engine's limit of ${MAX_DOCUMENT_DEPTH}`,
+        );
+      }
       let size = sizeBound(data);
       if (size > QLDB_QUOTAS.documentBytes) size = dumpBinary(data).length;
       if (size > QLDB_QUOTAS.documentBytes) {
