@@ -243,7 +243,7 @@ describe('statements that used to end or stall the engine', () => {
     const deep = `{GovId: "DEEP", a: ${'['.repeat(2_000)}${']'.repeat(2_000)}}`;
     const answer = await execute('INSERT INTO Person ?', [{ IonText: deep }]);
     expect(answer.error?.name).toBe('BadRequestException');
-    expect(answer.error?.message).toMatch(/nests 2002 levels deep, over the local engine's limit of 1000/);
+    expect(answer.error?.message).toMatch(/nests 2001 levels deep, over the local engine's limit of 1000/);
     expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
     await expectEngineIntact(pid);
   });
