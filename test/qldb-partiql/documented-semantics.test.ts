@@ -56,6 +56,14 @@ describe('functions', () => {
     expect(value(t, expr)).toEqual([expected]);
   });
 
+  // ql-functions.timestamp-format.html lists S as fraction-of-second; like Java's formatter it has at
+  // most 9 digits, and a longer run is the statement's error (it once failed inside the engine).
+  it('TO_STRING refuses more than 9 fraction digits', () => {
+    expect(t.refusal(`SELECT VALUE TO_STRING(\`2017T\`, '${'S'.repeat(200)}') FROM One`).message).toMatch(
+      /^Semantic Error: at line 1, column 14: TO_STRING: at most 9 fraction digits \(S\), got 200$/,
+    );
+  });
+
   // ql-functions.exists.html: "EXISTS(missing) -- error".
   it('EXISTS(missing) is an error', () => {
     expect(t.refusal('SELECT VALUE EXISTS(missing) FROM One').message).toMatch(

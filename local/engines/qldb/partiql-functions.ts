@@ -427,6 +427,8 @@ function formatTimestamp(t: Timestamp, pattern: string, ctx: FunctionContext): s
         out += pad(secondsWhole, w);
         break;
       case 'S':
+        // Java's DateTimeFormatter (whose symbols these are) has at most 9 fraction digits.
+        if (w > 9) ctx.fail(`TO_STRING: at most 9 fraction digits (S), got ${w}`);
         out += fraction.toFixed(w).slice(2, 2 + w);
         break;
       case 'n':
