@@ -278,19 +278,19 @@ export function createQldbHttpServer(
   const server = createServer((req, res) => {
     handle(req, res).catch((caught: unknown) => {
       const err = caught instanceof Error ? caught : new Error(String(caught));
-      if (res.headersSent) return;
       if (err instanceof QldbError) {
-        sendError(res, 400, 'com.amazonaws.qldbsession', err.code, err.message);
+        if (!res.headersSent) sendError(res, 400, 'com.amazonaws.qldbsession', err.code, err.message);
         return;
       }
       // AWS's common error for a failure of the service itself (status 500, which SDKs retry).
-      sendError(
-        res,
-        500,
-        'com.amazonaws.qldbsession',
-        'InternalFailure',
-        'The request processing has failed because of an unknown error, exception or failure.',
-      );
+      if (!res.headersSent)
+        sendError(
+          res,
+          500,
+          'com.amazonaws.qldbsession',
+          'InternalFailure',
+          'The request processing has failed because of an unknown error, exception or failure.',
+        );
       if (err instanceof CommitFailure) options.onCommitFailure?.(err);
       else options.onUnexpectedError?.(err);
     });
