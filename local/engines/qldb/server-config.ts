@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { createQldbHttpServer } from './http-endpoint';
+import { createQldbHttpServer, type QldbHttpEndpointOptions } from './http-endpoint';
 import type { Journal } from './journal';
 import type { CommitRecord } from './ledger';
 import { QldbSessionService } from './session-service';
@@ -29,6 +29,8 @@ export interface QldbServerConfig {
   readonly sessionLifetimeMs?: number;
   /** A transaction must commit within this. @default 30 000 (QLDB) */
   readonly transactionTimeoutMs?: number;
+  /** How long one statement may evaluate before it is refused, ms. @default 1 000 */
+  readonly statementBudgetMs?: number;
   /** The HTTP endpoint closes connections idle this long, s. @default 60 */
   readonly idleTimeoutS?: number;
 }
@@ -38,7 +40,7 @@ export function createQldbEndpoint(
   config: QldbServerConfig,
   journal: Journal | undefined,
   records: readonly CommitRecord[],
-  onInternalError: (err: Error) => void,
+  handlers: Pick<QldbHttpEndpointOptions, 'onCommitFailure' | 'onUnexpectedError'>,
 ): Server {
   const service = new QldbSessionService(
     {
@@ -49,9 +51,10 @@ export function createQldbEndpoint(
       sessionIdleMs: config.sessionIdleMs,
       sessionLifetimeMs: config.sessionLifetimeMs,
       transactionTimeoutMs: config.transactionTimeoutMs,
+      statementBudgetMs: config.statementBudgetMs,
       journal,
     },
     records,
   );
-  return createQldbHttpServer(service, { onInternalError, idleTimeoutS: config.idleTimeoutS });
+  return createQldbHttpServer(service, { ...handlers, idleTimeoutS: config.idleTimeoutS });
 }
