@@ -31,3 +31,6 @@ export function responseMetrics(
 export class InFlight {
   add(at: number, clientMs: number): number;
 }
+
+/** QLDB's commands in the order a transaction sends them. */
+export const COMMAND_ORDER: readonly string[];

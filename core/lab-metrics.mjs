@@ -46,8 +46,8 @@ export const METRIC = Object.freeze({
   inFlight: 'lab.in_flight',
 });
 
-/** The order of QLDB's commands in a transaction (runs/db-commands.ts uses the same). */
-const COMMAND_ORDER = [
+/** QLDB's commands in the order a transaction sends them (runs/db-commands.ts sorts by it too). */
+export const COMMAND_ORDER = Object.freeze([
   'StartSession',
   'StartTransaction',
   'ExecuteStatement',
@@ -55,7 +55,7 @@ const COMMAND_ORDER = [
   'CommitTransaction',
   'AbortTransaction',
   'EndSession',
-];
+]);
 
 /** @param {string} name */
 function commandRank(name) {

@@ -6,6 +6,7 @@
  * CommitTransaction 1" is read off the first and a new session's extra StartSession off the next.
  */
 
+import { COMMAND_ORDER } from '../core/lab-metrics.mjs';
 import type { TimingLine } from '../core/timing.mjs';
 import { reachedDatabase } from '../core/timing.mjs';
 
@@ -25,16 +26,8 @@ export interface DbCommandsSummary {
   readonly breakdowns: readonly CommandBreakdown[];
 }
 
-/** QLDB's commands in the order a transaction sends them; other names follow, alphabetically. */
-const ORDER = [
-  'StartSession',
-  'StartTransaction',
-  'ExecuteStatement',
-  'FetchPage',
-  'CommitTransaction',
-  'AbortTransaction',
-  'EndSession',
-];
+// QLDB's commands in the order a transaction sends them; other names follow, alphabetically.
+const ORDER = COMMAND_ORDER;
 
 function rank(name: string): number {
   const i = ORDER.indexOf(name);
