@@ -67,6 +67,21 @@ function timestamp(v: dom.Value, ctx: FunctionContext, fn: string): Timestamp {
   return t;
 }
 
+/**
+ * Arguments each fixed-signature function takes, [fewest, most], as the reference's signatures
+ * give them; a call outside that is refused before any argument is read. The message is the
+ * PartiQL reference implementation's (org.partiql's IncorrectNumberOfArgumentsToFunctionCall).
+ */
+const ARITY: Readonly<Record<string, readonly [number, number]>> = {
+  CHAR_LENGTH: [1, 1],
+  CHARACTER_LENGTH: [1, 1],
+  LOWER: [1, 1],
+  UPPER: [1, 1],
+  SIZE: [1, 1],
+  TO_STRING: [2, 2],
+  TO_TIMESTAMP: [1, 2],
+};
+
 /** Code points, as CHAR_LENGTH and SUBSTRING count them. */
 const codePoints = (s: string) => Array.from(s);
 
@@ -76,6 +91,11 @@ export function callScalar(
   keyword: string | undefined,
   ctx: FunctionContext,
 ): Val {
+  const arity = ARITY[name];
+  if (arity && (args.length < arity[0] || args.length > arity[1]))
+    ctx.fail(
+      `Incorrect number of arguments for '${name.toLowerCase()}'. Expected ${arity[0]}..${arity[1]} but was supplied ${args.length}.`,
+    );
   switch (name) {
     case 'COALESCE': {
       for (const a of args) if (!unknown(a)) return a;
