@@ -467,6 +467,8 @@ function parseWithPattern(s: string, pattern: string, ctx: FunctionContext): Tim
         break;
       case 'S': {
         const frac = s.slice(pos, pos + w);
+        // Digits only: anything else is not a fraction of a second (and not a number to build one of).
+        if (!/^[0-9]+$/.test(frac)) ctx.fail(`TO_TIMESTAMP: '${s}' does not match pattern '${pattern}'`);
         pos += w;
         sec = new Decimal(`${sec?.numberValue() ?? 0}.${frac}`);
         break;
