@@ -13,6 +13,8 @@ import {
   scanTables,
   signedRawRequest,
 } from '../support/lab-http';
+import { itFuzzesTheApi } from '../fuzz/api-gateway-fuzz';
+import { FAST } from '../fuzz/support/fuzz-runs';
 import { LAB_TEST_CONTEXT } from '../support/lab-test-context';
 
 const BASE = '/dynamodb/keepalive-on/person';
@@ -304,4 +306,8 @@ describe('fuzzing the local lab over raw sockets', () => {
     },
     CASE_MS,
   );
+
+  // Generated requests (fast-check, seed-fixed): last, since they write people the cases above
+  // count as strays.
+  itFuzzesTheApi(() => lab, FAST);
 });
