@@ -182,9 +182,10 @@ export function describeQldbFuzz(runs: FuzzRuns, grammar: { maxDepth: number }):
                 throw err;
               }
               const { name, status, message } = describeError(err);
-              outcome = `${status ?? '-'} ${name}`;
+              // No status: no answer came; say whether the engine is still there.
+              outcome = status === undefined ? `no answer (${alive(engine.pid) ? 'engine alive' : 'engine died'})` : `${status} ${name}`;
               tally.add(outcome);
-              expect(QLDB_ERRORS.has(name), `${label} -> ${name}: ${message}`).toBe(true);
+              expect(QLDB_ERRORS.has(name), `${label} -> ${name}: ${message}; ${outcome}`).toBe(true);
               expect(status, `${label} -> ${name}: ${message}`).toBe(400);
               await stillWhole(pid);
               return;
