@@ -22,6 +22,9 @@ const DEADLINE_MS = 3 * BUDGET_MS;
 /** Written before the inputs; generated GovIds all start with `fz`, so none of them is this. */
 const KEEP_ID = 'API-FUZZ-KEEP';
 
+/** Half of a UTF-16 pair without its other half: no UTF-8 bytes can carry it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 interface HttpInput {
   readonly method: string;
   readonly path: string;
@@ -43,7 +46,7 @@ const govId = fc
     fc.constantFrom('..', '.', '%', '%2F', 'a/b', 'x'.repeat(70), '\u0000', ' ', '__proto__', 'constructor'),
   )
   // A URL carries UTF-8: a lone surrogate has no bytes to send.
-  .map((s) => `fz${s}`.toWellFormed());
+  .map((s) => `fz${s}`.replace(LONE_SURROGATE, '\uFFFD'));
 const encodeSegment = fc.tuple(govId, fc.boolean()).map(([id, encode]) =>
   // Unencoded, only what a request line may carry: the rest percent-encoded.
   encode ? encodeURIComponent(id) : id.replace(/[^A-Za-z0-9._~!$&'()*+,;=:@%-]/gu, encodeURIComponent),
@@ -52,11 +55,18 @@ const query = fc
   .array(
     fc.tuple(
       fc.constantFrom('govIdType', 'limit', 'GOVIDTYPE', 'offset', ''),
-      fc.oneof(fc.constantFrom('Passport', 'Driver License', '0', '50', '51', '-1', 'ten', ''), fc.string({ maxLength: 8 })),
+      fc.oneof(
+        fc.constantFrom('Passport', 'Driver License', '0', '50', '51', '-1', 'ten', ''),
+        fc.string({ maxLength: 8 }),
+      ),
     ),
     { maxLength: 3 },
   )
-  .map((kv) => (kv.length === 0 ? '' : `?${kv.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`));
+  .map((kv) =>
+    kv.length === 0
+      ? ''
+      : `?${kv.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`,
+  );
 
 const fieldValue = fc.oneof(
   fc.string({ maxLength: 30 }),
@@ -69,21 +79,56 @@ const fieldValue = fc.oneof(
 );
 const FIELDS = ['GovId', 'FirstName', 'LastName', 'DOB', 'GovIdType', 'Address', 'Role', 'CreatedAt'];
 const body = fc.oneof(
-  { weight: 4, arbitrary: fc
-    .tuple(govId, fc.option(fc.dictionary(fc.constantFrom(...FIELDS), fieldValue, { maxKeys: 3, noNullPrototype: true }), { nil: {}, freq: 2 }), fc.array(fc.constantFrom(...FIELDS), { maxLength: 1 }))
-    .map(([id, changes, drop]) => {
-      const p: Record<string, unknown> = { ...person(id), ...changes };
-      for (const f of drop) delete p[f];
-      return JSON.stringify(p);
-    }) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(
+        govId,
+        fc.option(
+          fc.dictionary(fc.constantFrom(...FIELDS), fieldValue, { maxKeys: 3, noNullPrototype: true }),
+          { nil: {}, freq: 2 },
+        ),
+        fc.array(fc.constantFrom(...FIELDS), { maxLength: 1 }),
+      )
+      .map(([id, changes, drop]) => {
+        const p: Record<string, unknown> = { ...person(id), ...changes };
+        for (const f of drop) delete p[f];
+        return JSON.stringify(p);
+      }),
+  },
   { weight: 1, arbitrary: fc.json({ maxDepth: 3 }) },
-  { weight: 1, arbitrary: fc.constantFrom('', '{', 'null', '[]', '{"Address":"x"}', '{"__proto__":{"x":1}}', '{"GovId":"fz1","GovId":}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '',
+      '{',
+      'null',
+      '[]',
+      '{"Address":"x"}',
+      '{"__proto__":{"x":1}}',
+      '{"GovId":"fz1","GovId":}',
+    ),
+  },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)) },
 );
 const headers = fc.dictionary(
-  fc.constantFrom('content-type', 'x-forwarded-for', 'accept', 'x-custom', 'content-encoding', 'x-amz-target'),
+  fc.constantFrom(
+    'content-type',
+    'x-forwarded-for',
+    'accept',
+    'x-custom',
+    'content-encoding',
+    'x-amz-target',
+  ),
   fc.oneof(
-    fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'gzip', '20200101T000000Z', '*/*'),
+    fc.constantFrom(
+      'application/json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'gzip',
+      '20200101T000000Z',
+      '*/*',
+    ),
     fc.string({ maxLength: 20, unit: fc.constantFrom(...'abcXYZ012 ;=,/-_.') }),
   ),
   { maxKeys: 3, noNullPrototype: true },
@@ -96,17 +141,38 @@ function httpInput(routes: readonly { method: string; path: string }[]): fc.Arbi
       .tuple(encodeSegment, query, fc.constantFrom('', '', '', '', '', '', '', '', '/', '/extra', '//'))
       .map(([id, q, tail]) => `${template.replace(/\{\w+\+?\}/g, id)}${tail}${q}`);
   const target = fc.oneof(
-    { weight: 8, arbitrary: fc.constantFrom(...routes).chain((r) => fill(r.path).map((path) => ({ method: r.method, path }))) },
     {
-      weight: 1,
-      arbitrary: fc.tuple(
-        fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'get', 'Post'),
-        fc.constantFrom(...routes).chain((r) => fill(r.path)),
-      ).map(([method, path]) => ({ method, path })),
+      weight: 8,
+      arbitrary: fc
+        .constantFrom(...routes)
+        .chain((r) => fill(r.path).map((path) => ({ method: r.method, path }))),
     },
     {
       weight: 1,
-      arbitrary: fc.constantFrom('/', '/admin', '/dynamodb', '/%2e%2e/x').map((path) => ({ method: 'GET', path })),
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(
+            'GET',
+            'POST',
+            'PUT',
+            'PATCH',
+            'DELETE',
+            'HEAD',
+            'OPTIONS',
+            'TRACE',
+            'PROPFIND',
+            'get',
+            'Post',
+          ),
+          fc.constantFrom(...routes).chain((r) => fill(r.path)),
+        )
+        .map(([method, path]) => ({ method, path })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('/', '/admin', '/dynamodb', '/%2e%2e/x')
+        .map((path) => ({ method: 'GET', path })),
     },
   );
   return fc
@@ -116,7 +182,14 @@ function httpInput(routes: readonly { method: string; path: string }[]): fc.Arbi
       body: fc.option(body, { nil: undefined, freq: 4 }),
       signing: fc.oneof(
         { weight: 6, arbitrary: fc.constant('signed' as const) },
-        { weight: 1, arbitrary: fc.constantFrom('unsigned' as const, 'body-changed' as const, 'signature-changed' as const) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            'unsigned' as const,
+            'body-changed' as const,
+            'signature-changed' as const,
+          ),
+        },
       ),
     })
     .map(({ target: t, ...rest }) => ({ ...t, ...rest }) as HttpInput);
@@ -149,7 +222,9 @@ async function send(lab: RunningLab, input: HttpInput): Promise<Answer> {
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       },
     );
@@ -169,11 +244,17 @@ export function itFuzzesTheApi(lab: () => RunningLab, runs: FuzzRuns): void {
       const base = routes.find((r) => r.method === 'POST' && r.path.endsWith('/keepalive-on/person'))?.path;
       expect(base).toBeDefined();
       const signed = (method: string, path: string, b?: string) =>
-        send(running, { method, path, headers: { 'content-type': 'application/json' }, body: b, signing: 'signed' });
+        send(running, {
+          method,
+          path,
+          headers: { 'content-type': 'application/json' },
+          body: b,
+          signing: 'signed',
+        });
       const created = await signed('POST', `${base}`, JSON.stringify(person(KEEP_ID)));
       expect([201, 409], created.text).toContain(created.status);
       const kept = JSON.parse((await signed('GET', `${base}/${KEEP_ID}`)).text).person;
-      const pids = [...running.targets.values()].map((t) => [t.database.pid, t.model.pid]).flat();
+      const pids = [...running.targets.values()].flatMap((t) => [t.database.pid, t.model.pid]);
       try {
         await assertRuns(
           runs,
@@ -190,10 +271,16 @@ export function itFuzzesTheApi(lab: () => RunningLab, runs: FuzzRuns): void {
             expect(answer.status, `${label} -> ${answer.text.slice(0, 200)}`).toBeLessThan(500);
             if (answer.status >= 400 && input.method !== 'HEAD') {
               const error = JSON.parse(answer.text) as Record<string, unknown>;
-              expect(typeof (error.message ?? error.error), `${label} -> ${answer.text.slice(0, 200)}`).toBe('string');
+              expect(typeof (error.message ?? error.error), `${label} -> ${answer.text.slice(0, 200)}`).toBe(
+                'string',
+              );
             }
             for (const pid of pids) expect(alive(pid), `process ${pid}`).toBe(true);
-            const read = await within(DEADLINE_MS, 'reading the person written before', signed('GET', `${base}/${KEEP_ID}`));
+            const read = await within(
+              DEADLINE_MS,
+              'reading the person written before',
+              signed('GET', `${base}/${KEEP_ID}`),
+            );
             expect(read.status, read.text).toBe(200);
             expect(JSON.parse(read.text).person).toEqual(kept);
           }),

@@ -36,7 +36,8 @@ function backendMessages(bytes: Buffer): { type: string; body: Buffer }[] | unde
   const out: { type: string; body: Buffer }[] = [];
   let at = 0;
   // The one-byte answer to an SSLRequest or GSSENCRequest.
-  while (at < bytes.length && bytes[at] === 0x4e /* N */ && (bytes.length - at === 1 || bytes[at + 1] !== 0)) at += 1;
+  while (at < bytes.length && bytes[at] === 0x4e /* N */ && (bytes.length - at === 1 || bytes[at + 1] !== 0))
+    at += 1;
   while (at < bytes.length) {
     if (bytes.length - at < 5) return undefined;
     const length = bytes.readInt32BE(at + 1);
@@ -120,7 +121,11 @@ export function describeDsqlFuzz(runs: FuzzRuns): void {
             const label = `${JSON.stringify(sql)}${values ? ` with ${JSON.stringify(values)}` : ''}`;
             const client = await within(DEADLINE_MS, `connecting for ${label}`, connect());
             try {
-              await within(DEADLINE_MS, label, client.query(values ? { text: sql, values: [...values] } : sql));
+              await within(
+                DEADLINE_MS,
+                label,
+                client.query(values ? { text: sql, values: [...values] } : sql),
+              );
               sqlTally.add('ok');
             } catch (err) {
               const e = err as { code?: unknown; severity?: unknown; message?: string };
@@ -151,7 +156,10 @@ export function describeDsqlFuzz(runs: FuzzRuns): void {
      * ReadyForQuery to it, `after` in pieces of `piece` bytes (0: at once), then `last`. Resolves
      * with every byte the front sent once it closed the connection.
      */
-    function exchange(opening: Buffer, after?: { bytes: Buffer; piece: number; last: 'end' | Buffer }): Promise<Buffer> {
+    function exchange(
+      opening: Buffer,
+      after?: { bytes: Buffer; piece: number; last: 'end' | Buffer },
+    ): Promise<Buffer> {
       return new Promise((resolve, reject) => {
         const socket = net.connect(local.front.port, '127.0.0.1');
         const chunks: Buffer[] = [];
@@ -234,7 +242,9 @@ export function describeDsqlFuzz(runs: FuzzRuns): void {
             }
             const errors = (messages ?? []).filter((m) => m.type === 'E').map((m) => sqlstate(m.body));
             for (const code of errors) expect(code, label).toMatch(/^[0-9A-Z]{5}$/);
-            wireTally.add(errors.length > 0 ? `error ${errors[0]}` : `${messages?.length ?? 'unframed'} messages`);
+            wireTally.add(
+              errors.length > 0 ? `error ${errors[0]}` : `${messages?.length ?? 'unframed'} messages`,
+            );
             await stillWhole(pid);
           }),
         );

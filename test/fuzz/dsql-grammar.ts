@@ -23,29 +23,44 @@ const sqlString = fc
 const literal = fc.oneof(
   fc.integer().map(String),
   sqlString,
-  fc.constantFrom('NULL', 'true', "E'\\x41'", '$$a;b$$', '$t$;$t$', "'{}'::jsonb", '1e400', "'2016-01-01'::timestamptz"),
+  fc.constantFrom(
+    'NULL',
+    'true',
+    "E'\\x41'",
+    '$$a;b$$',
+    '$t$;$t$',
+    "'{}'::jsonb",
+    '1e400',
+    "'2016-01-01'::timestamptz",
+  ),
   fc.integer({ min: 1, max: 3 }).map((i) => `$${i}`),
 );
 const predicate = fc.oneof(
-  fc.tuple(column, fc.constantFrom('=', '<>', '<', '>=', 'LIKE', 'IS NOT DISTINCT FROM'), literal).map(
-    ([c, op, v]) => `${c} ${op} ${v}`,
-  ),
+  fc
+    .tuple(column, fc.constantFrom('=', '<>', '<', '>=', 'LIKE', 'IS NOT DISTINCT FROM'), literal)
+    .map(([c, op, v]) => `${c} ${op} ${v}`),
   fc.constantFrom('true', 'id IN (1, 2, 3)', 'v IS NULL', 'EXISTS (SELECT 1)'),
 );
-const where = fc.option(predicate.map((p) => ` WHERE ${p}`), { nil: '' });
+const where = fc.option(
+  predicate.map((p) => ` WHERE ${p}`),
+  { nil: '' },
+);
 
 const statement = fc.oneof(
   // DML and queries
   fc.tuple(table, literal, literal).map(([t, a, b]) => `INSERT INTO ${t} (id, v) VALUES (${a}, ${b})`),
-  fc.tuple(table, literal, literal).map(
-    ([t, a, b]) => `INSERT INTO ${t} (id, v) VALUES (${a}, ${b}) ON CONFLICT (id) DO UPDATE SET v = excluded.v`,
-  ),
+  fc
+    .tuple(table, literal, literal)
+    .map(
+      ([t, a, b]) =>
+        `INSERT INTO ${t} (id, v) VALUES (${a}, ${b}) ON CONFLICT (id) DO UPDATE SET v = excluded.v`,
+    ),
   fc.tuple(table, column, literal, where).map(([t, c, v, w]) => `UPDATE ${t} SET ${c} = ${v}${w}`),
   fc.tuple(table, where).map(([t, w]) => `DELETE FROM ${t}${w}`),
   fc.tuple(column, table, where).map(([c, t, w]) => `SELECT ${c} FROM ${t}${w}`),
-  fc.tuple(table, where, fc.constantFrom('FOR UPDATE', 'FOR SHARE', 'FOR NO KEY UPDATE', '')).map(
-    ([t, w, lock]) => `SELECT * FROM ${t}${w} ${lock}`,
-  ),
+  fc
+    .tuple(table, where, fc.constantFrom('FOR UPDATE', 'FOR SHARE', 'FOR NO KEY UPDATE', ''))
+    .map(([t, w, lock]) => `SELECT * FROM ${t}${w} ${lock}`),
   fc.array(literal, { minLength: 1, maxLength: 3 }).map((vs) => `SELECT ${vs.join(', ')}`),
   // DDL
   table.map((t) => `CREATE TABLE IF NOT EXISTS ${t} (id int PRIMARY KEY, v text, n numeric)`),
@@ -67,7 +82,7 @@ const statement = fc.oneof(
     'RELEASE SAVEPOINT s1',
     'LOCK TABLE fz_a',
     'VACUUM',
-    "COPY fz_a FROM STDIN",
+    'COPY fz_a FROM STDIN',
     'LISTEN fz',
     "NOTIFY fz, 'x'",
     'CREATE TRIGGER t BEFORE INSERT ON fz_a FOR EACH ROW EXECUTE FUNCTION f()',
@@ -112,9 +127,12 @@ export const sqlInput: fc.Arbitrary<SqlInput> = fc
     fc.array(statement, { minLength: 1, maxLength: 3 }),
     separator,
     fc.option(mutation, { freq: 3 }),
-    fc.option(fc.array(fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null)), { maxLength: 3 }), {
-      freq: 2,
-    }),
+    fc.option(
+      fc.array(fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null)), { maxLength: 3 }),
+      {
+        freq: 2,
+      },
+    ),
   )
   .map(([statements, sep, m, values]) => {
     const joined = statements.join(sep);
@@ -136,7 +154,10 @@ const cstr = (s: string) => Buffer.from(`${s}\0`, 'utf8');
 
 /** PostgreSQL's StartupMessage (protocol 3.0) with these parameters. */
 export function startupMessage(params: readonly (readonly [string, string])[]): Buffer {
-  const body = Buffer.concat([...params.map(([k, v]) => Buffer.concat([cstr(k), cstr(v)])), Buffer.from([0])]);
+  const body = Buffer.concat([
+    ...params.map(([k, v]) => Buffer.concat([cstr(k), cstr(v)])),
+    Buffer.from([0]),
+  ]);
   return Buffer.concat([int32(body.length + 8), int32(196_608), body]);
 }
 /** A PasswordMessage carrying the token. */
@@ -152,8 +173,19 @@ const preAuth = fc.oneof(
   fc
     .array(
       fc.tuple(
-        fc.constantFrom('user', 'database', 'options', 'application_name', 'replication', 'client_encoding', 'x'),
-        fc.oneof(fc.constantFrom('admin', 'postgres', '-c statement_timeout=1', 'true', 'SQL_ASCII'), fc.string({ maxLength: 10 })),
+        fc.constantFrom(
+          'user',
+          'database',
+          'options',
+          'application_name',
+          'replication',
+          'client_encoding',
+          'x',
+        ),
+        fc.oneof(
+          fc.constantFrom('admin', 'postgres', '-c statement_timeout=1', 'true', 'SQL_ASCII'),
+          fc.string({ maxLength: 10 }),
+        ),
       ),
       { maxLength: 4 },
     )
@@ -168,7 +200,11 @@ const preAuth = fc.oneof(
 const typedMessage = fc.oneof(
   fc.string({ maxLength: 40 }).map((sql) => typed(0x51, cstr(sql))), // Query
   fc
-    .tuple(fc.string({ maxLength: 6 }), fc.string({ maxLength: 40 }), fc.array(fc.integer(), { maxLength: 3 }))
+    .tuple(
+      fc.string({ maxLength: 6 }),
+      fc.string({ maxLength: 40 }),
+      fc.array(fc.integer(), { maxLength: 3 }),
+    )
     .map(([name, sql, oids]) =>
       typed(0x50, Buffer.concat([cstr(name), cstr(sql), Buffer.from([0, oids.length]), ...oids.map(int32)])),
     ), // Parse
@@ -178,12 +214,16 @@ const typedMessage = fc.oneof(
   fc
     .tuple(fc.string({ maxLength: 4 }), fc.integer())
     .map(([portal, rows]) => typed(0x45, Buffer.concat([cstr(portal), int32(rows)]))), // Execute
-  fc.constantFrom('S', 'P').chain((kind) =>
-    fc.string({ maxLength: 4 }).map((name) => typed(0x44, Buffer.concat([Buffer.from(kind), cstr(name)]))),
-  ), // Describe
-  fc.constantFrom('S', 'P', '?').chain((kind) =>
-    fc.string({ maxLength: 4 }).map((name) => typed(0x43, Buffer.concat([Buffer.from(kind), cstr(name)]))),
-  ), // Close
+  fc
+    .constantFrom('S', 'P')
+    .chain((kind) =>
+      fc.string({ maxLength: 4 }).map((name) => typed(0x44, Buffer.concat([Buffer.from(kind), cstr(name)]))),
+    ), // Describe
+  fc
+    .constantFrom('S', 'P', '?')
+    .chain((kind) =>
+      fc.string({ maxLength: 4 }).map((name) => typed(0x43, Buffer.concat([Buffer.from(kind), cstr(name)]))),
+    ), // Close
   fc.constant(typed(0x53, Buffer.alloc(0))), // Sync
   fc.constant(typed(0x48, Buffer.alloc(0))), // Flush
   fc.uint8Array({ maxLength: 16 }).map((b) => typed(0x46, Buffer.from(b))), // FunctionCall
@@ -191,7 +231,11 @@ const typedMessage = fc.oneof(
   fc.constant(typed(0x63, Buffer.alloc(0))), // CopyDone
   fc.constant(typed(0x58, Buffer.alloc(0))), // Terminate
   fc
-    .tuple(fc.integer({ min: 0, max: 255 }), fc.uint8Array({ maxLength: 16 }), fc.integer({ min: -8, max: 8 }))
+    .tuple(
+      fc.integer({ min: 0, max: 255 }),
+      fc.uint8Array({ maxLength: 16 }),
+      fc.integer({ min: -8, max: 8 }),
+    )
     .map(([type, body, delta]) => typed(type, Buffer.from(body), delta)), // any type, length off by a little
   fc
     .tuple(fc.integer({ min: 0, max: 255 }), fc.integer())

@@ -34,7 +34,11 @@ const KEEP_ITEMS = [1, 2, 3].map((sk) => ({
 }));
 
 /** One DynamoDB JSON request; any signature passes locally, but its form must be SigV4's. */
-async function call(endpoint: string, { operation, body }: DynamoCall, signal?: AbortSignal): Promise<Answer> {
+async function call(
+  endpoint: string,
+  { operation, body }: DynamoCall,
+  signal?: AbortSignal,
+): Promise<Answer> {
   const date = new Date().toISOString().replace(/[:-]|\.\d{3}/g, '');
   const res = await fetch(endpoint, {
     method: 'POST',
@@ -75,7 +79,10 @@ export function describeDynamoDbFuzz(runs: FuzzRuns, grammar: { maxDepth: number
       });
       expect(created.status, JSON.stringify(created.body)).toBe(200);
       for (const Item of KEEP_ITEMS) {
-        expect((await call(engine.endpoint, { operation: 'PutItem', body: { TableName: FUZZ_TABLE, Item } })).status).toBe(200);
+        expect(
+          (await call(engine.endpoint, { operation: 'PutItem', body: { TableName: FUZZ_TABLE, Item } }))
+            .status,
+        ).toBe(200);
       }
     }, 60_000);
     afterAll(async () => {
@@ -113,7 +120,11 @@ export function describeDynamoDbFuzz(runs: FuzzRuns, grammar: { maxDepth: number
             const abort = new AbortController();
             let answer: Answer;
             try {
-              answer = await within(DEADLINE_MS, JSON.stringify(request), call(engine.endpoint, request, abort.signal));
+              answer = await within(
+                DEADLINE_MS,
+                JSON.stringify(request),
+                call(engine.endpoint, request, abort.signal),
+              );
             } catch (err) {
               tally.add(String(err).includes('no answer within') ? 'hang' : 'connection lost');
               abort.abort();

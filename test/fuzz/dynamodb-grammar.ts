@@ -34,14 +34,24 @@ const name = fc.oneof(fc.constantFrom(...NAMES), fc.constantFrom(...NAME_PLACEHO
 const path: fc.Arbitrary<string> = fc
   .tuple(
     name,
-    fc.array(fc.oneof(name.map((n) => `.${n}`), fc.nat({ max: 20 }).map((i) => `[${i}]`)), { maxLength: 3 }),
+    fc.array(
+      fc.oneof(
+        name.map((n) => `.${n}`),
+        fc.nat({ max: 20 }).map((i) => `[${i}]`),
+      ),
+      { maxLength: 3 },
+    ),
   )
   .map(([head, rest]) => head + rest.join(''));
 const value = fc.constantFrom(...VALUE_PLACEHOLDERS);
-const operand = fc.oneof({ weight: 3, arbitrary: path }, { weight: 3, arbitrary: value }, {
-  weight: 1,
-  arbitrary: path.map((p) => `size(${p})`),
-});
+const operand = fc.oneof(
+  { weight: 3, arbitrary: path },
+  { weight: 3, arbitrary: value },
+  {
+    weight: 1,
+    arbitrary: path.map((p) => `size(${p})`),
+  },
+);
 const comparator = fc.constantFrom('=', '<>', '<', '<=', '>', '>=');
 const typeName = fc.oneof(
   fc.constantFrom('S', 'SS', 'N', 'NS', 'B', 'BS', 'BOOL', 'NULL', 'L', 'M').map((t) => `'${t}'`),
@@ -132,9 +142,7 @@ const mutate = (text: string, [kind, at, stray]: [string, number, string]): stri
 };
 /** Mostly well-formed; one input in four is a near miss. */
 const maybeBroken = (expr: fc.Arbitrary<string>) =>
-  fc
-    .tuple(expr, fc.option(mutation, { freq: 3 }))
-    .map(([text, m]) => (m === null ? text : mutate(text, m)));
+  fc.tuple(expr, fc.option(mutation, { freq: 3 })).map(([text, m]) => (m === null ? text : mutate(text, m)));
 
 const scalarN = fc.oneof(
   fc.integer().map(String),
@@ -254,11 +262,9 @@ export function dynamoCall(maxDepth: number, maxChain: number): fc.Arbitrary<Dyn
       ['UpdateExpression', 'ConditionExpression'],
     ),
     withMaps('DeleteItem', fc.record({ Key: fuzzKey, ConditionExpression: cond }), ['ConditionExpression']),
-    withMaps(
-      'GetItem',
-      fc.record({ Key: anyKey, ProjectionExpression: maybeBroken(projection) }),
-      ['ProjectionExpression'],
-    ),
+    withMaps('GetItem', fc.record({ Key: anyKey, ProjectionExpression: maybeBroken(projection) }), [
+      'ProjectionExpression',
+    ]),
     withMaps(
       'Query',
       fc.record(

@@ -16,7 +16,13 @@ import fc from 'fast-check';
 import { dom, dumpBinary } from 'ion-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
-import { ionHash, type QldbEngine, startQldbEngine, statementDigest, stringHash } from '../../local/engines/qldb';
+import {
+  ionHash,
+  type QldbEngine,
+  startQldbEngine,
+  statementDigest,
+  stringHash,
+} from '../../local/engines/qldb';
 import { FUZZ_TABLE, KEEP_TABLE, type QldbStatement, qldbStatement } from './qldb-grammar';
 import { alive, assertRuns, type FuzzRuns, Tally, within } from './support/fuzz-runs';
 
@@ -60,7 +66,9 @@ class RawSession {
   }
   async #send(command: Omit<ConstructorParameters<typeof SendCommandCommand>[0], 'SessionToken'>) {
     if (!this.#token) {
-      const started = await this.#client.send(new SendCommandCommand({ StartSession: { LedgerName: LEDGER } }));
+      const started = await this.#client.send(
+        new SendCommandCommand({ StartSession: { LedgerName: LEDGER } }),
+      );
       this.#token = started.StartSession?.SessionToken;
     }
     try {
@@ -78,13 +86,19 @@ class RawSession {
     const values: dom.Value[] = [];
     try {
       const executed = await this.#send({
-        ExecuteStatement: { TransactionId, Statement: statement, Parameters: binary.map((IonBinary) => ({ IonBinary })) },
+        ExecuteStatement: {
+          TransactionId,
+          Statement: statement,
+          Parameters: binary.map((IonBinary) => ({ IonBinary })),
+        },
       });
       let page = executed.ExecuteStatement?.FirstPage;
       for (let n = 0; page && n < MAX_PAGES; n += 1) {
-        for (const v of page.Values ?? []) values.push(dom.load(v.IonBinary ?? new Uint8Array()) as dom.Value);
+        for (const v of page.Values ?? [])
+          values.push(dom.load(v.IonBinary ?? new Uint8Array()) as dom.Value);
         if (!page.NextPageToken) break;
-        page = (await this.#send({ FetchPage: { TransactionId, NextPageToken: page.NextPageToken } })).FetchPage?.Page;
+        page = (await this.#send({ FetchPage: { TransactionId, NextPageToken: page.NextPageToken } }))
+          .FetchPage?.Page;
       }
     } catch (err) {
       await this.#send({ AbortTransaction: {} }).catch(() => undefined);
@@ -96,7 +110,11 @@ class RawSession {
     }
     let digest: Uint8Array;
     try {
-      digest = statementDigest(stringHash(TransactionId), statement, binary.map((b) => ionHash(b)));
+      digest = statementDigest(
+        stringHash(TransactionId),
+        statement,
+        binary.map((b) => ionHash(b)),
+      );
     } catch {
       // What the driver cannot hash it cannot send; the engine must still refuse a wrong digest.
       digest = new Uint8Array(32);
@@ -183,7 +201,10 @@ export function describeQldbFuzz(runs: FuzzRuns, grammar: { maxDepth: number }):
               }
               const { name, status, message } = describeError(err);
               // No status: no answer came; say whether the engine is still there.
-              outcome = status === undefined ? `no answer (${alive(engine.pid) ? 'engine alive' : 'engine died'})` : `${status} ${name}`;
+              outcome =
+                status === undefined
+                  ? `no answer (${alive(engine.pid) ? 'engine alive' : 'engine died'})`
+                  : `${status} ${name}`;
               tally.add(outcome);
               expect(QLDB_ERRORS.has(name), `${label} -> ${name}: ${message}; ${outcome}`).toBe(true);
               expect(status, `${label} -> ${name}: ${message}`).toBe(400);

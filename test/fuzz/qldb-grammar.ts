@@ -31,7 +31,10 @@ const stringLiteral = fc
   .oneof(
     { weight: 4, arbitrary: fc.string({ maxLength: 12 }) },
     { weight: 2, arbitrary: fc.string({ maxLength: 12, unit: 'grapheme' }) },
-    { weight: 1, arbitrary: fc.constantFrom('\ud800', 'a\udfffb', '%a_', '2016-02-01T', '13-2016', 'abc', '') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('\ud800', 'a\udfffb', '%a_', '2016-02-01T', '13-2016', 'abc', ''),
+    },
   )
   .map(quote);
 const ionLiteral = fc
@@ -53,13 +56,21 @@ const ionLiteral = fc
       '{{ aGVsbG8= }}',
       '0x7f',
     ),
-    fc.date({ min: new Date('0001-01-02T00:00:00Z'), max: new Date('9999-12-30T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+    fc
+      .date({
+        min: new Date('0001-01-02T00:00:00Z'),
+        max: new Date('9999-12-30T00:00:00Z'),
+        noInvalidDate: true,
+      })
+      .map((d) => d.toISOString()),
   )
   .map((ion) => `\`${ion}\``);
 const numberLiteral = fc.oneof(
   fc.integer().map(String),
   fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
-  fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => (Number.isInteger(d) ? `${d}.0` : String(d))),
+  fc
+    .double({ noNaN: true, noDefaultInfinity: true })
+    .map((d) => (Number.isInteger(d) ? `${d}.0` : String(d))),
   fc.constantFrom('0.1', '-7.25', '1e0', '1.5e-3', '99999999999999999999.99999'),
 );
 const literal = fc.oneof(
@@ -101,14 +112,57 @@ const castType = fc.constantFrom(
 );
 const timeFormat = fc
   .oneof(
-    fc.constantFrom('yyyy-MM-dd', 'MM-yyyy', 'yy', "yyyy-MM-dd'T'HH:mm:ssXXXX", 'h:m a', 'MMMM d, y', 'n', 'SSS', 'XXXXX'),
-    fc.array(fc.constantFrom('y', 'M', 'd', 'H', 'h', 'a', 'm', 's', 'S', 'n', 'X', 'x', '-', "'", ' ', 'Q'), {
-      maxLength: 8,
-    }).map((c) => c.join('')),
+    fc.constantFrom(
+      'yyyy-MM-dd',
+      'MM-yyyy',
+      'yy',
+      "yyyy-MM-dd'T'HH:mm:ssXXXX",
+      'h:m a',
+      'MMMM d, y',
+      'n',
+      'SSS',
+      'XXXXX',
+    ),
+    fc
+      .array(
+        fc.constantFrom('y', 'M', 'd', 'H', 'h', 'a', 'm', 's', 'S', 'n', 'X', 'x', '-', "'", ' ', 'Q'),
+        {
+          maxLength: 8,
+        },
+      )
+      .map((c) => c.join('')),
   )
   .map(quote);
-const binaryOp = fc.constantFrom('+', '-', '*', '/', '%', '||', '=', '!=', '<>', '<', '<=', '>', '>=', 'AND', 'OR');
-const FUNCTIONS = ['UPPER', 'LOWER', 'CHAR_LENGTH', 'CHARACTER_LENGTH', 'SIZE', 'COALESCE', 'NULLIF', 'EXISTS', 'UTCNOW', 'TXID', 'ABS'];
+const binaryOp = fc.constantFrom(
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '||',
+  '=',
+  '!=',
+  '<>',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'AND',
+  'OR',
+);
+const FUNCTIONS = [
+  'UPPER',
+  'LOWER',
+  'CHAR_LENGTH',
+  'CHARACTER_LENGTH',
+  'SIZE',
+  'COALESCE',
+  'NULLIF',
+  'EXISTS',
+  'UTCNOW',
+  'TXID',
+  'ABS',
+];
 
 /** An expression; `maxDepth` bounds its nesting. */
 export function expression(maxDepth: number): fc.Arbitrary<string> {
@@ -123,20 +177,32 @@ export function expression(maxDepth: number): fc.Arbitrary<string> {
         sub.map((x) => `(${x})`),
         sub.map((x) => `NOT ${x}`),
         sub.map((x) => `-${x}`),
-        fc.tuple(sub, fc.constantFrom('IS NULL', 'IS NOT NULL', 'IS MISSING', 'IS NOT MISSING')).map(([x, t]) => `${x} ${t}`),
+        fc
+          .tuple(sub, fc.constantFrom('IS NULL', 'IS NOT NULL', 'IS MISSING', 'IS NOT MISSING'))
+          .map(([x, t]) => `${x} ${t}`),
         fc.tuple(sub, fc.array(sub, { maxLength: 4 })).map(([x, list]) => `${x} IN (${list.join(', ')})`),
         fc.tuple(sub, sub, sub).map(([x, lo, hi]) => `${x} BETWEEN ${lo} AND ${hi}`),
         fc.tuple(sub, stringLiteral).map(([x, p]) => `${x} LIKE ${p}`),
-        fc.tuple(fc.constantFrom(...FUNCTIONS), fc.array(sub, { maxLength: 3 })).map(([f, args]) => `${f}(${args.join(', ')})`),
+        fc
+          .tuple(fc.constantFrom(...FUNCTIONS), fc.array(sub, { maxLength: 3 }))
+          .map(([f, args]) => `${f}(${args.join(', ')})`),
         fc.tuple(sub, castType).map(([x, t]) => `CAST(${x} AS ${t})`),
         fc.tuple(datePart, sub).map(([p, x]) => `EXTRACT(${p} FROM ${x})`),
         fc.tuple(datePart, sub, sub).map(([p, n, t]) => `DATE_ADD(${p}, ${n}, ${t})`),
         fc.tuple(datePart, sub, sub).map(([p, a, b]) => `DATE_DIFF(${p}, ${a}, ${b})`),
         fc.tuple(sub, timeFormat).map(([t, f]) => `TO_STRING(${t}, ${f})`),
-        fc.tuple(sub, fc.option(timeFormat)).map(([s, f]) => `TO_TIMESTAMP(${s}${f === null ? '' : `, ${f}`})`),
-        fc.tuple(sub, sub, fc.option(sub)).map(([s, from, n]) => `SUBSTRING(${s}, ${from}${n === null ? '' : `, ${n}`})`),
-        fc.tuple(fc.constantFrom('BOTH', 'LEADING', 'TRAILING', ''), sub).map(([how, s]) => `TRIM(${how} ${how ? "' ' FROM " : ''}${s})`),
-        fc.array(fc.tuple(field, sub), { maxLength: 3 }).map((kv) => `{${kv.map(([k, v]) => `'${k}': ${v}`).join(', ')}}`),
+        fc
+          .tuple(sub, fc.option(timeFormat))
+          .map(([s, f]) => `TO_TIMESTAMP(${s}${f === null ? '' : `, ${f}`})`),
+        fc
+          .tuple(sub, sub, fc.option(sub))
+          .map(([s, from, n]) => `SUBSTRING(${s}, ${from}${n === null ? '' : `, ${n}`})`),
+        fc
+          .tuple(fc.constantFrom('BOTH', 'LEADING', 'TRAILING', ''), sub)
+          .map(([how, s]) => `TRIM(${how} ${how ? "' ' FROM " : ''}${s})`),
+        fc
+          .array(fc.tuple(field, sub), { maxLength: 3 })
+          .map((kv) => `{${kv.map(([k, v]) => `'${k}': ${v}`).join(', ')}}`),
         fc.array(sub, { maxLength: 3 }).map((xs) => `[${xs.join(', ')}]`),
         fc.array(sub, { maxLength: 3 }).map((xs) => `<<${xs.join(', ')}>>`),
       ),
@@ -145,27 +211,46 @@ export function expression(maxDepth: number): fc.Arbitrary<string> {
   return e;
 }
 
-const table = fc.constantFrom(FUZZ_TABLE, `_ql_committed_${FUZZ_TABLE}`, 'information_schema.user_tables', 'Nope');
+const table = fc.constantFrom(
+  FUZZ_TABLE,
+  `_ql_committed_${FUZZ_TABLE}`,
+  'information_schema.user_tables',
+  'Nope',
+);
 /** Tables DDL may make or drop: never the fixture, nor the table DML writes. */
 const ddlTable = fc.constantFrom('FuzzA', 'FuzzB', 'fuzz_c', 'select', 'x'.repeat(130));
 
 function statement(maxDepth: number): fc.Arbitrary<string> {
   const e = expression(maxDepth);
-  const where = fc.option(e.map((w) => ` WHERE ${w}`), { nil: '' });
+  const where = fc.option(
+    e.map((w) => ` WHERE ${w}`),
+    { nil: '' },
+  );
   const source = fc.oneof(
     fc.tuple(table, alias).map(([t, a]) => `${t} AS ${a}`),
     fc.constantFrom(KEEP_TABLE).map((t) => `${t} AS r`),
-    fc.tuple(fc.constantFrom(KEEP_TABLE, FUZZ_TABLE), alias).map(([t, a]) => `${t} AS r, @r.l AS ${a === 'r' ? 'o' : a}`),
-    fc.constantFrom(`history(${FUZZ_TABLE}) AS r`, `history(${KEEP_TABLE}, \`2000T\`, \`2100T\`) AS r`, 'history(Nope) AS r'),
+    fc
+      .tuple(fc.constantFrom(KEEP_TABLE, FUZZ_TABLE), alias)
+      .map(([t, a]) => `${t} AS r, @r.l AS ${a === 'r' ? 'o' : a}`),
+    fc.constantFrom(
+      `history(${FUZZ_TABLE}) AS r`,
+      `history(${KEEP_TABLE}, \`2000T\`, \`2100T\`) AS r`,
+      'history(Nope) AS r',
+    ),
   );
   const projection = fc.oneof(
     fc.constant('*'),
     e.map((x) => `VALUE ${x}`),
-    fc.array(fc.tuple(e, field), { minLength: 1, maxLength: 3 }).map((ps) => ps.map(([x, f]) => `${x} AS ${f}`).join(', ')),
+    fc
+      .array(fc.tuple(e, field), { minLength: 1, maxLength: 3 })
+      .map((ps) => ps.map(([x, f]) => `${x} AS ${f}`).join(', ')),
     fc.constantFrom('COUNT(*)', 'r.*', 'SUM(r.n)', 'MAX(r.n), MIN(r.n)'),
   );
   return fc.oneof(
-    { weight: 4, arbitrary: fc.tuple(projection, source, where).map(([p, s, w]) => `SELECT ${p} FROM ${s}${w}`) },
+    {
+      weight: 4,
+      arbitrary: fc.tuple(projection, source, where).map(([p, s, w]) => `SELECT ${p} FROM ${s}${w}`),
+    },
     { weight: 2, arbitrary: e.map((x) => `INSERT INTO ${FUZZ_TABLE} VALUE ${x}`) },
     {
       weight: 1,
@@ -176,12 +261,22 @@ function statement(maxDepth: number): fc.Arbitrary<string> {
       weight: 2,
       arbitrary: fc.tuple(path, e, where).map(([p, x, w]) => `UPDATE ${FUZZ_TABLE} AS r SET ${p} = ${x}${w}`),
     },
-    { weight: 1, arbitrary: fc.tuple(path, where).map(([p, w]) => `UPDATE ${FUZZ_TABLE} AS r REMOVE ${p}${w}`) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(path, where).map(([p, w]) => `UPDATE ${FUZZ_TABLE} AS r REMOVE ${p}${w}`),
+    },
     { weight: 1, arbitrary: where.map((w) => `DELETE FROM ${FUZZ_TABLE} AS r${w}`) },
     {
       weight: 1,
       arbitrary: fc
-        .tuple(where, fc.oneof(fc.tuple(path, e).map(([p, x]) => `SET ${p} = ${x}`), path.map((p) => `REMOVE ${p}`), e.map((x) => `INSERT INTO r.l VALUE ${x}`)))
+        .tuple(
+          where,
+          fc.oneof(
+            fc.tuple(path, e).map(([p, x]) => `SET ${p} = ${x}`),
+            path.map((p) => `REMOVE ${p}`),
+            e.map((x) => `INSERT INTO r.l VALUE ${x}`),
+          ),
+        )
         .map(([w, op]) => `FROM ${FUZZ_TABLE} AS r${w} ${op}`),
     },
     {
@@ -216,7 +311,10 @@ const param = fc.oneof(
   fc.string({ maxLength: 10 }),
   fc.boolean(),
   fc.constant(null),
-  fc.dictionary(field, fc.oneof(fc.integer(), fc.string({ maxLength: 5 })), { maxKeys: 3, noNullPrototype: true }),
+  fc.dictionary(field, fc.oneof(fc.integer(), fc.string({ maxLength: 5 })), {
+    maxKeys: 3,
+    noNullPrototype: true,
+  }),
   fc.array(fc.integer(), { maxLength: 3 }),
 );
 

@@ -14,7 +14,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_DIR } from '../../core/paths';
 import { type RedisEngine, startRedis } from '../../local/engines/redis';
-import { type NetworkModelProcess, startNetworkModelProcess } from '../../local/network/network-model-process';
+import {
+  type NetworkModelProcess,
+  startNetworkModelProcess,
+} from '../../local/network/network-model-process';
 import { ensureCertificates } from '../../local/tls/certificates';
 import { KEEP_KEY, KEEP_VALUE, type RespInput, resp, respInput } from './redis-grammar';
 import { alive, assertRuns, type FuzzRuns, Tally, within } from './support/fuzz-runs';
@@ -49,7 +52,8 @@ function readReply(b: Buffer, at: number): { reply: Reply; next: number } | unde
       const n = Number(line);
       if (!Number.isInteger(n) || n < -1) return undefined;
       if (n === -1) return { reply: { type }, next: after };
-      if (b.length < after + n + 2 || b.toString('latin1', after + n, after + n + 2) !== '\r\n') return undefined;
+      if (b.length < after + n + 2 || b.toString('latin1', after + n, after + n + 2) !== '\r\n')
+        return undefined;
       return { reply: { type, text: b.toString('utf8', after, after + n) }, next: after + n + 2 };
     }
     case '*':
@@ -178,7 +182,10 @@ export function describeRedisFuzz(runs: FuzzRuns): void {
               throw err;
             }
             const all = replies(answer);
-            expect(all, `${label} -> ${JSON.stringify(answer.toString('latin1').slice(0, 200))}`).toBeDefined();
+            expect(
+              all,
+              `${label} -> ${JSON.stringify(answer.toString('latin1').slice(0, 200))}`,
+            ).toBeDefined();
             const errors = (all ?? []).filter((r) => r.type === '-');
             for (const e of errors) expect(e.text, label).toMatch(/^[A-Z]+ ?/);
             const last = errors.at(-1)?.text?.split(' ')[0];

@@ -18,7 +18,17 @@ const fuzzKey = fc.constantFrom('fuzz:s', 'fuzz:h', 'fuzz:l', 'fuzz:z', 'fuzz:n'
 const readKey = fc.oneof(fuzzKey, fc.constant(KEEP_KEY));
 const number = fc.oneof(
   fc.integer({ min: -1000, max: 1000 }).map(String),
-  fc.constantFrom('9223372036854775807', '-9223372036854775808', '1e3', 'nan', 'inf', '-inf', '0x10', '', '1.5'),
+  fc.constantFrom(
+    '9223372036854775807',
+    '-9223372036854775808',
+    '1e3',
+    'nan',
+    'inf',
+    '-inf',
+    '0x10',
+    '',
+    '1.5',
+  ),
 );
 const text = fc.oneof(fc.string({ maxLength: 16 }), fc.string({ maxLength: 16, unit: 'binary' }));
 const arg = fc.oneof(text, number);
@@ -39,31 +49,55 @@ const LUA = [
 ];
 
 /** A command as its words; writes go to fuzz keys only. */
-const command: fc.Arbitrary<string[]> = fc.oneof(
+const command: fc.Arbitrary<readonly string[]> = fc.oneof(
   fc.tuple(readKey).map(([k]) => ['GET', k]),
-  fc.tuple(fuzzKey, arg, fc.constantFrom([], ['EX', '10'], ['PX', '0'], ['NX'], ['XX', 'GET'], ['EX', '-1'], ['KEEPTTL'])).map(
-    ([k, v, opts]) => ['SET', k, v, ...opts],
-  ),
-  fc.tuple(fc.constantFrom('INCR', 'DECR', 'STRLEN', 'TTL', 'PTTL', 'TYPE', 'EXISTS', 'HGETALL', 'ZCARD'), readKey).map(
-    ([c, k]) => [c, k],
-  ),
-  fc.tuple(fc.constantFrom('INCRBY', 'DECRBY', 'INCRBYFLOAT', 'APPEND', 'EXPIRE', 'PEXPIRE', 'GETSET'), fuzzKey, arg).map(
-    ([c, k, v]) => [c, k, v],
-  ),
-  fc.tuple(fuzzKey, fc.array(fc.tuple(arg, arg), { maxLength: 3 })).map(([k, kv]) => ['HSET', k, ...kv.flat()]),
+  fc
+    .tuple(
+      fuzzKey,
+      arg,
+      fc.constantFrom([], ['EX', '10'], ['PX', '0'], ['NX'], ['XX', 'GET'], ['EX', '-1'], ['KEEPTTL']),
+    )
+    .map(([k, v, opts]) => ['SET', k, v, ...opts]),
+  fc
+    .tuple(
+      fc.constantFrom('INCR', 'DECR', 'STRLEN', 'TTL', 'PTTL', 'TYPE', 'EXISTS', 'HGETALL', 'ZCARD'),
+      readKey,
+    )
+    .map(([c, k]) => [c, k]),
+  fc
+    .tuple(
+      fc.constantFrom('INCRBY', 'DECRBY', 'INCRBYFLOAT', 'APPEND', 'EXPIRE', 'PEXPIRE', 'GETSET'),
+      fuzzKey,
+      arg,
+    )
+    .map(([c, k, v]) => [c, k, v]),
+  fc
+    .tuple(fuzzKey, fc.array(fc.tuple(arg, arg), { maxLength: 3 }))
+    .map(([k, kv]) => ['HSET', k, ...kv.flat()]),
   fc.tuple(fuzzKey, fc.array(arg, { maxLength: 4 })).map(([k, vs]) => ['LPUSH', k, ...vs]),
   fc.tuple(readKey, number, number).map(([k, a, b]) => ['LRANGE', k, a, b]),
-  fc.tuple(fuzzKey, fc.array(fc.tuple(number, arg), { maxLength: 3 })).map(([k, sm]) => ['ZADD', k, ...sm.flat()]),
-  fc.tuple(readKey, number, number, fc.constantFrom([], ['WITHSCORES'], ['REV'], ['BYSCORE'], ['LIMIT', '0'])).map(
-    ([k, a, b, o]) => ['ZRANGE', k, a, b, ...o],
-  ),
+  fc
+    .tuple(fuzzKey, fc.array(fc.tuple(number, arg), { maxLength: 3 }))
+    .map(([k, sm]) => ['ZADD', k, ...sm.flat()]),
+  fc
+    .tuple(readKey, number, number, fc.constantFrom([], ['WITHSCORES'], ['REV'], ['BYSCORE'], ['LIMIT', '0']))
+    .map(([k, a, b, o]) => ['ZRANGE', k, a, b, ...o]),
   fc.tuple(fuzzKey, number, arg).map(([k, by, m]) => ['ZINCRBY', k, by, m]),
-  fc.tuple(fuzzKey, fc.integer({ min: 0, max: 64 }).map(String), arg).map(([k, off, v]) => ['SETRANGE', k, off, v]),
+  fc
+    .tuple(fuzzKey, fc.integer({ min: 0, max: 64 }).map(String), arg)
+    .map(([k, off, v]) => ['SETRANGE', k, off, v]),
   fc.tuple(readKey, number, number).map(([k, a, b]) => ['GETRANGE', k, a, b]),
-  fc.tuple(fc.constantFrom(...LUA), fc.integer({ min: -1, max: 3 }), fc.array(fuzzKey, { maxLength: 2 }), fc.array(arg, { maxLength: 2 })).map(
-    ([script, n, keys, args]) => ['EVAL', script, String(n), ...keys, ...args],
-  ),
-  fc.tuple(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 }), fuzzKey).map(([sha, k]) => ['EVALSHA', sha, '1', k]),
+  fc
+    .tuple(
+      fc.constantFrom(...LUA),
+      fc.integer({ min: -1, max: 3 }),
+      fc.array(fuzzKey, { maxLength: 2 }),
+      fc.array(arg, { maxLength: 2 }),
+    )
+    .map(([script, n, keys, args]) => ['EVAL', script, String(n), ...keys, ...args]),
+  fc
+    .tuple(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 }), fuzzKey)
+    .map(([sha, k]) => ['EVALSHA', sha, '1', k]),
   fc.constantFrom(
     ['PING'],
     ['PING', 'hello'],
@@ -102,13 +136,31 @@ export const resp = (words: readonly string[]): Buffer =>
   Buffer.concat([Buffer.from(`*${words.length}\r\n`), ...words.map(bulk)]);
 
 /** A frame that is not a well-formed command. */
-const brokenFrame = fc.oneof(
-  fc.constantFrom('*-1\r\n', '*0\r\n', '*1048577\r\n', '*2\r\n$-5\r\nx\r\n', '*1\r\n$536870913\r\n', '*1\r\n$3\r\nGETX\r\n'),
-  fc.constantFrom('*1\r\n$4\r\nPING', '*1\r\n+PING\r\n', '*abc\r\n', '$3\r\nGET\r\n', ':1\r\n', '*1\n$4\nPING\n'),
-  fc.constantFrom('PING\r\n', 'GET "unbalanced\r\n', "SET 'a b\r\n", 'GET \\x\r\n', '\r\n\r\n', ' \r\n'),
-  fc.tuple(fc.integer({ min: -3, max: 2_000_000_000 }), fc.string({ maxLength: 6 })).map(([n, s]) => `*1\r\n$${n}\r\n${s}\r\n`),
-  fc.uint8Array({ minLength: 1, maxLength: 24 }).map((b) => Buffer.from(b).toString('latin1')),
-).map((s) => Buffer.from(s, 'latin1'));
+const brokenFrame = fc
+  .oneof(
+    fc.constantFrom(
+      '*-1\r\n',
+      '*0\r\n',
+      '*1048577\r\n',
+      '*2\r\n$-5\r\nx\r\n',
+      '*1\r\n$536870913\r\n',
+      '*1\r\n$3\r\nGETX\r\n',
+    ),
+    fc.constantFrom(
+      '*1\r\n$4\r\nPING',
+      '*1\r\n+PING\r\n',
+      '*abc\r\n',
+      '$3\r\nGET\r\n',
+      ':1\r\n',
+      '*1\n$4\nPING\n',
+    ),
+    fc.constantFrom('PING\r\n', 'GET "unbalanced\r\n', "SET 'a b\r\n", 'GET \\x\r\n', '\r\n\r\n', ' \r\n'),
+    fc
+      .tuple(fc.integer({ min: -3, max: 2_000_000_000 }), fc.string({ maxLength: 6 }))
+      .map(([n, s]) => `*1\r\n$${n}\r\n${s}\r\n`),
+    fc.uint8Array({ minLength: 1, maxLength: 24 }).map((b) => Buffer.from(b).toString('latin1')),
+  )
+  .map((s) => Buffer.from(s, 'latin1'));
 
 /** One connection's bytes: AUTH first, or not, then commands and broken frames. */
 export interface RespInput {
@@ -119,8 +171,11 @@ export interface RespInput {
 export const respInput: fc.Arbitrary<RespInput> = fc.record({
   // Three in four log in first; the rest meet NOAUTH.
   auth: fc.constantFrom(true, true, true, false),
-  frames: fc.array(fc.oneof({ weight: 3, arbitrary: command.map(resp) }, { weight: 1, arbitrary: brokenFrame }), {
-    minLength: 1,
-    maxLength: 5,
-  }),
+  frames: fc.array(
+    fc.oneof({ weight: 3, arbitrary: command.map(resp) }, { weight: 1, arbitrary: brokenFrame }),
+    {
+      minLength: 1,
+      maxLength: 5,
+    },
+  ),
 });

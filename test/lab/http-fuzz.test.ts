@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CALLER, type RunningLab, startLab } from '../../local/lab';
+import { itFuzzesTheApi } from '../fuzz/api-gateway-fuzz';
+import { FAST } from '../fuzz/support/fuzz-runs';
 import {
   person,
   type RawExchange,
@@ -13,8 +15,6 @@ import {
   scanTables,
   signedRawRequest,
 } from '../support/lab-http';
-import { itFuzzesTheApi } from '../fuzz/api-gateway-fuzz';
-import { FAST } from '../fuzz/support/fuzz-runs';
 import { LAB_TEST_CONTEXT } from '../support/lab-test-context';
 
 const BASE = '/dynamodb/keepalive-on/person';

@@ -47,15 +47,16 @@ describe("TO_TIMESTAMP's fraction of a second", () => {
   t.run('CREATE TABLE P');
   t.run("INSERT INTO P VALUE {'s': 'Ada'}");
 
-  it.each([
-    ["'wx', 'SSS'"],
-    ["'2016 1e', 'yyyy SS'"],
-    ["'2016 -5', 'yyyy S'"],
-  ])('TO_TIMESTAMP(%s) does not match its pattern: a semantic error', (args) => {
-    const refused = t.refusal(`SELECT VALUE TO_TIMESTAMP(${args}) FROM P`);
-    expect(refused.code).toBe('BadRequestException');
-    expect(refused.message).toMatch(/^Semantic Error: at line 1, column \d+: TO_TIMESTAMP: '.*' does not match pattern '.*'$/);
-  });
+  it.each([["'wx', 'SSS'"], ["'2016 1e', 'yyyy SS'"], ["'2016 -5', 'yyyy S'"]])(
+    'TO_TIMESTAMP(%s) does not match its pattern: a semantic error',
+    (args) => {
+      const refused = t.refusal(`SELECT VALUE TO_TIMESTAMP(${args}) FROM P`);
+      expect(refused.code).toBe('BadRequestException');
+      expect(refused.message).toMatch(
+        /^Semantic Error: at line 1, column \d+: TO_TIMESTAMP: '.*' does not match pattern '.*'$/,
+      );
+    },
+  );
 
   it('digits still make the fraction', () => {
     expect(t.run("SELECT VALUE TO_TIMESTAMP('2016 5', 'yyyy S') FROM P")).toEqual(['2016-01-01T00:00:00.5Z']);
