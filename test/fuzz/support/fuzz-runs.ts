@@ -26,7 +26,7 @@ export const FAST: FuzzRuns = { seed: 20_261_128, numRuns: 40, tier: 'fast' };
  */
 export const SLOW: FuzzRuns = {
   seed: Number(process.env.FUZZ_SEED ?? 7_919),
-  numRuns: Number(process.env.FUZZ_RUNS ?? 400),
+  numRuns: Number(process.env.FUZZ_RUNS ?? 300),
   tier: 'slow',
 };
 
