@@ -11,7 +11,8 @@
 //     that is not a JSON object (`null` kills it), a null where an AttributeValue belongs (Item,
 //     Key, ExpressionAttributeValues, BatchWriteItem/BatchGetItem requests), a TagResource tag
 //     without Key or Value, an IN whose list names an attribute the item lacks (rewritten as the
-//     ORed equalities it means), and redundant parentheses (~2,000 nested ones hang its parser).
+//     ORed equalities it means), a begins_with on two attributes the item lacks (asked only where
+//     the first exists), and redundant parentheses (~2,000 nested ones hang its parser).
 // How: dynalite 4.0.0's own modules are patched where every action calls them (db.checkConditional,
 // db.validateItem, db.updateIndexes; the actions look them up on the module at call time), and a
 // front request handler serves the two transaction operations with dynalite's own validations,
@@ -401,6 +402,9 @@ function guard(body) {
 
 // `a IN (b, c)` means `a = b OR a = c`; dynalite's IN dereferences a missing b and throws. The
 // parsed tree is rewritten once validation has built it (the actions call this module property).
+// `begins_with(a, b)` is false where the item lacks `a` (DynamoDB's answer); dynalite compares two
+// missing operands as equal types and throws reading the first (found by test/fuzz), so it is
+// asked only where `a` exists.
 function rewriteIn(node) {
   if (!isObject(node)) return node;
   if ((node.type === 'in' || node.type === 'IN') && Array.isArray(node.args) && node.args.length > 1) {
@@ -408,6 +412,10 @@ function rewriteIn(node) {
     return list
       .map((v) => ({ type: '=', args: [lhs, v] }))
       .reduce((acc, eq) => ({ type: 'or', args: [acc, eq] }));
+  }
+  if (node.type === 'function' && node.name === 'begins_with' && Array.isArray(node.args)) {
+    const exists = { type: 'function', name: 'attribute_exists', args: [node.args[0]], attrType: 'BOOL' };
+    return { type: 'and', args: [exists, node] };
   }
   if (['and', 'or', 'not'].includes(node.type) && Array.isArray(node.args))
     node.args = node.args.map(rewriteIn);
