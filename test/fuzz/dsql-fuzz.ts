@@ -57,12 +57,13 @@ function sqlstate(body: Buffer): string | undefined {
 export function describeDsqlFuzz(runs: FuzzRuns): void {
   describe(`fuzzing the DSQL front (${runs.tier} tier)`, () => {
     let local: DsqlLocal;
-    let token: string;
+    /** Signed once, then again before it expires (a slow run may outlast a token). */
+    let tokens: ReturnType<DsqlLocal['tokens']>;
     const sqlTally = new Tally('dsql sql');
     const wireTally = new Tally('dsql wire');
     beforeAll(async () => {
       local = await startDsqlLocal();
-      token = await local.tokens('DbConnectAdmin').token();
+      tokens = local.tokens('DbConnectAdmin');
       // Made by DSQL's admin through the front, as a user makes a table (one DDL, then the rows).
       const admin = await connect();
       try {
@@ -85,7 +86,7 @@ export function describeDsqlFuzz(runs: FuzzRuns): void {
         port: local.front.port,
         user: 'admin',
         database: 'postgres',
-        password: token,
+        password: await tokens.token(),
         connectionTimeoutMillis: DEADLINE_MS,
       });
       client.on('error', () => {});
@@ -202,16 +203,14 @@ export function describeDsqlFuzz(runs: FuzzRuns): void {
       `answers ${runs.numRuns} generated wire inputs within the budget and ends the connection, losing nothing`,
       async () => {
         const pid = local.engine.pid;
-        const login = Buffer.concat([
-          startupMessage([
-            ['user', 'admin'],
-            ['database', 'postgres'],
-          ]),
-          passwordMessage(token),
+        const startup = startupMessage([
+          ['user', 'admin'],
+          ['database', 'postgres'],
         ]);
         await assertRuns(
           runs,
           fc.asyncProperty(wireInput, async (input: WireInput) => {
+            const login = Buffer.concat([startup, passwordMessage(await tokens.token())]);
             const bytes = Buffer.concat(input.phase === 'opening' ? input.bytes : input.messages);
             const label = `${input.phase} ${bytes.toString('hex').slice(0, 400)}`;
             let answer: Buffer;
