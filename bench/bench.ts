@@ -21,6 +21,9 @@
  *      host serving the same handler, interleaved (peer.ts): p50, p99, throughput with 1 and 4
  *      clients, start to ready, cold first request, CPU ms per request
  *  10. the SigV4 check per request (sigv4-verify.ts); `--only-sigv4` runs just this section
+ *  11. (--only-persistence) what the run data costs: warm GETs' and creates' dbMs in a lab as it
+ *      runs (every engine on files) against one with its engines in memory (persistence-cost.ts);
+ *      `--targets` picks the targets (default dynamodb,qldb,redis,dsql), `--calls N` per target
  */
 
 import { loadavg } from 'node:os';
@@ -34,6 +37,7 @@ import { parseLambdaLog } from '../runs/lambda-log-parser';
 import { ladderOf } from '../runs/latency-histogram';
 import { cliStartup } from './cli-startup';
 import { dynamodbEngines, formatEngineFigures } from './dynamodb-engines';
+import { enginePersistence, formatPersistencePairs } from './engine-persistence';
 import { experimentBudgets, QUICK_BUDGET_S } from './experiment-budgets';
 import { hostOverhead } from './host-overhead';
 import { buildEmptyHandler, initOverEmpty, median } from './init-over-empty';
@@ -41,6 +45,7 @@ import { instrumentationCost } from './instrumentation-cost';
 import { LabClient } from './lab-client';
 import { findMaxRate } from './max-rate';
 import { formatPeerFigures, ipcWakeCost, PEER_PINS, peerComparison } from './peer';
+import { formatPersistenceRows, persistenceCost } from './persistence-cost';
 import { qldbStatementCost } from './qldb-statements';
 import { formatSigV4Cost, sigv4VerifyCost } from './sigv4-verify';
 
@@ -72,6 +77,8 @@ Prints the lab's own figures (never asserted). Sections: 1 keep-alive off/on, 2 
                          on first use into .cache/bench-peer/
   --only-peer NAME       section 9 only, without the lab
   --only-sigv4           section 10 only: the API's SigV4 check per request
+  --only-persistence     section 11 only: warm get and create dbMs with the engines' run data on
+                         files (as the lab runs) against in memory, per target (--targets, --calls)
   --peer-requests N      sequential requests per host in section 9 (default 4000, as many again by 4 clients)
   --peer-rounds N        alternating rounds in section 9 (default 10)
   --peer-starts N        start-ups per host in section 9 (default 5)
@@ -88,6 +95,7 @@ const BENCH_OPTIONS = {
   peer: { type: 'string' },
   'only-peer': { type: 'string' },
   'only-sigv4': { type: 'boolean' },
+  'only-persistence': { type: 'boolean' },
   'peer-requests': { type: 'string' },
   'peer-rounds': { type: 'string' },
   'peer-starts': { type: 'string' },
@@ -280,6 +288,10 @@ async function main() {
     await sigv4();
     return;
   }
+  if (values['only-persistence']) {
+    await persistence();
+    return;
+  }
   if (values['only-peer']) {
     await peer(values['only-peer']);
     return;
@@ -341,6 +353,37 @@ async function main() {
   qldbStatements();
   if (values.peer) await peer(values.peer);
   await sigv4();
+}
+
+async function persistence(): Promise<void> {
+  const targets = (values.targets ?? 'dynamodb,qldb,redis,dsql').split(',').map((t) => t.trim());
+  const rounds = 10;
+  console.log(
+    `\n11. what the run data costs: ${CALLS} warm GETs and creates per target in each of two labs, the lab as it runs (engines on files) and one with its engines in memory, in ${rounds} alternating rounds (handler dbMs p50, ms; on - off, and as a share of off)`,
+  );
+  const load = loadavg()[0];
+  const rows = await persistenceCost({ targets, calls: CALLS, rounds, log: (l) => console.log(`   ${l}`) });
+  for (const line of formatPersistenceRows(rows)) console.log(line);
+  // The DynamoDB engines alone, straight to the engine: the files' own cost, without the model's draws.
+  const requests = Number(values['engine-requests'] ?? 2000);
+  console.log(
+    `   the DynamoDB engines alone, in memory and on files in the run data, ${requests} requests per operation on one kept-alive connection, taking turns (ms):`,
+  );
+  const engineFigures = await dynamodbEngines({
+    kinds: ['dynalite', 'dynalite-files', 'dynamodb-local', 'dynamodb-local-files'],
+    rounds: 0,
+    requests,
+    log: (l) => console.log(`   ${l}`),
+  });
+  for (const line of formatEngineFigures(engineFigures)) console.log(line);
+  console.log(
+    `   the other engines alone, in memory and on files as the run data keeps them, ${requests} requests each (QLDB: a quarter, as transactions), taking turns (p50, ms; files - memory):`,
+  );
+  const pairs = await enginePersistence(requests, (l) => console.log(`   ${l}`));
+  for (const line of formatPersistencePairs(pairs)) console.log(line);
+  console.log(
+    `   load average (1 min) ${load.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`,
+  );
 }
 
 async function sigv4(): Promise<void> {

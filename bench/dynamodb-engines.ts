@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import {
@@ -23,6 +24,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { BY_TYPE_INDEX, BY_TYPE_PARTITION } from '../lambda/shared/dynamodb-schema';
 import { createTable, type EngineKind, localClientConfig, startEngine } from '../local/engines';
 import { PERSON_TABLE_SCHEMA } from '../local/engines/person-table';
+import { labDataDir } from '../local/run-dir';
 import { ladderOf } from '../runs/latency-histogram';
 
 /**
@@ -30,7 +32,8 @@ import { ladderOf } from '../runs/latency-histogram';
  * local/engines/dynalite-conformance.mjs): the difference is what that layer costs.
  */
 export const BENCH_ENGINES = ['dynalite', 'dynalite-plain', 'dynamodb-local'] as const;
-export type BenchEngine = EngineKind | 'dynalite-plain';
+/** `<kind>-files`: the engine on files in the lab's run data, as the lab runs it (no --data). */
+export type BenchEngine = EngineKind | 'dynalite-plain' | `${EngineKind}-files`;
 
 interface Started {
   readonly endpoint: string;
@@ -87,8 +90,25 @@ export async function startPlainDynalite(script = PLAIN_DYNALITE): Promise<Start
   return { endpoint: `http://127.0.0.1:${port}`, pid: child.pid ?? 0, stop };
 }
 
+async function startOnFiles(kind: EngineKind): Promise<Started> {
+  const dataDir = await labDataDir(`bench-${kind}-`);
+  const engine = await startEngine({ kind, dataDir });
+  return {
+    endpoint: engine.endpoint,
+    pid: engine.pid,
+    stop: async () => {
+      await engine.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 const start = (kind: BenchEngine): Promise<Started> =>
-  kind === 'dynalite-plain' ? startPlainDynalite() : startEngine({ kind });
+  kind === 'dynalite-plain'
+    ? startPlainDynalite()
+    : kind.endsWith('-files')
+      ? startOnFiles(kind.slice(0, -'-files'.length) as EngineKind)
+      : startEngine({ kind: kind as EngineKind });
 
 export const OPERATIONS = ['put', 'get', 'query'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -280,7 +300,7 @@ const fmt = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(2));
 /** The table the bench prints: start-up p50/min/max, p50/p99 per operation, engine CPU and memory. */
 export function formatEngineFigures(figures: readonly EngineFigures[]): string[] {
   const lines = [
-    `   ${'engine'.padEnd(16)}${'start-up p50 (min-max) ms'.padEnd(28)}${OPERATIONS.map((op) => `${op} p50 / p99`.padEnd(18)).join('')}cpu/request  peak RSS MB`,
+    `   ${'engine'.padEnd(22)}${'start-up p50 (min-max) ms'.padEnd(28)}${OPERATIONS.map((op) => `${op} p50 / p99`.padEnd(18)).join('')}cpu/request  peak RSS MB`,
   ];
   for (const f of figures) {
     const s = ladderOf(f.startupMs);
@@ -289,7 +309,7 @@ export function formatEngineFigures(figures: readonly EngineFigures[]): string[]
       return `${fmt(l?.p50)} / ${fmt(l?.p99)}`.padEnd(18);
     });
     lines.push(
-      `   ${f.kind.padEnd(16)}${`${fmt(s?.p50)} (${fmt(s?.min)}-${fmt(s?.max)})`.padEnd(28)}${cols.join('')}${fmt(f.cpuMsPerRequest).padEnd(13)}${fmt(f.peakRssMb)}`,
+      `   ${f.kind.padEnd(22)}${`${fmt(s?.p50)} (${fmt(s?.min)}-${fmt(s?.max)})`.padEnd(28)}${cols.join('')}${fmt(f.cpuMsPerRequest).padEnd(13)}${fmt(f.peakRssMb)}`,
     );
   }
   return lines;

@@ -47,6 +47,7 @@ export async function instrumentationCost(runs: number) {
       ...RUNTIME_PARITY_ENV,
       TABLE_NAME: 'T',
       KEEP_ALIVE: 'on',
+      LAB_FUNCTION: 'dynamodb-get',
       AWS_REGION: 'us-east-1',
     };
     const importMs: Record<'with' | 'without', number[]> = { with: [], without: [] };

@@ -86,6 +86,7 @@ async function main(): Promise<void> {
   const env: Record<string, string> = {
     REDIS_SECRET_ARN: ARN,
     KEEP_ALIVE: 'on',
+    LAB_FUNCTION: 'redis-get',
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',

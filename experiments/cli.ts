@@ -19,12 +19,14 @@ import {
   seedOption,
 } from '../local/cli/options';
 import { DEFAULT_MAX_ENVIRONMENTS } from '../local/lab-defaults';
+import type { ExperimentBlock } from '../report/report-model';
 import { loadTargetModules } from '../targets/registry';
 import { EXPERIMENTS, findExperiment } from './registry';
 import { missingTargets } from './rows';
 import {
   type ExperimentDefinition,
   estimateColdStartsS,
+  estimateDirectS,
   estimateS,
   estimateTuningS,
   formatDuration,
@@ -35,6 +37,7 @@ import {
 await loadTargetModules();
 
 const HELP = `Usage: npm run experiment -- NAME [options]
+       npm run experiment -- all [options]   every experiment in turn, then the combined scorecard
        npm run experiment -- --list
 
 Runs one source article's experiment on the lab and writes its results and one report whose
@@ -78,7 +81,8 @@ function estimate(e: ExperimentDefinition, ctx: PlanContext): number {
   return (
     estimateS(e.plan(ctx)) +
     (e.tunings ? estimateTuningS(e.tunings(ctx)) : 0) +
-    (e.coldStarts ? estimateColdStartsS(e.coldStarts(ctx)) : 0)
+    (e.coldStarts ? estimateColdStartsS(e.coldStarts(ctx)) : 0) +
+    (e.directs ? estimateDirectS(e.directs(ctx)) : 0)
   );
 }
 
@@ -138,15 +142,17 @@ runCli(
     }
     if (positionals.length !== 1) {
       throw new UsageError(
-        `name one experiment (${EXPERIMENTS.map((e) => e.name).join(', ')}), or --list${positionals.length > 1 ? `; got ${positionals.join(' ')}` : ''}`,
+        `name one experiment (${EXPERIMENTS.map((e) => e.name).join(', ')}), all, or --list${positionals.length > 1 ? `; got ${positionals.join(' ')}` : ''}`,
       );
     }
-    const definition = findExperiment(positionals[0]);
-    if (!definition) {
+    const all = positionals[0] === 'all';
+    const found = findExperiment(positionals[0]);
+    if (!all && !found) {
       throw new UsageError(
-        `no experiment ${JSON.stringify(positionals[0])}; known: ${EXPERIMENTS.map((e) => e.name).join(', ')}`,
+        `no experiment ${JSON.stringify(positionals[0])}; known: ${EXPERIMENTS.map((e) => e.name).join(', ')}, or all`,
       );
     }
+    const definitions = all ? EXPERIMENTS : [found as ExperimentDefinition];
     const where = values.target ?? 'local';
     if (where !== 'local' && where !== 'aws')
       throw new UsageError(`--target must be local or aws, got ${JSON.stringify(where)}`);
@@ -163,7 +169,9 @@ runCli(
       throw new UsageError(
         '--memory sets the local lab; a deployed stack runs the memory it was deployed with',
       );
-    const outDir = resolve(values.out ?? join(RESULTS_DIR, 'experiments', `${definition.name}-${stamp()}`));
+    const outRoot = resolve(
+      values.out ?? join(RESULTS_DIR, 'experiments', `${all ? 'all' : definitions[0].name}-${stamp()}`),
+    );
     // After every option is checked (a bad one loads nothing heavy), before anything starts:
     // a named target's missing engine is a usage error (exit 2).
     let targets: Target[] = requested ?? [...TARGETS];
@@ -181,42 +189,70 @@ runCli(
     const signal = installInterruptHandler();
     const quick = values.quick ?? false;
     for (const line of skipped) console.log(line);
-    console.log(
-      `Experiment ${definition.name} (${definition.article})${quick ? ' --quick' : ''}, ${where === 'local' ? 'local lab' : 'deployed stack'}: ${definition.summary}`,
-    );
     const { runExperiment } = await import('./run-experiment');
-    const run = await runExperiment({
-      definition,
-      outDir,
-      quick,
-      where,
-      targets,
-      durationS,
-      local: { engine, ...network, seed, maxEnvironments, nodePath: values.node, memories },
-      aws: {
-        region: values.region,
-        profile: where === 'aws' ? values.profile : undefined,
-        stackPrefix: values['stack-prefix'],
-      },
-      signal,
-      log: (line) => console.log(line),
-      logError: (line) => console.error(line),
-    });
-    if (run.interrupted || !run.block) return 130;
     const { formatExperimentTable } = await import('./format-table');
-    console.log(
-      `\nArticle vs this run (${definition.article}):\n\n${formatExperimentTable(run.block.rows)}\n`,
-    );
-    for (const m of run.block.missingTargets)
-      console.log(`${m.target}: ${m.reason} (rows without a measurement)`);
-    console.log(`Wall time ${formatDuration(run.block.wallS)}.`);
-    const rel = relative(process.cwd(), outDir) || '.';
-    console.log(
-      `Results in ${rel}: report.json, report.md, report.html; each step's results in ${rel}/steps/`,
-    );
-    if (run.exitCode !== 0)
-      console.error('a phase failed or requests got errors: exit status 1 (see the report)');
-    return run.exitCode;
+    const { combineScorecards } = await import('./scorecard');
+    const { scorecardText } = await import('../report/scorecard-text');
+    const blocks: ExperimentBlock[] = [];
+    let exitCode = 0;
+    for (const definition of definitions) {
+      // `all`: each experiment in a folder of its own under the one --out.
+      const outDir = all ? join(outRoot, definition.name) : outRoot;
+      console.log(
+        `Experiment ${definition.name} (${definition.article})${quick ? ' --quick' : ''}, ${where === 'local' ? 'local lab' : 'deployed stack'}: ${definition.summary}`,
+      );
+      const run = await runExperiment({
+        definition,
+        outDir,
+        quick,
+        where,
+        targets,
+        durationS,
+        local: { engine, ...network, seed, maxEnvironments, nodePath: values.node, memories },
+        aws: {
+          region: values.region,
+          profile: where === 'aws' ? values.profile : undefined,
+          stackPrefix: values['stack-prefix'],
+        },
+        signal,
+        log: (line) => console.log(line),
+        logError: (line) => console.error(line),
+      });
+      if (run.interrupted || !run.block) return 130;
+      blocks.push(run.block);
+      console.log(
+        `\nArticle vs this run (${definition.article}):\n\n${formatExperimentTable(run.block.rows)}\n`,
+      );
+      for (const m of run.block.missingTargets)
+        console.log(`${m.target}: ${m.reason} (rows without a measurement)`);
+      console.log(scorecardText(run.block.scorecard));
+      console.log(`Wall time ${formatDuration(run.block.wallS)}.`);
+      const rel = relative(process.cwd(), outDir) || '.';
+      console.log(
+        `Results in ${rel}: report.json, report.md, report.html; each step's results in ${rel}/steps/`,
+      );
+      if (run.exitCode !== 0) {
+        console.error('a phase failed or requests got errors: exit status 1 (see the report)');
+        exitCode = 1;
+      }
+    }
+    if (all) {
+      const { writeFile } = await import('node:fs/promises');
+      const combined = combineScorecards(blocks.map((b) => b.scorecard));
+      const perExperiment = blocks.map((b) => ({ name: b.name, wallS: b.wallS, scorecard: b.scorecard }));
+      await writeFile(
+        join(outRoot, 'scorecard.json'),
+        `${JSON.stringify({ combined, experiments: perExperiment }, null, 2)}\n`,
+      );
+      console.log('\nEvery experiment:');
+      for (const b of blocks)
+        console.log(`  ${b.name} (${formatDuration(b.wallS)}): ${scorecardText(b.scorecard).split('\n')[0]}`);
+      console.log(`\nCombined ${scorecardText(combined)}`);
+      console.log(
+        `Total wall time ${formatDuration(blocks.reduce((s, b) => s + b.wallS, 0))}; scorecard.json in ${relative(process.cwd(), outRoot) || '.'}`,
+      );
+    }
+    return exitCode;
   },
   { program: 'experiment' },
 );

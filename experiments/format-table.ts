@@ -33,15 +33,15 @@ export function formatExperimentTable(rows: readonly ExperimentRow[]): string {
   return [line(table[0]), line(widths.map((w) => '-'.repeat(w))), ...table.slice(1).map(line)].join('\n');
 }
 
-/** The rows as a Markdown table with notes, as the README shows them. */
+/** The rows as a Markdown table with their roles and notes, as the docs show them. */
 export function markdownExperimentTable(rows: readonly ExperimentRow[]): string {
-  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
   return [
-    '| Metric | Quantity | Article | This run | Unit | Note |',
-    '|---|---|---|---:|---|---|',
+    '| Metric | Quantity | Article | This run | Unit | Role | Note |',
+    '|---|---|---|---:|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${cell(r.metric)} | ${r.kind}, ${r.statistic} | ${cell(articleCell(r))} | ${formatNumber(r.measured, r.unit)} | ${r.unit} | ${cell(r.note)} |`,
+        `| ${cell(r.metric)} | ${r.kind}, ${r.statistic} | ${cell(articleCell(r))} | ${formatNumber(r.measured, r.unit)} | ${r.unit} | ${r.article === null ? 'lab only' : r.role} | ${cell(r.note)} |`,
     ),
   ].join('\n');
 }

@@ -4,7 +4,7 @@
  */
 
 import { MISSING_TARGETS } from '../report/article-figures';
-import type { ExperimentRow, RowKind } from '../report/report-model';
+import type { ExperimentRow, RowKind, RowRole } from '../report/report-model';
 
 /** How the local lab differs from the articles' clouds: the usual reason two numbers differ. */
 export const LOCAL_MODEL_NOTE =
@@ -24,6 +24,13 @@ export interface RowInput {
   readonly why: string;
   /** why there is no measured number, when there is none */
   readonly noMeasure?: string;
+  /**
+   * How the scorecard counts it. @default 'prediction' when the article gives a number; a row
+   * whose figure fed a lab input is 'calibration', one that restates a chosen value 'setting'
+   */
+  readonly role?: RowRole;
+  /** the named cause the scorecard prints when a prediction misses, or the input a calibration row fed. @default the why */
+  readonly cause?: string;
 }
 
 /** `0.42x the article's`, or nothing when either side is missing. */
@@ -50,6 +57,8 @@ export function row(i: RowInput): ExperimentRow {
     measured,
     unit: i.unit,
     note: parts.filter(Boolean).join('; '),
+    role: i.role ?? 'prediction',
+    ...(i.cause ? { cause: i.cause } : {}),
   };
 }
 
@@ -72,6 +81,7 @@ export function missingTargetRow(
     measured: null,
     unit,
     note: `no measured number: ${target === 'faunadb' ? 'FaunaDB' : target}: ${reason}`,
+    role: 'gone',
   };
 }
 

@@ -10,8 +10,10 @@ import type { EngineKind } from '../local/engines/types';
 import type { ExperimentStepReport } from '../report/experiment-report';
 import type { ExperimentBlock, ExperimentStep } from '../report/report-model';
 import { missingTargets } from './rows';
+import { sampleHostLoad, scoreRows } from './scorecard';
 import type {
   ColdStartView,
+  DirectRedisView,
   ExperimentDefinition,
   PlanContext,
   StepPlan,
@@ -58,6 +60,19 @@ export interface RunExperimentResult {
 }
 
 export async function runExperiment(o: RunExperimentOptions): Promise<RunExperimentResult> {
+  // Sampled through the whole run: the scorecard says when the host had more work than cores.
+  const load = sampleHostLoad();
+  try {
+    return await runWithLoad(o, load);
+  } finally {
+    load.stop();
+  }
+}
+
+async function runWithLoad(
+  o: RunExperimentOptions,
+  load: ReturnType<typeof sampleHostLoad>,
+): Promise<RunExperimentResult> {
   const { TARGETS } = await import('../core/lab-functions');
   const where = o.where ?? 'local';
   // The lab options the side steps (cold starts, tuning) run with: the load steps' network model.
@@ -239,7 +254,44 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
       warnings.push(`tuning ${t.name} failed: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  const outcome = d.rows(views, ctx, tuningViews, coldStartViews);
+  const directViews = new Map<string, DirectRedisView>();
+  for (const plan of d.directs?.(ctx) ?? []) {
+    if (!ctx.targets.includes('redis')) {
+      warnings.push(`${plan.name} did not run: redis is not among the targets chosen`);
+      continue;
+    }
+    if (where === 'aws') {
+      warnings.push(
+        `${plan.name} did not run: the direct client reaches the local lab's Redis only (run it beside your cache for the cloud's)`,
+      );
+      continue;
+    }
+    if (o.signal?.aborted) return { interrupted: true, block: null, exitCode: 130 };
+    o.log(`\n=== ${d.name} ${plan.name}: ${plan.description}`);
+    const t0 = Date.now();
+    const { runDirectRedis } = await import('./direct-redis');
+    try {
+      const view = await runDirectRedis({ plan, lab: sideLab, signal: o.signal, log: (line) => o.log(line) });
+      const wallS = (Date.now() - t0) / 1000;
+      directViews.set(plan.name, { ...view, wallS });
+      const dir = join(o.outDir, 'steps', plan.name);
+      const { mkdir, writeFile } = await import('node:fs/promises');
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'direct.json'), `${JSON.stringify({ ...view, wallS }, null, 2)}\n`);
+      steps.push({
+        name: plan.name,
+        description: plan.description,
+        dir: relative(o.outDir, dir),
+        wallS,
+        kind: 'direct',
+      });
+    } catch (e) {
+      if (o.signal?.aborted) return { interrupted: true, block: null, exitCode: 130 };
+      exitCode = 1;
+      warnings.push(`${plan.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  const outcome = d.rows(views, ctx, tuningViews, coldStartViews, directViews);
   const block: ExperimentBlock = {
     name: d.name,
     article: d.article,
@@ -251,6 +303,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
     steps,
     rows: outcome.rows,
     tables: outcome.tables ?? [],
+    scorecard: scoreRows(outcome.rows, load.stop(), outcome.notReproduced),
   };
   const { writeExperimentReport } = await import('../report/experiment-report');
   const { readTuning } = await import('../report/build-report');

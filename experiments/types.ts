@@ -6,7 +6,14 @@
  */
 import { type KeepAliveVariant, type Operation, servesOperation, type Target } from '../core/lab-functions';
 import { WARMUP_S } from '../loadtest/load-defaults';
-import type { ExperimentRow, ExperimentTable, GroupReport, Layer } from '../report/report-model';
+import type { HistogramOperation } from '../report/article-figures';
+import type {
+  ExperimentRow,
+  ExperimentTable,
+  GroupReport,
+  Layer,
+  NotReproduced,
+} from '../report/report-model';
 import type { Ladder } from '../runs/latency-histogram';
 import type { LabRow } from '../runs/results';
 
@@ -166,8 +173,43 @@ export interface ColdStartView {
   };
 }
 
+/** A client straight to the database, as the histogram article's Go client (experiments/direct-redis.ts), local only. */
+export interface DirectRedisPlan {
+  /** kebab-case, unique within the experiment */
+  readonly name: string;
+  readonly description: string;
+  /** concurrent connections, one scenario at a time */
+  readonly levels: readonly number[];
+  readonly operations: readonly HistogramOperation[];
+  readonly durationS: number;
+  /** objects inserted (uncounted) before read, overwrite and update */
+  readonly seedRecords: number;
+  /** seeds the random picks */
+  readonly seed: number;
+}
+
+export interface DirectScenarioResult {
+  readonly op: HistogramOperation;
+  readonly level: number;
+  readonly count: number;
+  readonly errors: number;
+  readonly perMinute: number;
+  /** ms at HISTOGRAM_PERCENTILES */
+  readonly ladderMs: readonly number[];
+}
+
+export interface DirectRedisView {
+  readonly plan: DirectRedisPlan;
+  readonly wallS: number;
+  /** the network profile the client went through */
+  readonly profile: string;
+  readonly results: readonly DirectScenarioResult[];
+}
+
 export interface ExperimentOutcome {
   readonly rows: readonly ExperimentRow[];
+  /** the article's figures no row reproduces yet, with why: the scorecard lists them */
+  readonly notReproduced?: readonly NotReproduced[];
   readonly tables?: readonly ExperimentTable[];
 }
 
@@ -186,12 +228,15 @@ export interface ExperimentDefinition {
   readonly tunings?: (ctx: PlanContext) => TuningPlan[];
   /** Bundled against unbundled cold starts, after the load steps (the local lab only). @default none */
   readonly coldStarts?: (ctx: PlanContext) => ColdStartPlan[];
-  /** The "Article vs this run" rows, from the finished steps and tuning runs (by name). */
+  /** Clients straight to the database, after the load steps (the local lab only). @default none */
+  readonly directs?: (ctx: PlanContext) => DirectRedisPlan[];
+  /** The "Article vs this run" rows, from the finished steps and side runs (by name). */
   readonly rows: (
     steps: ReadonlyMap<string, StepView>,
     ctx: PlanContext,
     tunings?: ReadonlyMap<string, TuningView>,
     coldStarts?: ReadonlyMap<string, ColdStartView>,
+    directs?: ReadonlyMap<string, DirectRedisView>,
   ) => ExperimentOutcome;
 }
 
@@ -258,6 +303,13 @@ const COLD_START_S = 3;
 export function estimateColdStartsS(plans: readonly ColdStartPlan[]): number {
   return Math.round(
     plans.reduce((s, c) => s + LAB_START_S + UNBUNDLED_BUILD_S + 2 * (c.runs + 1) * COLD_START_S, 0),
+  );
+}
+
+/** Seconds the direct-client runs should take: one lab each, every scenario at every level, and its seeding. */
+export function estimateDirectS(plans: readonly DirectRedisPlan[]): number {
+  return Math.round(
+    plans.reduce((s, d) => s + LAB_START_S + d.levels.length * d.operations.length * (d.durationS + 1), 0),
   );
 }
 

@@ -19,6 +19,11 @@
  *    run-fargate/run-lambda load the cloud bundler's `dependency-tree`, which loads the
  *    TypeScript compiler (~0.5 s). It is only called when a cloud run bundles files, so its
  *    require is deferred until first use.
+ * 4. The cloud bundler's TypeScript. That bundler (dependency-tree -> precinct ->
+ *    detective-typescript) parses with @typescript-eslint/typescript-estree, whose
+ *    require('typescript') finds this project's TypeScript 7, a native compiler without the
+ *    JavaScript API it reads: run-lambda and run-fargate threw at their first bundle. Those
+ *    requires get detective-typescript's own TypeScript (5.x) instead; nothing else changes.
  */
 'use strict';
 
@@ -29,6 +34,17 @@ const TELEMETRY_MODULE = path.join('artillery', 'lib', 'telemetry.js');
 const BOM_MODULE = path.join('artillery', 'lib', 'platform', 'aws-ecs', 'legacy', 'bom.js');
 const RUN_COMMAND = path.join('artillery', 'lib', 'cmds', 'run.js');
 const DONE_POLL_MS = 100;
+/** The cloud bundler's parsers that require('typescript') for its JavaScript API. */
+const ESTREE_USERS = [
+  path.join('node_modules', '@typescript-eslint', 'typescript-estree') + path.sep,
+  path.join('node_modules', 'tsutils') + path.sep,
+];
+
+/** detective-typescript's own TypeScript, found from the module that asks. */
+function bundlerTypeScript(from) {
+  const detective = require.resolve('detective-typescript', { paths: [path.dirname(from)] });
+  return require.resolve('typescript', { paths: [path.dirname(detective)] });
+}
 
 /** Stands in for posthog-node's PostHog: accepts events, sends nothing, shuts down at once. */
 class PostHogStub {
@@ -81,6 +97,9 @@ Module._load = function labLoad(request, parent, isMain) {
   const from = parent?.filename ?? '';
   if (request === 'posthog-node' && from.endsWith(TELEMETRY_MODULE)) {
     return { PostHog: PostHogStub };
+  }
+  if (request === 'typescript' && ESTREE_USERS.some((dir) => from.includes(dir))) {
+    return originalLoad.call(this, bundlerTypeScript(from), parent, isMain);
   }
   if (request === 'dependency-tree' && from.endsWith(BOM_MODULE)) {
     return deferred(() => originalLoad.call(this, request, parent, isMain));

@@ -11,15 +11,20 @@
  *   --overrides {"config":{"phases":[...]}}   one phase: duration and arrival rate as numbers; for a
  *                                             closed loop (parallel N) N users arriving in 1 s,
  *                                             each looping until closedLoopS (a variable) is up
- *   --payload <csv>                           the scenario's config.payload file (get phase)
- * Labels and output files travel as environment variables (see lab-processor.mjs).
+ *   <script>                                  the lab scenario, or, when the phase has data from
+ *                                             an earlier one (GovIds, a pick seed) or runs in the
+ *                                             cloud, its own script naming them as payload files
+ *                                             (lab-script.ts): what Artillery ships to workers
+ * Settings a worker needs travel as variables; local files (LAB_TIMINGS_FILE, LAB_GOVIDS_FILE)
+ * as environment variables, which stay on this machine (see lab-processor.mjs).
+ * On a cloud platform the subcommand is run-lambda or run-fargate (artillery-platform.ts).
  *
  * The child gets artillery-preload.cjs through NODE_OPTIONS: it stubs artillery's posthog
  * telemetry client, which otherwise holds every run ~12 s on a closed network, and notices
  * the end of a run promptly (see that file for what and why).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +32,10 @@ import { isTarget, OPERATIONS, type Operation } from '../core/lab-functions';
 import { PROJECT_ROOT } from '../core/paths';
 import { killGroup } from '../local/engines/managed-child';
 import { recordChild } from '../local/run-dir';
+import { perWorkerPhases, platformCommand, type Workers } from './artillery-platform';
 import { ArtilleryOutputParser, type ArtilleryProgress } from './artillery-progress';
 import { type Bursts, burstPauseS } from './bursts';
+import { labScript } from './lab-script';
 
 export type { ArtilleryProgress } from './artillery-progress';
 export { type Bursts, burstPauseS } from './bursts';
@@ -79,17 +86,19 @@ export interface ArtilleryRunOptions {
   readonly parallel?: number;
   /** artillery --output; its folder is created and a stale file removed first */
   readonly outJson: string;
-  /** LAB_TIMINGS_FILE, LAB_GOVIDS_FILE, LAB_KEEPALIVE... added to this process's environment */
+  /** LAB_TIMINGS_FILE, LAB_GOVIDS_FILE... added to this process's environment (local workers only) */
   readonly env: Readonly<Record<string, string>>;
-  /** CSV for the scenario's config.payload (the get phase reads the create phase's GovIds) */
+  /** More scenario variables (labKeepAlive, labMemoryMb, labRatePerS, labSigv4Region): they reach every worker. */
+  readonly variables?: Readonly<Record<string, string | number>>;
+  /** A CSV of GovIds, a payload file of the phase's script (the get phase reads the create phase's) */
   readonly payload?: string;
+  /** Random picks among the payload's GovIds with this seed, itself a payload file. */
+  readonly pickSeed?: number;
   readonly onProgress?: (p: ArtilleryProgress) => void;
   /** Every output line, e.g. to echo artillery's own report to a terminal. */
   readonly onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
-  /** artillery --platform: 'local' (default), 'aws:lambda'... */
-  readonly platform?: string;
-  /** artillery --platform-opt key=value, e.g. { region: 'eu-west-1' } */
-  readonly platformOpts?: Readonly<Record<string, string>>;
+  /** Artillery's distributed runner in the user's account; absent: this machine. */
+  readonly workers?: Workers;
   /** Ends the child (SIGTERM, then SIGKILL after a grace period). */
   readonly signal?: AbortSignal;
   /** @default durationS + 120 s locally, + 900 s on a cloud platform: a hung run ends */
@@ -209,28 +218,50 @@ function phasesOf(opts: RunArtilleryOptions, name: string): Record<string, strin
   return [{ name, duration: 1, arrivalCount: opts.parallel }];
 }
 
+/**
+ * The phase's own script when it needs one: data from an earlier phase (payload files) or a
+ * cloud platform (which ships only what the script names). Undefined: the scenario file as is.
+ */
+export function phaseScript(opts: RunArtilleryOptions): ReturnType<typeof labScript> | undefined {
+  if (opts.scenario !== undefined) return undefined;
+  if (opts.payload === undefined && opts.pickSeed === undefined && opts.workers === undefined)
+    return undefined;
+  return labScript({
+    scenarioFile: join(PROJECT_ROOT, labScenarioFile(opts.operation)),
+    root: PROJECT_ROOT,
+    outJson: opts.outJson,
+    ...(opts.payload === undefined ? {} : { govIds: opts.payload }),
+    ...(opts.pickSeed === undefined ? {} : { pickSeed: opts.pickSeed }),
+    ...(opts.workers === undefined ? {} : { selfContained: true }),
+  });
+}
+
 export function artilleryArgs(opts: RunArtilleryOptions): string[] {
   const scenario = resolveScenario(opts);
-  const phases = phasesOf(opts, scenario.phaseName);
+  if ((opts.payload !== undefined || opts.pickSeed !== undefined) && opts.scenario !== undefined)
+    throw new Error('payload and pickSeed go with the lab scenario (operation), not a scenario file');
+  const phases = perWorkerPhases(phasesOf(opts, scenario.phaseName), opts.workers?.count ?? 1);
   // Absent in an open loop: the processor reads no closedLoopS as 0.
   const loop =
     opts.parallel === undefined || opts.arrivalCount !== undefined ? {} : { closedLoopS: opts.durationS };
-  const args = [
-    'run',
+  const script = phaseScript(opts);
+  return [
+    ...platformCommand(opts.workers),
     '--target',
     normalizeTarget(opts.target),
     '--variables',
-    JSON.stringify({ ...scenario.labels, basePath: normalizeBasePath(opts.basePath), ...loop }),
+    JSON.stringify({
+      ...scenario.labels,
+      basePath: normalizeBasePath(opts.basePath),
+      ...loop,
+      ...opts.variables,
+    }),
     '--overrides',
     JSON.stringify({ config: { phases } }),
     '--output',
     resolve(opts.outJson),
+    script?.path ?? resolve(PROJECT_ROOT, scenario.file),
   ];
-  if (opts.payload !== undefined) args.push('--payload', resolve(opts.payload));
-  if (opts.platform !== undefined) args.push('--platform', opts.platform);
-  for (const [k, v] of Object.entries(opts.platformOpts ?? {})) args.push('--platform-opt', `${k}=${v}`);
-  args.push(resolve(PROJECT_ROOT, scenario.file));
-  return args;
 }
 
 /** Splits a stream into lines, holding a partial last line until it completes. */
@@ -252,7 +283,7 @@ function onLines(stream: NodeJS.ReadableStream, each: (line: string) => void, en
 
 /** Local runs start in seconds; a cloud platform first packages and deploys its workers. */
 function defaultTimeoutMs(opts: RunArtilleryOptions): number {
-  const marginS = (opts.platform ?? 'local') === 'local' ? 120 : 900;
+  const marginS = opts.workers === undefined ? 120 : 900;
   return (opts.durationS + burstPauseS(opts.durationS, opts.bursts) + marginS) * 1000;
 }
 
@@ -265,6 +296,10 @@ export async function runArtillery(opts: RunArtilleryOptions): Promise<RunArtill
   if (opts.signal?.aborted) throw new Error('runArtillery: aborted before start');
   const args = [artilleryCli(), ...artilleryArgs(opts)];
   mkdirSync(dirname(resolve(opts.outJson)), { recursive: true });
+  for (const f of phaseScript(opts)?.files ?? []) {
+    mkdirSync(dirname(f.path), { recursive: true });
+    writeFileSync(f.path, f.text);
+  }
   rmSync(resolve(opts.outJson), { force: true });
 
   const started = performance.now();

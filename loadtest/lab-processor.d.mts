@@ -40,3 +40,5 @@ export const nextGovId: LabHook;
 export const setOverwriteBody: LabHook;
 export const setAddressChange: LabHook;
 export const pickGovIdType: LabHook;
+/** The payload's pick seed (labPickSeed); undefined without one; throws on one that is not a whole number. */
+export function pickSeedOf(context: LabContext): number | undefined;

@@ -6,21 +6,29 @@
  * would be bundled to CommonJS `.js`, which this "type": "module" package cannot require.
  * Types for TypeScript callers live in lab-processor.d.mts.
  *
- * Inputs (environment, set by artillery-runner.ts):
+ * Everything a remote worker needs travels with the script: scenario variables and payload
+ * files (artillery-runner.ts writes both), never this machine's files. What the summary needs
+ * goes back as Artillery custom metrics (core/lab-metrics.mjs).
+ *
+ * Scenario variables: labTarget (a target), labPhase (the operation), basePath, closedLoopS,
+ *   labKeepAlive (variant label on|off; default: read from the base path), labMemoryMb (the
+ *   phase's function memory, recorded in each timing line), labRatePerS (an open loop's rate,
+ *   reported as its shape), labSigv4Region (sign every request with SigV4 for execute-api in this
+ *   region: the API uses IAM authorization).
+ * Payload variables (CSV files the runner ships with the script):
+ *   govId        the GovId of a get, overwrite, update or view user (one row per user)
+ *   labGovIds    every GovId of the same file (loadAll): what a closed loop walks and picks draw from
+ *   labPickSeed  get, overwrite, update, view: every request names a GovId of labGovIds picked
+ *                uniformly at random, from a generator seeded with this number and the Artillery
+ *                worker (repeatable); absent: the payload's, then a walk of the list
+ * Local detail (environment; a remote worker has neither):
  *   LAB_TIMINGS_FILE   append one JSON line per response (labels + status + client ms + timing)
  *   LAB_GOVIDS_FILE    create: append each GovId answered 201, one per line (a one-column CSV
- *                      the get scenario reads back as its payload)
+ *                      the next phases get as their payload)
  *   LAB_GOVID_PREFIX   prefix of generated GovIds (default: lab-<base36 time>-)
- *   LAB_KEEPALIVE      variant label (on|off); default: read from the base path
- *   LAB_MEMORY_MB      the function memory setting of the phase, recorded in each timing line
- *   LAB_PICK_SEED      get, overwrite, update: every request names a GovId of LAB_GOVIDS_FILE picked
- *                      uniformly at random, from a generator seeded with this number and the
- *                      Artillery worker (repeatable); unset: the payload's, then a walk of the list
- *   LAB_SIGV4_REGION   sign every request with SigV4 for execute-api in this region (the API
- *                      uses IAM authorization); credentials from LAB_SIGV4_ACCESS_KEY_ID /
- *                      LAB_SIGV4_SECRET_ACCESS_KEY (the local lab's caller) or, when those are
- *                      unset, the AWS default chain (AWS_PROFILE, SSO, env, ...)
- * Scenario variables: labTarget (a target), labPhase (the operation), basePath, closedLoopS.
+ *   LAB_SIGV4_ACCESS_KEY_ID / LAB_SIGV4_SECRET_ACCESS_KEY  the local lab's caller; unset: the
+ *                      AWS default chain (AWS_PROFILE, SSO, a worker's role, ...)
+ *   LAB_KEEPALIVE, LAB_MEMORY_MB, LAB_SIGV4_REGION  fallbacks of the variables above
  *
  * Open and closed loop, one scenario each: every flow is a `loop` whose `whileTrue` is
  * keepLooping. Artillery tests whileTrue only after an iteration, so with closedLoopS 0 (open
@@ -28,8 +36,9 @@
  * --parallel: N users arriving at once) each user sends its next request as soon as the last one
  * answered, until closedLoopS seconds after the first user of this worker started.
  */
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { faker } from '@faker-js/faker/locale/en';
+import { InFlight, METRIC, responseMetrics } from '../core/lab-metrics.mjs';
 import { seededUniform } from '../core/seeded-uniform.mjs';
 import { GOV_ID_PATTERN, timingOfBody } from '../core/timing.mjs';
 import { signRequest as sigv4 } from '../local/auth/sigv4-signer.mjs';
@@ -109,9 +118,6 @@ class LineFile {
 }
 
 const timingsFile = new LineFile(process.env.LAB_TIMINGS_FILE);
-const MEMORY_MB = /^\d+$/.test(process.env.LAB_MEMORY_MB ?? '')
-  ? Number(process.env.LAB_MEMORY_MB)
-  : undefined;
 const govIdsFile = new LineFile(process.env.LAB_GOVIDS_FILE);
 process.once('exit', () => {
   timingsFile.close();
@@ -132,6 +138,20 @@ function varOf(context, name) {
   return typeof v === 'string' ? v : undefined;
 }
 
+/** A variable the runner set, else the environment's fallback. @param {Context} context @param {string} name @param {string} env */
+function setting(context, name, env) {
+  const v = context.vars[name];
+  if (typeof v === 'string' && v !== '') return v;
+  if (typeof v === 'number') return String(v);
+  return process.env[env] || undefined;
+}
+
+/** The phase's function memory, MB, when the runner said. @param {Context} context */
+function memoryMbOf(context) {
+  const raw = setting(context, 'labMemoryMb', 'LAB_MEMORY_MB') ?? '';
+  return /^\d+$/.test(raw) ? Number(raw) : undefined;
+}
+
 /** Seconds of closed loop; 0 (open loop) unless the runner set closedLoopS. @param {Context} context */
 export function closedLoopSeconds(context) {
   const s = Number(context.vars.closedLoopS ?? 0);
@@ -144,13 +164,16 @@ let loopDeadline;
 
 /**
  * beforeScenario of every scenario: the first user of a closed loop starts the clock, so every
- * user of the phase stops at the same moment.
- * @param {Context} context @param {Events} _events @param {Next} next
+ * user of the phase stops at the same moment. Each user counts once under the load's shape.
+ * @param {Context} context @param {Events} events @param {Next} next
  */
-export function startLoop(context, _events, next) {
+export function startLoop(context, events, next) {
   const s = closedLoopSeconds(context);
   if (s > 0) loopDeadline ??= Date.now() + s * 1000;
   context.vars.labIteration = 0;
+  const rate = Number(context.vars.labRatePerS);
+  if (s > 0) events?.emit('counter', METRIC.loadClosed, 1);
+  else if (Number.isFinite(rate) && rate > 0) events?.emit('counter', `${METRIC.loadOpenPrefix}${rate}`, 1);
   return next();
 }
 
@@ -164,57 +187,72 @@ export function keepLooping(context, done) {
   return done(loopDeadline !== undefined && Date.now() < loopDeadline);
 }
 
-/** The create phase's GovIds, read once per worker for closed loops (the payload gives one per user). */
-/** @type {string[] | undefined} */
-let govIdList;
+/** The cursor of a closed loop's walk over the payload's GovIds (labGovIds), per worker. */
 let govIdCursor = 0;
 
-/** @param {string | undefined} path */
-function readGovIds(path) {
-  if (!path || !existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
+/**
+ * The payload's GovIds (labGovIds, every row of the file, loaded whole); [] without one.
+ * @param {Context} context
+ * @returns {string[]}
+ */
+function govIdsOf(context) {
+  const rows = context.vars.labGovIds;
+  if (!Array.isArray(rows)) return [];
+  return rows.flatMap((r) => {
+    const g = r !== null && typeof r === 'object' ? /** @type {{ govId?: unknown }} */ (r).govId : r;
+    return typeof g === 'string' && g !== '' ? [g] : [];
+  });
 }
-
-/** @param {string | undefined} raw */
-function pickSeed(raw) {
-  if (raw === undefined || raw === '') return undefined;
-  // Fail at load, not with a stream of requests that picked nothing.
-  if (!/^\d{1,9}$/.test(raw))
-    throw new Error(`LAB_PICK_SEED must be a whole number, got ${JSON.stringify(raw)}`);
-  return Number(raw);
-}
-
-const PICK_SEED = pickSeed(process.env.LAB_PICK_SEED);
-/** @type {(() => number) | undefined} */
-let pick;
 
 /**
- * beforeRequest of the get, overwrite, update and view scenarios, first. With LAB_PICK_SEED (the
- * histogram article: "randomly selected objects" among those seeded first), every request
- * names a GovId of LAB_GOVIDS_FILE picked uniformly at random. Without it, the payload's GovId
- * on a user's first request; in a closed loop the later requests walk the create phase's GovIds
- * (LAB_GOVIDS_FILE), from a random start so that workers spread over the list.
+ * The pick seed of the payload (labPickSeed); undefined without one. Throws on a seed that is not
+ * a whole number: a stream of requests that picked nothing would hide it.
+ * @param {Context} context
+ */
+export function pickSeedOf(context) {
+  const raw = context.vars.labPickSeed;
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const text = String(raw).trim();
+  if (!/^\d{1,9}$/.test(text))
+    throw new Error(`labPickSeed must be a whole number, got ${JSON.stringify(raw)}`);
+  return Number(text);
+}
+
+/** @type {(() => number) | undefined} */
+let pick;
+/** @type {string[] | undefined} */
+let pickList;
+
+/**
+ * beforeRequest of the get, overwrite, update and view scenarios, first. With a pick seed in the
+ * payload (the histogram article: "randomly selected objects" among those seeded first), every
+ * request names a GovId of the payload (labGovIds) picked uniformly at random. Without it, the
+ * payload's GovId on a user's first request; in a closed loop the later requests walk the
+ * payload's GovIds, from a random start so that workers spread over the list.
  * @param {RequestParams} _requestParams @param {Context} context @param {Events} _events @param {Next} next
  */
 export function nextGovId(_requestParams, context, _events, next) {
   const iteration = Number(context.vars.labIteration ?? 0);
   context.vars.labIteration = iteration + 1;
-  if (PICK_SEED !== undefined) {
-    govIdList ??= readGovIds(process.env.LAB_GOVIDS_FILE);
-    if (govIdList.length === 0) return next();
+  let seed;
+  try {
+    seed = pickSeedOf(context);
+  } catch (e) {
+    return next(/** @type {Error} */ (e));
+  }
+  if (seed !== undefined) {
+    pickList ??= govIdsOf(context);
+    if (pickList.length === 0) return next();
     // Each Artillery worker its own stream: the same seed in two workers would pick alike.
-    pick ??= seededUniform(PICK_SEED * 1000 + Number(process.env.LOCAL_WORKER_ID ?? 0));
-    context.vars.govId = govIdList[Math.floor(pick() * govIdList.length)];
+    pick ??= seededUniform(seed * 1000 + Number(process.env.LOCAL_WORKER_ID ?? 0));
+    context.vars.govId = pickList[Math.floor(pick() * pickList.length)];
     return next();
   }
   if (iteration === 0 || closedLoopSeconds(context) === 0) return next();
-  govIdList ??= readGovIds(process.env.LAB_GOVIDS_FILE);
-  if (govIdList.length === 0) return next();
-  if (govIdCursor === 0) govIdCursor = Math.floor(Math.random() * govIdList.length);
-  context.vars.govId = govIdList[govIdCursor % govIdList.length];
+  const list = govIdsOf(context);
+  if (list.length === 0) return next();
+  if (govIdCursor === 0) govIdCursor = Math.floor(Math.random() * list.length);
+  context.vars.govId = list[govIdCursor % list.length];
   govIdCursor += 1;
   return next();
 }
@@ -292,6 +330,9 @@ export function requireGovId(_requestParams, context, _events, next) {
   return next();
 }
 
+/** This worker's responses in flight, for lab.in_flight. */
+const inFlight = new InFlight();
+
 /**
  * afterResponse of every scenario: one timings line, custom metrics, and on a 201 the GovId.
  * @param {RequestParams} _requestParams @param {Response} response @param {Context} context
@@ -302,26 +343,22 @@ export function recordResponse(_requestParams, response, context, events, next) 
   const timing = timingOfBody(typeof response.body === 'string' ? response.body : '');
   const govId = varOf(context, 'govId');
   const firstByte = response.timings?.phases?.firstByte;
+  const memoryMb = memoryMbOf(context);
   /** @type {import('../core/timing.d.mts').TimingLine} */
   const line = {
     at: Date.now(),
     target: varOf(context, 'labTarget') ?? 'unknown',
-    variant: variantOf(varOf(context, 'basePath')),
+    variant: variantOf(varOf(context, 'basePath'), setting(context, 'labKeepAlive', 'LAB_KEEPALIVE')),
     phase: varOf(context, 'labPhase') ?? 'unknown',
-    ...(MEMORY_MB === undefined ? {} : { memoryMb: MEMORY_MB }),
+    ...(memoryMb === undefined ? {} : { memoryMb }),
     status,
     clientMs: typeof firstByte === 'number' ? firstByte : null,
     govId: govId ?? null,
     timing,
   };
   timingsFile.append(JSON.stringify(line));
-  if (timing) {
-    events.emit('histogram', 'lab.db_ms', timing.dbMs);
-    events.emit('counter', 'lab.new_connections', timing.newConnection ? 1 : 0);
-    events.emit('counter', 'lab.cold_starts', timing.coldStart ? 1 : 0);
-  } else {
-    events.emit('counter', 'lab.timing_missing', 1);
-  }
+  for (const [type, name, value] of responseMetrics(status, timing)) events.emit(type, name, value);
+  if (line.clientMs !== null) events.emit('histogram', METRIC.inFlight, inFlight.add(line.at, line.clientMs));
   if (status === 201 && line.phase === 'create' && govId) {
     govIdsFile.append(govId);
     events.emit('counter', 'lab.govids_recorded', 1);
@@ -352,7 +389,7 @@ function resolve(s, context) {
  * @param {RequestParams} requestParams @param {Context} context @param {Events} _events @param {Next} next
  */
 export function signRequest(requestParams, context, _events, next) {
-  const region = process.env.LAB_SIGV4_REGION;
+  const region = setting(context, 'labSigv4Region', 'LAB_SIGV4_REGION');
   if (!region) return next();
   // Artillery prepends the target only to URLs that start with '/', which `{{ basePath }}` hides.
   const path = resolve(requestParams.url ?? '', context);

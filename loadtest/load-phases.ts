@@ -12,10 +12,10 @@
  * then idleGapS pass with no traffic, then the phase shows which connections survived the gap
  * (LabRow.afterGap).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { type KeepAliveVariant, OPERATIONS, type Operation, servesOperation } from '../core/lab-functions';
-import { compareTargets } from '../runs/comparison';
+import { afterGapFromReport, timingSummaryFromReport } from '../runs/artillery-metrics';
 import {
   filterTimings,
   type LabRow,
@@ -29,12 +29,16 @@ import {
   toLabRow,
 } from '../runs/results';
 import { readSummary } from '../runs/summary-reader';
-import { checkSummary, type FailedPhase, type LabBlock, SUMMARY_VERSION } from '../runs/summary-schema';
+import type { FailedPhase } from '../runs/summary-schema';
+import { writeLoadSummary } from '../runs/summary-writer';
+import type { Workers } from './artillery-platform';
 import type { RunArtilleryOptions, RunArtilleryResult } from './artillery-runner';
 import { type Bursts, burstPauseS } from './bursts';
 import { WARMUP_S } from './load-defaults';
 
 export type { FailedPhase } from '../runs/summary-schema';
+// summary.json is written in runs/ (the report rebuilds one from Artillery's reports too).
+export { writeLoadSummary } from '../runs/summary-writer';
 
 /** The phases a run has unless told otherwise. */
 export const DEFAULT_PHASES: readonly Operation[] = ['create', 'get'];
@@ -82,11 +86,17 @@ export interface LoadPhasesOptions {
    * those phases read what the create phase wrote
    */
   readonly seedRecords?: number;
-  /** The random picks' seed (LAB_PICK_SEED), with seedRecords. @default 1 */
+  /** The random picks' seed (a payload file of the reads), with seedRecords. @default 1 */
   readonly pickSeed?: number;
   /** Seconds of the warm-up before a gap; 0: none. @default WARMUP_S, at most durationS */
   readonly warmupS?: number;
-  readonly platform?: string;
+  /**
+   * Artillery's distributed runner: the phases run on workers in the cloud, which return only
+   * Artillery's report. Rows come from its custom metrics; nothing local is written or read by the
+   * processor; reads work on seeded records (seedRecords > 0, seeded from this machine), since
+   * the create phase's GovIds stay on the workers. @default this machine
+   */
+  readonly workers?: Workers;
   readonly signal?: AbortSignal;
   /** Init Duration p50 of the phase's function, from its REPORT lines (local runs). */
   readonly initMsP50?: (
@@ -184,6 +194,12 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
   const rows: LabRow[] = [];
   const failed: FailedPhase[] = [];
   const phases = orderPhases(o.operations ?? DEFAULT_PHASES);
+  const remote = o.workers !== undefined;
+  const orphan = phases.find((p) => READS_CREATED.has(p));
+  if (remote && orphan && !((o.seedRecords ?? 0) > 0))
+    throw new Error(
+      `the ${orphan} phase on ${o.workers?.platform} workers reads seeded records (seedRecords > 0): the create phase's GovIds stay on its workers`,
+    );
   const memories: readonly (number | undefined)[] =
     o.memories && o.memories.length > 0 ? o.memories : [undefined];
   if (memories[0] !== undefined && !o.setMemory) throw new Error('memories need setMemory');
@@ -265,17 +281,21 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
               parallel: o.parallel,
               bursts,
               outJson: file,
+              // This machine's files: a cloud worker has none (its figures come back as metrics).
               env: {
                 ...o.env,
-                LAB_TIMINGS_FILE: timings,
-                // Seeded: reads pick among the seeded Persons; the create phase still records its own.
-                LAB_GOVIDS_FILE: seeding && READS_CREATED.has(phase) ? seeded : govIds,
-                LAB_KEEPALIVE: variant,
-                ...(memoryMb === undefined ? {} : { LAB_MEMORY_MB: String(memoryMb) }),
-                ...(seeding && READS_CREATED.has(phase) ? { LAB_PICK_SEED: String(o.pickSeed ?? 1) } : {}),
+                ...(remote
+                  ? {}
+                  : {
+                      LAB_TIMINGS_FILE: timings,
+                      ...(phase === 'create' ? { LAB_GOVIDS_FILE: govIds } : {}),
+                    }),
               },
+              variables: phaseVariables(o, variant, memoryMb),
+              // Seeded: reads pick among the seeded Persons; else they read what create wrote.
               payload: READS_CREATED.has(phase) ? (seeding ? seeded : govIds) : undefined,
-              platform: o.platform,
+              ...(seeding && READS_CREATED.has(phase) ? { pickSeed: o.pickSeed ?? 1 } : {}),
+              ...(o.workers ? { workers: o.workers } : {}),
               signal: o.signal,
               onProgress: (p) =>
                 o.log(
@@ -333,16 +353,24 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
             continue;
           }
           try {
-            const run = summarizeRun(readArtilleryReport(outJson));
-            const lines = filterTimings(timingsOf(timingsFile), { target, variant, phase, memoryMb });
+            const report = readArtilleryReport(outJson);
+            const run = summarizeRun(report);
+            // Remote workers return Artillery's report only: the handlers' side comes from its metrics.
+            const lines = remote
+              ? []
+              : filterTimings(timingsOf(timingsFile), { target, variant, phase, memoryMb });
             const row: LabRow = {
               ...toLabRow(
                 { target, keepAlive: variant, phase },
                 run,
-                summarizeTimings(lines),
+                remote ? timingSummaryFromReport(report) : summarizeTimings(lines),
                 (await o.initMsP50?.(target, variant, phase, memoryMb)) ?? null,
                 load,
-                afterGap ? summarizeAfterGap(lines, gapS) : undefined,
+                afterGap
+                  ? remote
+                    ? afterGapFromReport(report, gapS)
+                    : summarizeAfterGap(lines, gapS)
+                  : undefined,
               ),
               ...(await o.phaseExtras?.(target, variant, phase, memoryMb, lines)),
             };
@@ -360,6 +388,23 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
     }
   }
   return { rows, failed, interrupted: false };
+}
+
+/**
+ * The variables every worker gets: the labels the processor writes and the load's shape it
+ * reports (its figures must not depend on this machine's environment).
+ */
+function phaseVariables(
+  o: LoadPhasesOptions,
+  variant: string,
+  memoryMb: number | undefined,
+): Record<string, string | number> {
+  return {
+    labKeepAlive: variant,
+    ...(memoryMb === undefined ? {} : { labMemoryMb: memoryMb }),
+    ...(o.parallel === undefined ? { labRatePerS: o.ratePerS } : {}),
+    ...(o.env.LAB_SIGV4_REGION ? { labSigv4Region: o.env.LAB_SIGV4_REGION } : {}),
+  };
 }
 
 /** Arrivals per second while seeding: a bound on the lab's queue, not a measurement. */
@@ -392,14 +437,14 @@ async function seedPersons(
       ratePerS: SEED_RATE_PER_S,
       arrivalCount: count,
       outJson: join(o.outDir, `artillery-${target}-keepalive-${variant}-seed${suffix}.json`),
+      // Always from this machine, even for a cloud run: setup, not measured, and its GovIds must
+      // come back to be the reads' payload.
       env: {
         ...o.env,
         LAB_TIMINGS_FILE: join(o.outDir, 'seed-timings.jsonl'),
         LAB_GOVIDS_FILE: file,
-        LAB_KEEPALIVE: variant,
-        ...(memoryMb === undefined ? {} : { LAB_MEMORY_MB: String(memoryMb) }),
       },
-      platform: o.platform,
+      variables: phaseVariables(o, variant, memoryMb),
       signal: o.signal,
       onProgress: (p) =>
         o.log(
@@ -418,32 +463,6 @@ async function seedPersons(
     : 0;
   if (seeded < count) o.logError(`  ${label}: ${seeded} of ${count} Persons seeded`);
   else o.log(`  ${label}: ${seeded} Persons seeded`);
-}
-
-/**
- * Writes summary.json: the rows of the phases that ran, the phases that failed, and the
- * comparison across targets (runs/comparison.ts; null when there is nothing to compare).
- */
-export function writeLoadSummary(
-  outDir: string,
-  lab: LabBlock,
-  rows: readonly LabRow[],
-  failed: readonly FailedPhase[],
-): string {
-  const path = join(outDir, 'summary.json');
-  const summary = {
-    version: SUMMARY_VERSION,
-    generatedAt: new Date().toISOString(),
-    lab,
-    runs: rows,
-    failedPhases: failed,
-    comparison: compareTargets(rows),
-  };
-  // Round-tripped through JSON and the schema before it is written: what a reader will get.
-  const text = `${JSON.stringify(summary, null, 2)}\n`;
-  checkSummary(JSON.parse(text), path);
-  writeFileSync(path, text);
-  return path;
 }
 
 /**

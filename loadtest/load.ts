@@ -78,7 +78,15 @@ ${NETWORK_HELP}
 Deployed stack (--target aws):
   --region R --profile P --stack-prefix NAME (default LatencyLab); with --target aws,
                         --profile is the AWS CLI profile
-  --platform aws:lambda run Artillery's distributed runner in your account (its own region option applies)
+Load from many machines (with --target aws; see README "Load from many machines"):
+  --platform P          aws:lambda or aws:fargate: Artillery's distributed runner in your account
+                        (run-lambda / run-fargate); --rate and --parallel stay the totals, divided
+                        among the workers. Reads pick among Persons seeded from here first
+  --count N             workers (default 1)
+  --workers-region R    where the workers run (default: --region, else AWS_REGION)
+  --worker-role R       aws:lambda: the workers' role ARN; aws:fargate: the task role's name
+                        (default: the role Artillery creates; the API needs execute-api:Invoke)
+  --spot                aws:fargate: Fargate Spot
 `;
 
 /** One line per target x keep-alive x phase run at several memory sizes: warm function p50 at each. */
@@ -135,6 +143,10 @@ runCli(
         profile: { type: 'string' },
         'stack-prefix': { type: 'string' },
         platform: { type: 'string' },
+        count: { type: 'string' },
+        'workers-region': { type: 'string' },
+        'worker-role': { type: 'string' },
+        spot: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -178,6 +190,42 @@ runCli(
       );
     if (values.platform && where !== 'aws')
       throw new UsageError('--platform needs --target aws: a cloud runner cannot reach 127.0.0.1');
+    const { checkWorkers, CLOUD_PLATFORMS, isCloudPlatform } = await import('./artillery-platform');
+    const workerFlags = ['count', 'workers-region', 'worker-role', 'spot'] as const;
+    if (!values.platform && workerFlags.some((f) => values[f] !== undefined))
+      throw new UsageError('--count, --workers-region, --worker-role and --spot go with --platform');
+    if (values.platform !== undefined && !isCloudPlatform(values.platform))
+      throw new UsageError(
+        `--platform must be one of ${CLOUD_PLATFORMS.join(', ')}, got ${JSON.stringify(values.platform)}`,
+      );
+    let workers: import('./artillery-platform').Workers | undefined;
+    if (isCloudPlatform(values.platform)) {
+      const region =
+        values['workers-region'] ?? values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+      if (!region)
+        throw new UsageError(
+          "--platform needs the workers' region: --workers-region R (or --region, AWS_REGION)",
+        );
+      workers = {
+        platform: values.platform,
+        count: intOption('count', values.count, 1, 1000, 1),
+        region,
+        ...(values['worker-role'] ? { role: values['worker-role'] } : {}),
+        ...(values.spot ? { spot: true } : {}),
+      };
+      try {
+        checkWorkers(workers, durationArg);
+      } catch (e) {
+        throw new UsageError(`--platform: ${(e as Error).message}`);
+      }
+      // Every worker runs the whole script: a closed loop's users are divided among them.
+      const count = workers.count;
+      const odd = levels.find((p) => p !== undefined && p % count !== 0);
+      if (odd !== undefined)
+        throw new UsageError(
+          `--parallel ${odd} does not divide among --count ${count} workers: give a multiple of ${count}`,
+        );
+    }
     const engine = engineOption(values.engine);
     // --profile names the network profile locally, the AWS CLI profile with --target aws.
     const network = where === 'local' ? networkOptions(values.profile, values.rtt) : {};
@@ -252,7 +300,7 @@ runCli(
           region: values.region,
           profile: where === 'aws' ? values.profile : undefined,
           stackPrefix: values['stack-prefix'],
-          platform: values.platform,
+          ...(workers ? { workers } : {}),
         },
         signal,
         log: (line) => console.log(line),

@@ -4,8 +4,8 @@
  * per step of an experiment. Heavy modules load here, never on a CLI's --help path.
  */
 import { mkdirSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { type HostLoadSummary, sampleHostLoad } from '../core/host-load';
 import {
   basePath,
   type KeepAliveVariant,
@@ -22,6 +22,7 @@ import type { RunningLab } from '../local/lab';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, localSigningEnv } from '../local/lab-defaults';
 import { linkOf } from '../local/network/profiles';
 import type { LabRow, TimingLine } from '../runs/results';
+import type { Workers } from './artillery-platform';
 import type { Bursts } from './bursts';
 import type { FailedPhase } from './load-phases';
 
@@ -87,8 +88,8 @@ export interface RunLoadOptions {
     readonly region?: string;
     readonly profile?: string;
     readonly stackPrefix?: string;
-    /** Artillery's distributed runner, e.g. aws:lambda */
-    readonly platform?: string;
+    /** Artillery's distributed runner: its platform, worker count and region (artillery-platform.ts). */
+    readonly workers?: Workers;
   };
   readonly signal?: AbortSignal;
   readonly log: (line: string) => void;
@@ -216,6 +217,52 @@ async function planAws(o: RunLoadOptions): Promise<Plan> {
   };
 }
 
+/** Persons seeded for reads on cloud workers when the run says none (the histogram article's 1000 objects). */
+const REMOTE_SEED_RECORDS = 1000;
+
+/**
+ * summary.json's record of a distributed run's workers: platform, count, their region beside the
+ * stack's, and what they cost (printed on a line of its own, runs/worker-cost.ts).
+ */
+async function workersSummary(
+  w: Workers,
+  stackRegion: string | undefined,
+  wallS: number,
+  artilleryRuns: number,
+  log: (line: string) => void,
+): Promise<Record<string, unknown>> {
+  const { workerCost, workerCostLine } = await import('../runs/worker-cost');
+  const platform = await import('./artillery-platform');
+  const cost = workerCost({
+    shape:
+      w.platform === 'aws:lambda'
+        ? {
+            platform: 'aws:lambda',
+            memoryMb: platform.LAMBDA_WORKER_MEMORY_MB,
+            architecture: platform.LAMBDA_WORKER_ARCHITECTURE,
+          }
+        : {
+            platform: 'aws:fargate',
+            vcpu: platform.FARGATE_WORKER_VCPU,
+            memoryGb: platform.FARGATE_WORKER_MEMORY_GB,
+            spot: w.spot === true,
+          },
+    count: w.count,
+    region: w.region,
+    wallS,
+    invocations: w.count * artilleryRuns,
+  });
+  log(workerCostLine(cost));
+  return {
+    platform: w.platform,
+    count: w.count,
+    region: w.region,
+    stackRegion: stackRegion ?? null,
+    ...(w.spot ? { spot: true } : {}),
+    cost,
+  };
+}
+
 /** summary.json's record of the network a local run used: the profile and each target's link. */
 function networkSummary(
   profile: RunningLab['profile'],
@@ -272,13 +319,21 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
   // and the writes stay off the request path (core/line-file.ts).
   const logFile = new LineFile(join(o.outDir, 'lambda-logs.log'), { flags: 'w' });
   let lab: RunningLab | undefined;
-  let hostLoad: ReturnType<typeof sampleHostLoad> | undefined;
+  let hostLoad: ReturnType<typeof sampleRunHostLoad> | undefined;
   let result: Omit<RunLoadResult, 'reportHtml'>;
   try {
     let plan: Plan;
     if (o.where === 'aws') {
       plan = await planAws(o);
-      o.log(`Target: ${plan.url} (deployed stack)`);
+      o.log(
+        `Target: ${plan.url} (deployed stack${plan.env.LAB_SIGV4_REGION ? ` in ${plan.env.LAB_SIGV4_REGION}` : ''})`,
+      );
+      const w = o.aws?.workers;
+      o.log(
+        w
+          ? `Load: ${w.count} ${w.platform} worker${w.count === 1 ? '' : 's'} in ${w.region}${w.spot ? ' (Spot)' : ''}, Artillery's distributed runner in your account`
+          : 'Load: this machine (Artillery local)',
+      );
     } else {
       const { startLab } = await import('../local/lab');
       lab = await startLab({
@@ -321,9 +376,18 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
     }
 
     const { loadShapeOf, runLoadPhases, writeLoadSummary } = await import('./load-phases');
+    const workers = o.where === 'aws' ? o.aws?.workers : undefined;
+    // Cloud workers keep the create phase's GovIds: reads pick among records seeded from here.
+    const reads = o.operations.some((op) => ['get', 'overwrite', 'update', 'view'].includes(op));
+    const seedRecords = o.seedRecords ?? (workers && reads ? REMOTE_SEED_RECORDS : undefined);
+    if (workers && reads && o.seedRecords === undefined)
+      o.log(
+        `Reads on ${workers.platform} workers pick among ${REMOTE_SEED_RECORDS} Persons seeded from this machine first (the create phase's GovIds stay on its workers)`,
+      );
+    const phasesStarted = performance.now();
     // A CPU share is a ceiling, not a guarantee: on a host busier than its cores, an environment
     // gets less than its memory's share, and the run must say so.
-    hostLoad = sampleHostLoad();
+    hostLoad = sampleRunHostLoad();
     // The lines of the function a phase ran: its target, operation and keep-alive variant.
     const linesOf = (target: string, variant: string, phase: string) =>
       [...functionLogs]
@@ -348,9 +412,9 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       bursts: o.bursts,
       idleGapS: o.idleGapS,
       warmupS: o.warmupS,
-      seedRecords: o.seedRecords,
+      seedRecords,
       pickSeed: o.local?.seed ?? 1,
-      platform: o.aws?.platform,
+      ...(workers ? { workers } : {}),
       signal: o.signal,
       initMsP50: (target, variant, phase, memoryMb) => initP50(linesOf(target, variant, phase), memoryMb),
       memories: memories.length > 1 ? memories : undefined,
@@ -387,6 +451,15 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       logError: o.logError,
     });
     const network = lab ? networkSummary(lab.profile, o.targets, o.local?.seed ?? 1) : undefined;
+    const workersBlock = workers
+      ? await workersSummary(
+          workers,
+          plan.env.LAB_SIGV4_REGION,
+          (performance.now() - phasesStarted) / 1000,
+          phases.rows.length + phases.failed.length,
+          o.log,
+        )
+      : undefined;
     const { networkLine } = await import('../report/report-sections');
     result = {
       rows: phases.rows,
@@ -408,7 +481,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
           ...loadShapeOf(o),
           idleGapS: o.idleGapS ?? 0,
           ...(o.bursts ? { bursts: o.bursts } : {}),
-          ...(o.seedRecords ? { seedRecords: o.seedRecords } : {}),
+          ...(seedRecords ? { seedRecords } : {}),
+          ...(workersBlock ? { workers: workersBlock } : {}),
           ...concurrencyBlock(o, phases.rows),
           // The file every row's cost block was priced with (the report names it and its date).
           prices: o.prices ?? (await import('../core/price-file')).DEFAULT_PRICE_FILE,
@@ -502,35 +576,19 @@ function memoryBlock(lab: RunningLab, memories: readonly number[]): Record<strin
   };
 }
 
-/** How often the host's load average is sampled during a run, ms. */
-const HOST_LOAD_SAMPLE_MS = 5000;
-
-/** Samples the 1-minute load average until stopped: what the run's environments competed with. */
-function sampleHostLoad(): {
-  stop(): {
-    readonly busy: boolean;
-    readonly note: string;
-    readonly summary: { cores: number; loadAvg1m: { min: number; mean: number; max: number } };
-  };
+/** The host's load through the run, and a note when it had more work than cores. */
+function sampleRunHostLoad(): {
+  stop(): { readonly busy: boolean; readonly note: string; readonly summary: HostLoadSummary };
 } {
-  const samples = [loadavg()[0]];
-  const timer = setInterval(() => samples.push(loadavg()[0]), HOST_LOAD_SAMPLE_MS).unref();
+  const sampler = sampleHostLoad();
   return {
     stop() {
-      clearInterval(timer);
-      samples.push(loadavg()[0]);
-      const cores = availableParallelism();
-      const round = (n: number) => Math.round(n * 100) / 100;
-      const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
-      const loadAvg1m = {
-        min: round(Math.min(...samples)),
-        mean: round(mean),
-        max: round(Math.max(...samples)),
-      };
+      const summary = sampler.stop();
+      const { cores, loadAvg1m } = summary;
       return {
-        busy: mean > cores,
+        busy: loadAvg1m.mean > cores,
         note: `Host busy: load average ${loadAvg1m.mean} (max ${loadAvg1m.max}) on ${cores} cores during the run. An environment gets at most its memory's CPU share, and less when the host has none to give: large memory sizes lose most, so ratios between sizes read low.`,
-        summary: { cores, loadAvg1m },
+        summary,
       };
     },
   };

@@ -16,6 +16,7 @@ import { targetModulePaths } from '../core/target-modules';
 import { type Assembly, type AssemblyFunction, readAssembly } from './assembly/cloud-assembly';
 import { ensureSynth } from './assembly/ensure-synth';
 import { type LocalResources, localEnvironment } from './assembly/environment';
+import { watchEngines } from './engine-watchdog';
 import { type EngineKind, LOCAL_CREDENTIALS, LOCAL_REGION } from './engines';
 import { type MemoryModel, memoryModelLine, openCgroups } from './host/cgroups';
 import { FunctionPool, type PoolStats } from './host/function-pool';
@@ -33,6 +34,7 @@ import { type NetworkModelProcess, startNetworkModelProcess } from './network/ne
 import { resolveProfile } from './network/profile-options';
 import { describeLink, linkOf, type NetworkProfile } from './network/profiles';
 import { streamSeed } from './network/service-time';
+import { negotiatedVersions, tlsLabels } from './network/tls-versions';
 import { reapDeadLabs, tidyRunDir } from './run-dir';
 import { type NodeRuntime, resolveLambdaNode } from './runtime/lambda-node';
 import { type ApiServer, compileRoute, startApiServer } from './server/api-gateway';
@@ -55,8 +57,18 @@ export interface LabOptions {
   readonly port?: number;
   /** DynamoDB's engine. @default 'dynalite' */
   readonly engine?: EngineKind;
-  /** Keep every engine's data on disk here; in memory when absent. */
+  /**
+   * Keep every engine's data here, synced to disk, after the lab stops. Absent: in the run data
+   * (memory-backed files where the machine has them, local/run-dir.ts), written but not synced,
+   * which a restarted engine finds again, removed at stop.
+   */
   readonly dataDir?: string;
+  /**
+   * Engines keep their data in memory only (PostgreSQL: synchronous commit off), so a restart
+   * loses what they acknowledged: only to measure what the run data costs (`npm run bench --
+   * --only-persistence`). Not with dataDir. @default false
+   */
+  readonly inMemory?: boolean;
   /** The network profile (local/network/profiles.ts). @default DEFAULT_PROFILE */
   readonly profile?: string;
   /** Every target's round trip instead of the profile's, ms. */
@@ -97,12 +109,16 @@ export interface LabOptions {
    */
   readonly cgroups?: boolean;
   /**
-   * Notice an engine that dies on its own (checked every 250 ms), say so through `log` (a line
-   * starting `warning:`) and start it again on the same port, saying what was lost. `npm run
-   * local` turns it on; fault tests leave it off, as they kill and restart engines themselves.
-   * @default false
+   * Notice an engine that dies on its own (checked every 250 ms) or stops answering its health
+   * request (local/engine-watchdog.ts), say so through `log` (a line starting `warning:`) and
+   * start it again on the same port and data. `npm run local` turns it on; fault tests leave it
+   * off, as they kill and restart engines themselves. @default false
    */
   readonly restartDeadEngines?: boolean;
+  /** With restartDeadEngines: each engine's health request every this many ms. @default 2 000 */
+  readonly healthIntervalMs?: number;
+  /** With restartDeadEngines: an engine not answering within this, twice in a row, is hung. @default 5 000 */
+  readonly healthDeadlineMs?: number;
   /**
    * Freeze each environment between invocations (cgroup freezer), as Lambda freezes a sandbox
    * after its response: work a function leaves behind runs in its next invocation, under its
@@ -115,6 +131,8 @@ export interface LabOptions {
 export interface RunningTarget {
   readonly database: LocalDatabase;
   readonly model: NetworkModelProcess;
+  /** The TLS version each pinned client negotiated with the model at start (TLS 1.2, then 1.3). */
+  readonly tlsVersions: readonly string[];
 }
 
 export interface RunningLab {
@@ -214,6 +232,8 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   const node = resolveLambdaNode(opts.nodePath);
   if (node.warning) log(`warning: ${node.warning}`);
   if (opts.memoryMb !== undefined) checkMemoryMb(opts.memoryMb);
+  if (opts.inMemory && (opts.dataDir || opts.restartDeadEngines))
+    throw new Error('inMemory engines lose their data: not with dataDir or restartDeadEngines');
 
   // Dead labs' leftovers first (a SIGKILLed CLI's engines and folders): see run-dir.ts.
   const reaped = reapDeadLabs();
@@ -271,6 +291,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         const database = await localTarget(target).start({
           assembly,
           dataDir: opts.dataDir,
+          inMemory: opts.inMemory,
           engine: opts.engine,
           idleTimeoutS: opts.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
           certs,
@@ -298,9 +319,14 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         log,
       );
       await own(() => model.close());
-      running.set(target, { database, model });
+      // One handshake per version a client may pin: the header names what was negotiated.
+      const tlsVersions = await negotiatedVersions(model.url, {
+        caCertPath: certs.caCertPath,
+        startTls: database.modelStartTls,
+      });
+      running.set(target, { database, model, tlsVersions });
       log(
-        `${targetLabel(target)}: ${database.description} (pid ${database.pid}) behind ${model.url}: TLS 1.3, profile ${profile.name}: ${describeLink(link)}; new connections pay TCP + TLS set-up`,
+        `${targetLabel(target)}: ${database.description} (pid ${database.pid}) behind ${model.url}: ${tlsLabels(tlsVersions)} negotiated, profile ${profile.name}: ${describeLink(link)}; new connections pay TCP + TLS set-up`,
       );
       const notice = targetNotice(target);
       if (notice) log(notice);
@@ -387,48 +413,15 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       return r.database;
     };
     if (opts.restartDeadEngines) {
-      const isAlive = (pid: number) => {
-        try {
-          process.kill(pid, 0);
-          return true;
-        } catch (e) {
-          return (e as NodeJS.ErrnoException).code === 'EPERM';
-        }
-      };
-      const watch = setInterval(() => {
-        for (const [target, r] of running) {
-          const pid = r.database.pid;
-          if (restarting.has(target) || isAlive(pid)) continue;
-          const label = targetLabel(target);
-          log(`warning: ${label}'s engine (pid ${pid}) died; starting it again on the same port`);
-          restarting.add(target);
-          void (async () => {
-            try {
-              await r.database.restart();
-              // In memory, what the engine held is gone: make again what the stack would make.
-              if (!opts.dataDir) {
-                await r.database.prepare?.(r.model, async (type, env) =>
-                  runCustomResources(assembly, type, { ...local, extra: { ...local.extra, ...env } }, log),
-                );
-              }
-              log(
-                `warning: ${label}'s engine restarted (pid ${r.database.pid}); ${
-                  opts.dataDir || target === 'dsql'
-                    ? 'its data is on disk and was kept'
-                    : `what it held in memory is lost: ${r.database.tables.length > 0 ? `${r.database.tables.join(', ')} made again, empty` : 'it starts empty'}`
-                }`,
-              );
-            } catch (e) {
-              log(`warning: ${label}'s engine did not start again: ${(e as Error).message}`);
-            } finally {
-              restarting.delete(target);
-            }
-          })();
-        }
-      }, 250);
-      watch.unref();
+      const watchdog = watchEngines({
+        databases: new Map([...running].map(([t, r]) => [t, r.database])),
+        restarting,
+        log,
+        healthIntervalMs: opts.healthIntervalMs,
+        healthDeadlineMs: opts.healthDeadlineMs,
+      });
       cleanup.push(async () => {
-        clearInterval(watch);
+        watchdog.stop();
         for (const t of running.keys()) restarting.add(t);
       });
     }

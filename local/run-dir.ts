@@ -7,6 +7,10 @@
  *   appended the moment it is spawned;
  * - every temporary folder the lab makes (PostgreSQL clusters and sockets, DynamoDB Local's).
  *
+ * The engines' own data (labDataDir) goes to memory-backed files where the machine has them:
+ * a second folder of the same name and kind under /dev/shm, with its own owner.json, removed
+ * and reaped the same way. Elsewhere it lives in the run directory itself.
+ *
  * A process that exits normally (or on a second Ctrl-C, through process.exit) ends its recorded
  * children by process group and removes the folder in its 'exit' listener. One that was
  * SIGKILLed cannot: the next lab's start (`reapDeadLabs`) finds folders whose owner is gone,
@@ -19,7 +23,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import {
+  accessSync,
   appendFileSync,
+  constants,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -92,6 +99,30 @@ function endChild(c: ChildRecord): boolean {
 }
 
 let own: { dir: string; children: ChildRecord[] } | undefined;
+/** This process's folder under the data root, when that is not the temp directory. */
+let ownData: string | undefined;
+const SHM = '/dev/shm';
+
+/** Where engine data lives without --data: memory-backed files when there are any, else the temp directory. */
+export function dataRoot(): string {
+  try {
+    accessSync(SHM, constants.W_OK | constants.X_OK);
+    if (statSync(SHM).isDirectory()) return SHM;
+  } catch {
+    // no /dev/shm here (macOS), or not ours to write
+  }
+  return tmpdir();
+}
+
+function folderName(): string {
+  // Worker threads share the PID: each gets a folder of its own.
+  return `${PREFIX}${process.pid}${threadId === 0 ? '' : `-${threadId}`}`;
+}
+
+function hookExit(): void {
+  if (!exitHooked) process.once('exit', endOwnNow);
+  exitHooked = true;
+}
 
 function self(): ProcessId {
   return { pid: process.pid, startTime: processStartTime(process.pid) ?? null };
@@ -100,15 +131,28 @@ function self(): ProcessId {
 /** This process's run directory, made on first use. */
 export function runDir(): string {
   if (own) return own.dir;
-  // Worker threads share the PID: each gets a folder of its own.
-  const dir = join(tmpdir(), `${PREFIX}${process.pid}${threadId === 0 ? '' : `-${threadId}`}`);
+  const dir = join(tmpdir(), folderName());
   // A folder under our PID is a dead process's (a reused PID): reap it before taking the name.
   reapFolder(dir);
   mkdirSync(dir, { mode: 0o711 });
   writeOwner(dir);
   own = { dir, children: [] };
-  if (!exitHooked) process.once('exit', endOwnNow);
-  exitHooked = true;
+  hookExit();
+  return dir;
+}
+
+/** This process's folder for engine data: under dataRoot(), or the run directory itself. */
+function dataRunDir(): string {
+  const root = dataRoot();
+  if (root === tmpdir()) return runDir();
+  if (ownData) return ownData;
+  const dir = join(root, folderName());
+  reapFolder(dir);
+  // 0711 as the run directory: the postgres user must reach a cluster inside.
+  mkdirSync(dir, { mode: 0o711 });
+  writeOwner(dir);
+  ownData = dir;
+  hookExit();
   return dir;
 }
 
@@ -124,6 +168,7 @@ function writeOwner(dir: string): void {
  * ended by a signal leaves nothing behind. The next child or folder makes it again.
  */
 export function tidyRunDir(): void {
+  tidyDataDir();
   if (!own) return;
   const { dir, children } = own;
   if (children.some((c) => c.startTime !== null && isSameProcess(c))) return;
@@ -147,9 +192,32 @@ export function tidyRunDir(): void {
   }
 }
 
+function tidyDataDir(): void {
+  if (!ownData) return;
+  const dir = ownData;
+  try {
+    if (readdirSync(dir).some((n) => n !== OWNER_FILE)) return;
+    rmSync(join(dir, OWNER_FILE), { force: true });
+    rmdirSync(dir);
+    ownData = undefined;
+  } catch {
+    if (existsSync(dir)) writeOwner(dir);
+    else ownData = undefined;
+  }
+}
+
 /** A fresh folder for the lab inside the run directory (removed with it however the lab ends). */
 export function labTempDir(prefix: string): Promise<string> {
   return mkdtemp(join(runDir(), prefix));
+}
+
+/**
+ * A fresh folder for an engine's data without --data: memory-backed files where the machine has
+ * them (dataRoot()), removed however the lab ends, as labTempDir's are. It outlives the engine's
+ * process, so an engine killed and started again on it finds what it acknowledged.
+ */
+export function labDataDir(prefix: string): Promise<string> {
+  return mkdtemp(join(dataRunDir(), prefix));
 }
 
 /** Records a child the lab started, so that a later start can end it if this process cannot. */
@@ -165,6 +233,14 @@ export function recordChild(pid: number, name: string, group: boolean): void {
  * removes the run directory. Called at exit; a stopped lab has nothing left to end.
  */
 export function endOwnNow(): void {
+  if (ownData) {
+    try {
+      rmSync(ownData, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // the next start removes the rest
+    }
+    ownData = undefined;
+  }
   if (!own) return;
   for (const c of own.children) endChild(c);
   try {
@@ -232,11 +308,19 @@ function reapFolder(dir: string): number | undefined {
 }
 
 /**
- * Finds the run directories of labs that are gone (SIGKILLed, crashed) in the temp directory,
- * ends their recorded children that still run and removes the folders. Never throws: a folder
- * it cannot remove is left for the next start.
+ * Finds the run directories of labs that are gone (SIGKILLed, crashed) in the temp directory
+ * and the data root (or in `root` alone), ends their recorded children that still run and
+ * removes the folders. Never throws: a folder it cannot remove is left for the next start.
  */
-export function reapDeadLabs(root: string = tmpdir()): Reaped {
+export function reapDeadLabs(root?: string): Reaped {
+  if (root !== undefined) return reapIn(root);
+  const labs = reapIn(tmpdir());
+  // A dead lab's data folder: no children of its own (they are recorded in its run directory).
+  if (dataRoot() !== tmpdir()) reapIn(dataRoot());
+  return labs;
+}
+
+function reapIn(root: string): Reaped {
   let labs = 0;
   let processes = 0;
   let names: string[];
@@ -249,7 +333,7 @@ export function reapDeadLabs(root: string = tmpdir()): Reaped {
     // The prefix only narrows the search: ownership is decided by owner.json.
     if (!name.startsWith(PREFIX)) continue;
     const dir = join(root, name);
-    if (own?.dir === dir) continue;
+    if (own?.dir === dir || ownData === dir) continue;
     try {
       const ended = reapFolder(dir);
       if (ended === undefined) continue;

@@ -33,8 +33,6 @@ export const KEEP_ALIVE_FIGURES = {
    * time rises to 180ms."
    */
   tenSequentialAvgMs: { off: 180, on: 60 },
-  /** the article's DynamoDB reads: "similar improvements", no figure */
-  readsMs: null,
 } as const;
 
 export const QLDB_FIGURES = {
@@ -46,6 +44,8 @@ export const QLDB_FIGURES = {
   /** "a 200ms reduction in initialisation durations for cold starts, a decrease of 40%" */
   coldInitSavedMs: 200,
   coldInitSavedShare: 0.4,
+  /** "the average cold start time (though with a minimal data set) was around 40% less than that of QLDB": DynamoDB / QLDB */
+  dynamodbColdOverQldb: 0.6,
   /**
    * Power Tuning (lumigo-cli powertune-lambda -s balanced) on the QLDB get function: "a memory
    * allocation of 512MB works best in terms of the trade off between cost and performance"
@@ -242,11 +242,9 @@ export const PROVISIONED_FIGURES = {
   gapS: 90,
   /** reused within 1 min, a new port after 1 min 5 s: the server closed the idle connection */
   idleTimeoutS: 60,
-  /** DynamoDB time of the first request after provisioning: keep-alive off, keep-alive on */
-  firstRequestMs: { off: 120.346, on: 256.56 },
-  /** the keep-alive-on run's calls on a kept port (20.232, 20.287, 20.482 and 21.163 ms) */
-  reusedMs: 20,
-  /** calls on a new port after an idle minute */
+  /** the keep-alive-on table's DynamoDB latency of each call on a kept port, rows 3, 4, 6 and 9 */
+  keptPortMs: [21.163, 20.232, 20.287, 20.482],
+  /** "ポートが変更された場合、70msから180ms前後": calls on a new port after an idle minute */
   newConnectionMs: { low: 70, high: 180 },
   /** the function's memory and provisioned concurrency: "メモリ:256MB", one environment */
   memoryMb: 256,
@@ -258,6 +256,8 @@ export const PROVISIONED_FIGURES = {
    */
   afterGap: {
     90: { dbMs: 256.56, durationMs: 1281.08, newConnection: true },
+    // Row 3, "約30秒後": 41 s after row 2 by its timestamps (14:33:21.489 to 14:34:02.640).
+    40: { dbMs: 21.163, durationMs: 420.63, newConnection: false },
     60: { dbMs: 20.232, durationMs: 393.81, newConnection: false },
     65: { dbMs: 70.111, durationMs: 407.46, newConnection: true },
   } as Readonly<Record<number, { dbMs: number; durationMs: number; newConnection: boolean }>>,

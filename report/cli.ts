@@ -22,7 +22,8 @@ export const REPORT_HELP = `Usage: npm run report -- <input> [--out DIR]
 
 Inputs (one of):
   --in DIR             a results folder written by npm run load (summary.json, artillery-*.json,
-                       timings.jsonl, lambda-logs.log)
+                       timings.jsonl, lambda-logs.log); with Artillery's reports alone (a
+                       distributed run), its summary.json is written from them first
   --logs FILE          Lambda log lines as CloudWatch exports them (REPORT / INIT_REPORT lines among others)
   --from-cloudwatch    the deployed stack's function logs, through CloudWatch Logs Insights
     --since T          window: 30m, 2h, 1d or an ISO time (default 30m)

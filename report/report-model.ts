@@ -299,6 +299,62 @@ export interface ExperimentRow {
   readonly measured: number | null;
   readonly unit: string;
   readonly note: string;
+  /**
+   * How the scorecard counts the row (experiments/scorecard.ts): `prediction` is compared and
+   * counted; `calibration` (a lab input was derived from this very figure), `setting` (the row
+   * restates a chosen value) and `gone` (the service no longer exists) are shown, not counted.
+   */
+  readonly role: RowRole;
+  /** Why the figures differ, named for the scorecard when a prediction is outside ±30%; for a calibration row, the parameter fitted to it. */
+  readonly cause?: string;
+}
+
+export type RowRole = 'prediction' | 'calibration' | 'setting' | 'gone';
+
+/** A prediction outside the band, with its cause. */
+export interface ScoreMiss {
+  readonly metric: string;
+  readonly article: number;
+  readonly measured: number | null;
+  /** measured / article; null without a measurement */
+  readonly ratio: number | null;
+  readonly cause: string;
+}
+
+/** An article figure no row sets beside a measurement, and why. */
+export interface NotReproduced {
+  readonly figure: string;
+  readonly reason: string;
+}
+
+/** The host's load while the experiment ran: a CPU share is a ceiling, not a guarantee. */
+export interface HostLoad {
+  readonly cores: number;
+  /** 1-minute load average, sampled through the run */
+  readonly meanLoad: number;
+  readonly maxLoad: number;
+  /** the load average went above the cores: environments waited for CPU beyond their share */
+  readonly exceeded: boolean;
+}
+
+/** How well an experiment's predictions matched its article's figures. */
+export interface Scorecard {
+  /** ± this share counts as within (0.3) */
+  readonly band: number;
+  /** rows with an article figure as a number */
+  readonly figures: number;
+  readonly predictions: number;
+  readonly within: number;
+  readonly outside: readonly ScoreMiss[];
+  /** figures shown and not counted, by role */
+  readonly calibration: number;
+  readonly settings: number;
+  readonly gone: number;
+  /** rows of the lab's own with no article figure */
+  readonly labOnly: number;
+  /** the article's figures no row reproduces yet, each with why */
+  readonly notReproduced: readonly NotReproduced[];
+  readonly hostLoad: HostLoad | null;
 }
 
 /** A further table an experiment adds under its rows (e.g. full HDR ladders). */
@@ -319,7 +375,7 @@ export interface ExperimentStep {
    * `tuning`: a local Power Tuning run (its result file in dir); `cold-starts`: bundled against
    * unbundled cold starts (cold-starts.json in dir); not a load run. @default load
    */
-  readonly kind?: 'tuning' | 'cold-starts';
+  readonly kind?: 'tuning' | 'cold-starts' | 'direct';
 }
 
 /** What `npm run experiment` adds to the report it writes: the article's figures beside ours. */
@@ -336,6 +392,7 @@ export interface ExperimentBlock {
   readonly steps: readonly ExperimentStep[];
   readonly rows: readonly ExperimentRow[];
   readonly tables: readonly ExperimentTable[];
+  readonly scorecard: Scorecard;
 }
 
 export type ReportMode = 'results' | 'logs' | 'cloudwatch';

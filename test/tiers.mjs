@@ -49,6 +49,7 @@ export const ALONE_TESTS = ['test/experiments/experiments-e2e.test.ts', 'test/so
 export const LONG_TESTS = [
   'test/infra/cdk-synth.test.ts',
   'test/loadtest/artillery-run.test.ts',
+  'test/loadtest/artillery-only-summary.test.ts',
   'test/lambda/dynamodb-workloads.test.ts',
   'test/local/function-host.test.ts',
   'test/report/html-chromium.test.ts',

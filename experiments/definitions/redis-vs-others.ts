@@ -16,7 +16,15 @@ import {
 } from '../../report/article-figures';
 import type { ExperimentRow, ExperimentTable } from '../../report/report-model';
 import { LOCAL_MODEL_NOTE, missingTargetRow, row } from '../rows';
-import type { ExperimentDefinition, ExperimentOutcome, PlanContext, StepView } from '../types';
+import type {
+  ColdStartView,
+  DirectRedisView,
+  ExperimentDefinition,
+  ExperimentOutcome,
+  PlanContext,
+  StepView,
+  TuningView,
+} from '../types';
 
 /** The article's scenario names, in its order, as the lab's operations. */
 const SCENARIOS: readonly { readonly op: HistogramOperation; readonly name: string }[] = [
@@ -41,8 +49,12 @@ const isArticleLevel = (n: number): n is HistogramParallelism =>
  */
 const order = (): readonly Target[] => ['redis', ...TARGETS.filter((t) => t !== 'redis')];
 
-const LAYER_NOTE =
-  'ours is the database time the handler measured inside Lambda, the article’s a Go client on EC2 calling the database directly (the ladders table also has our client latency, through the API and Lambda)';
+const DIRECT = 'direct-client';
+const directLevelsOf = (ctx: PlanContext) => (ctx.quick ? QUICK_LEVELS : ARTICLE_LEVELS);
+const DIRECT_NOTE =
+  'as the article measured it: a Redis client straight to the database (the article’s Go client on EC2 beside Lambda Store, ours in the experiment’s process through the network model’s TLS front), each scenario on its own (insertion into an empty database; read, overwrite and update after 1,000 inserts of the 12-field Product)';
+const DIRECT_AWS =
+  'the direct client reaches the local lab’s Redis only; against a deployed cache, run a client in its VPC';
 
 function articleFigure(op: HistogramOperation, level: number, system: 'lambdaStore' | 'faunadb') {
   return isArticleLevel(level) ? HISTOGRAM_FIGURES.scenarios[op][level][system] : undefined;
@@ -65,6 +77,7 @@ interface Point {
  */
 const POINTS: readonly Point[] = [
   { metric: 'p50', ladderIndex: 0, percentile: 50, articleLabel: 'p50' },
+  { metric: 'p75', ladderIndex: 1, percentile: 75, articleLabel: 'p75' },
   { metric: 'p87.5', ladderIndex: 2, percentile: 87.5, articleLabel: 'p87.5' },
   { metric: 'p93.75', ladderIndex: 3, percentile: 93.75, articleLabel: 'p93.75' },
   { metric: 'p99.22', ladderIndex: 4, percentile: 99.21875, articleLabel: 'p99.22' },
@@ -78,25 +91,31 @@ function articleRungText(f: HistogramFigure | undefined, p: Point, who: string, 
   return `${who} ${rung}`;
 }
 
-function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): ExperimentOutcome {
+/** What --quick or --duration changed from the article's shape, or ''. */
+function quickNoteOf(ctx: PlanContext): string {
+  return ctx.quick
+    ? `--quick: ${QUICK_LEVELS.join(' and ')} connections or workers for ${ctx.durationS ?? QUICK_DIRECT_S} s (direct) or ${ctx.durationS ?? QUICK_S} s (through Lambda) each instead of the article’s 1, 10 and 100 for 60 s; ${QUICK_SEED} Persons seeded through Lambda`
+    : ctx.durationS !== undefined && ctx.durationS !== HISTOGRAM_FIGURES.scenarioS
+      ? `--duration ${ctx.durationS}: ${ctx.durationS} s a phase instead of the article’s ${HISTOGRAM_FIGURES.scenarioS} s (fewer samples: the top rungs rest on fewer calls)`
+      : '';
+}
+
+function rows(
+  steps: ReadonlyMap<string, StepView>,
+  ctx: PlanContext,
+  _tunings?: ReadonlyMap<string, TuningView>,
+  _coldStarts?: ReadonlyMap<string, ColdStartView>,
+  directs: ReadonlyMap<string, DirectRedisView> = new Map(),
+): ExperimentOutcome {
   const out: ExperimentRow[] = [];
   const ladders: string[][] = [];
   const articleLadders: string[][] = [];
   const targets = order().filter((t) => ctx.targets.includes(t));
   const where = ctx.where === 'local' ? LOCAL_MODEL_NOTE : 'deployed stack';
-  const quickNote = ctx.quick
-    ? `--quick: ${QUICK_LEVELS.join(' and ')} workers for ${ctx.durationS ?? QUICK_S} s each instead of the article’s 1, 10 and 100 for 60 s, ${QUICK_SEED} Persons seeded instead of ${HISTOGRAM_FIGURES.seededRecords}`
-    : ctx.durationS !== undefined && ctx.durationS !== HISTOGRAM_FIGURES.scenarioS
-      ? `--duration ${ctx.durationS}: ${ctx.durationS} s a phase instead of the article’s ${HISTOGRAM_FIGURES.scenarioS} s (fewer samples: the top rungs rest on fewer calls)`
-      : '';
-  // Read, overwrite and update pick among the seeded Persons, as the article's benchmarks did.
-  const pickNote = (op: HistogramOperation) =>
-    op === 'create'
-      ? ''
-      : `each request names one of the ${seedsOf(ctx)} Persons seeded before the step, picked uniformly at random (seeded, repeatable), as the article’s ${seedsOf(ctx) === HISTOGRAM_FIGURES.seededRecords ? '' : `${HISTOGRAM_FIGURES.seededRecords} `}inserted objects`;
+  const quickNote = quickNoteOf(ctx);
   for (const level of levelsOf(ctx)) {
     const step = steps.get(stepName(level));
-    for (const { op, name } of SCENARIOS) {
+    for (const { op } of SCENARIOS) {
       for (const t of targets) {
         const calls = step?.calls({ target: t, variant: 'on', phase: op }) ?? [];
         const dbMs = calls.map((c) => c.dbMs);
@@ -107,45 +126,7 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
         const client = rungsOf(clientMs);
         const perMinute = (step?.row(t, 'on', op)?.throughputPerSec ?? Number.NaN) * 60;
         const label = targetLabel(t);
-        const ls = t === 'redis' ? articleFigure(op, level, 'lambdaStore') : undefined;
-        for (const p of POINTS) {
-          out.push(
-            row({
-              metric: `${name} (${op}), ${level} worker${level > 1 ? 's' : ''}, ${label}: database time ${p.metric}`,
-              kind: 'db',
-              statistic: p.metric,
-              article: ls && p.ladderIndex !== null ? ls.ladderMs[p.ladderIndex] : null,
-              articleText:
-                t === 'redis'
-                  ? articleRungText(ls, p, 'Lambda Store', level)
-                  : 'not in the article (it compared Lambda Store with FaunaDB)',
-              measured: p.ladderIndex === null ? null : db[p.ladderIndex],
-              unit: 'ms',
-              why: [LAYER_NOTE, pickNote(op), where, quickNote].filter(Boolean).join('; '),
-            }),
-          );
-        }
-        out.push(
-          row({
-            metric: `${name} (${op}), ${level} worker${level > 1 ? 's' : ''}, ${label}: requests per minute`,
-            kind: 'throughput',
-            statistic: 'total per minute',
-            article: ls?.perMinute ?? null,
-            articleText: ls
-              ? 'Lambda Store, completed in its minute'
-              : t === 'redis'
-                ? `none at ${level} workers`
-                : 'not in the article',
-            measured: perMinute,
-            unit: '/min',
-            why: [
-              'each of our requests goes through the API and a Lambda function (at most the pool’s environments at once), the article’s straight to the database',
-              quickNote,
-            ]
-              .filter(Boolean)
-              .join('; '),
-          }),
-        );
+        // Through the API and Lambda: a table of its own, not compared with the article's direct client.
         for (const [layer, values, l] of [
           ['database', dbMs, db],
           ['client', clientMs, client],
@@ -161,6 +142,64 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
           ]);
         }
       }
+    }
+  }
+  const direct = directs.get(DIRECT);
+  for (const level of directLevelsOf(ctx)) {
+    for (const { op, name } of SCENARIOS) {
+      const r = direct?.results.find((x) => x.op === op && x.level === level);
+      const ls = articleFigure(op, level, 'lambdaStore');
+      const noMeasure =
+        ctx.where === 'aws'
+          ? DIRECT_AWS
+          : !ctx.targets.includes('redis')
+            ? 'redis is not among the targets run'
+            : 'the direct-client step did not finish (see the warnings)';
+      const conditions = [DIRECT_NOTE, where, quickNote].filter(Boolean).join('; ');
+      for (const p of POINTS) {
+        // Redis's service time was fitted to Lambda Store's 1-client read p50 and p99.22.
+        const fitted = op === 'get' && level === 1 && (p.metric === 'p50' || p.metric === 'p99.22');
+        out.push(
+          row({
+            metric: `${name} (${op}), ${level} connection${level > 1 ? 's' : ''}, Redis, client straight to the database: latency ${p.metric}`,
+            kind: 'db',
+            statistic: p.metric,
+            article: ls && p.ladderIndex !== null ? ls.ladderMs[p.ladderIndex] : null,
+            articleText: articleRungText(ls, p, 'Lambda Store', level),
+            measured: r && p.ladderIndex !== null ? r.ladderMs[p.ladderIndex] : null,
+            unit: 'ms',
+            why: conditions,
+            noMeasure,
+            ...(fitted
+              ? {
+                  role: 'calibration' as const,
+                  cause:
+                    'the in-region profile’s Redis service time (p50 0.36 / p99 0.44 ms) is this figure less a same-AZ round trip (local/network/profiles.ts)',
+                }
+              : {}),
+          }),
+        );
+      }
+      out.push(
+        row({
+          metric: `${name} (${op}), ${level} connection${level > 1 ? 's' : ''}, Redis, client straight to the database: requests per minute`,
+          kind: 'throughput',
+          statistic: 'total per minute',
+          article: ls?.perMinute ?? null,
+          articleText: ls ? 'Lambda Store, completed in its minute' : `none at ${level} connections`,
+          measured: r?.perMinute,
+          unit: '/min',
+          why: [
+            'N connections back to back, each waiting for its answer: throughput is N over the latency, so it follows the ladder',
+            conditions,
+          ].join('; '),
+          noMeasure,
+        }),
+      );
+    }
+  }
+  for (const level of levelsOf(ctx)) {
+    for (const { op, name } of SCENARIOS) {
       const fauna = articleFigure(op, level, 'faunadb');
       for (const p of [POINTS[0], POINTS[3]]) {
         out.push(
@@ -204,8 +243,7 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
   }
   const tables: ExperimentTable[] = [
     {
-      title:
-        'This run: HDR ladders at the article’s rungs (keep-alive on), database time and client latency, ms',
+      title: `This run through the API and Lambda (not compared: the article’s client called the database directly), every target: HDR ladders at the article’s rungs (keep-alive on), the database time the handler measured and the client latency, ms; read, overwrite and update pick among ${seedsOf(ctx)} seeded Persons; at most the pool’s environments at once${quickNoteOf(ctx) ? `; ${quickNoteOf(ctx)}` : ''}`,
       columns: [
         'Target',
         'Operation',
@@ -245,6 +283,7 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
 }
 
 const QUICK_S = 15;
+const QUICK_DIRECT_S = 5;
 /** --quick seeds fewer: each step (a lab of its own) seeds every target again. */
 const QUICK_SEED = 100;
 const seedsOf = (ctx: PlanContext) => (ctx.quick ? QUICK_SEED : HISTOGRAM_FIGURES.seededRecords);
@@ -269,5 +308,16 @@ export const redisVsOthers: ExperimentDefinition = {
       // "1000 objects inserted initially", then read, overwritten, updated at random among them.
       seedRecords: seedsOf(ctx),
     })),
+  directs: (ctx) => [
+    {
+      name: DIRECT,
+      description: `a Redis client straight to the database, no API and no Lambda, at ${directLevelsOf(ctx).join(', ')} connections, ${ctx.durationS ?? (ctx.quick ? QUICK_DIRECT_S : HISTOGRAM_FIGURES.scenarioS)} s a scenario, each on its own (insert into an empty database; read, overwrite, update after ${HISTOGRAM_FIGURES.seededRecords} inserts)`,
+      levels: directLevelsOf(ctx),
+      operations: SCENARIOS.map((x) => x.op),
+      durationS: ctx.durationS ?? (ctx.quick ? QUICK_DIRECT_S : HISTOGRAM_FIGURES.scenarioS),
+      seedRecords: HISTOGRAM_FIGURES.seededRecords,
+      seed: 1,
+    },
+  ],
   rows,
 };

@@ -3,6 +3,7 @@
  * one store per execution environment, opened (and prewarmed when asked) at init.
  */
 import { dsqlStoreFromEnv } from '../shared/dsql-store';
+import { readLabFunction } from '../shared/env';
 import {
   makeCreateHandler,
   makeGetHandler,
@@ -14,12 +15,13 @@ import {
 } from '../shared/handlers';
 import { prewarmed } from '../shared/prewarm';
 
+const name = readLabFunction();
 const store = await prewarmed(dsqlStoreFromEnv());
 
-export const create = makeCreateHandler(store, 'dsql-create');
-export const get = makeGetHandler(store, 'dsql-get');
-export const overwrite = makeOverwriteHandler(store, 'dsql-overwrite');
-export const update = makeUpdateHandler(store, 'dsql-update');
-export const query = makeQueryHandler(store, 'dsql-query');
-export const view = makeViewHandler(store, 'dsql-view');
-export const top10 = makeTop10Handler(store, 'dsql-top10');
+export const create = makeCreateHandler(store, name);
+export const get = makeGetHandler(store, name);
+export const overwrite = makeOverwriteHandler(store, name);
+export const update = makeUpdateHandler(store, name);
+export const query = makeQueryHandler(store, name);
+export const view = makeViewHandler(store, name);
+export const top10 = makeTop10Handler(store, name);

@@ -1,8 +1,10 @@
 /**
  * DynamoDB's functions, one export per operation (the CDK function's `handler` names it), over
- * one store per execution environment, opened (and prewarmed when asked) at init.
+ * one store per execution environment, opened (and prewarmed when asked) at init. Each function's
+ * name is its LAB_FUNCTION, read at init (shared/env.ts).
  */
 import { dynamoDbStoreFromEnv } from '../shared/dynamodb-store';
+import { readLabFunction } from '../shared/env';
 import {
   makeCreateHandler,
   makeGetHandler,
@@ -15,13 +17,14 @@ import {
 } from '../shared/handlers';
 import { prewarmed } from '../shared/prewarm';
 
+const name = readLabFunction();
 const store = await prewarmed(dynamoDbStoreFromEnv());
 
-export const create = makeCreateHandler(store, 'dynamodb-create');
-export const get = makeGetHandler(store, 'dynamodb-get');
-export const overwrite = makeOverwriteHandler(store, 'dynamodb-overwrite');
-export const update = makeUpdateHandler(store, 'dynamodb-update');
-export const query = makeQueryHandler(store, 'dynamodb-query');
-export const put10 = makePut10Handler(store, 'dynamodb-put10');
-export const view = makeViewHandler(store, 'dynamodb-view');
-export const top10 = makeTop10Handler(store, 'dynamodb-top10');
+export const create = makeCreateHandler(store, name);
+export const get = makeGetHandler(store, name);
+export const overwrite = makeOverwriteHandler(store, name);
+export const update = makeUpdateHandler(store, name);
+export const query = makeQueryHandler(store, name);
+export const put10 = makePut10Handler(store, name);
+export const view = makeViewHandler(store, name);
+export const top10 = makeTop10Handler(store, name);

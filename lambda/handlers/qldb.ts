@@ -3,6 +3,7 @@
  * one store per execution environment, opened (and prewarmed when asked) at init.
  */
 
+import { readLabFunction } from '../shared/env';
 import {
   makeCreateHandler,
   makeGetHandler,
@@ -13,10 +14,11 @@ import {
 import { prewarmed } from '../shared/prewarm';
 import { qldbStoreFromEnv } from '../shared/qldb-store';
 
+const name = readLabFunction();
 const store = await prewarmed(qldbStoreFromEnv());
 
-export const create = makeCreateHandler(store, 'qldb-create');
-export const get = makeGetHandler(store, 'qldb-get');
-export const overwrite = makeOverwriteHandler(store, 'qldb-overwrite');
-export const update = makeUpdateHandler(store, 'qldb-update');
-export const query = makeQueryHandler(store, 'qldb-query');
+export const create = makeCreateHandler(store, name);
+export const get = makeGetHandler(store, name);
+export const overwrite = makeOverwriteHandler(store, name);
+export const update = makeUpdateHandler(store, name);
+export const query = makeQueryHandler(store, name);

@@ -13,10 +13,10 @@ import {
 } from '../shared/handlers';
 import { makeRedisHandler } from '../shared/redis-handler';
 
-export const create = makeRedisHandler(createPerson, 'redis-create');
-export const get = makeRedisHandler(getPerson, 'redis-get');
-export const overwrite = makeRedisHandler(overwritePerson, 'redis-overwrite');
-export const update = makeRedisHandler(updatePerson, 'redis-update');
-export const query = makeRedisHandler(queryPersons, 'redis-query');
-export const view = makeRedisHandler(viewStory, 'redis-view');
-export const top10 = makeRedisHandler(topStories, 'redis-top10');
+export const create = makeRedisHandler(createPerson);
+export const get = makeRedisHandler(getPerson);
+export const overwrite = makeRedisHandler(overwritePerson);
+export const update = makeRedisHandler(updatePerson);
+export const query = makeRedisHandler(queryPersons);
+export const view = makeRedisHandler(viewStory);
+export const top10 = makeRedisHandler(topStories);

@@ -27,3 +27,12 @@ export function readKeepAlive(env: NodeJS.ProcessEnv = process.env): KeepAliveVa
   }
   return value;
 }
+
+/**
+ * The function's own key (core/lab-functions.ts functionKey), which the stack sets as LAB_FUNCTION:
+ * the name its timing lines and metrics carry. The keep-alive variants of an operation run one
+ * bundle, so this variable is what keeps their metrics apart.
+ */
+export function readLabFunction(env: NodeJS.ProcessEnv = process.env): string {
+  return requireEnv('LAB_FUNCTION', env);
+}

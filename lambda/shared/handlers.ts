@@ -274,6 +274,7 @@ export const topStories: Operation<null, Story[]> = {
   }),
 };
 
+/** One export per operation for a target's entry file: `fn` is the function's LAB_FUNCTION (readLabFunction). */
 export const makeCreateHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, createPerson);
 export const makeGetHandler = (store: PersonStore, fn: string) => makeHandler(store, fn, getPerson);
 export const makeOverwriteHandler = (store: PersonStore, fn: string) =>

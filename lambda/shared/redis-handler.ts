@@ -3,9 +3,11 @@
  * from Secrets Manager through the Parameters and Secrets extension. The variables are checked
  * at init (a missing one fails the init with its name); the secret is read on the first
  * invocation, because the extension serves INVOKE only, and then never again in this
- * environment. The read is not database time: it happens before the timed store call.
+ * environment. The read is not database time: it happens before the timed store call. The
+ * function's name is its LAB_FUNCTION, read with the rest at init.
  */
 
+import { readLabFunction } from './env';
 import { type ApiHandler, makeHandler, type Operation } from './handlers';
 import { emitTiming } from './metrics';
 import type { PersonStore } from './person-store';
@@ -14,11 +16,11 @@ import { environmentId, initType, nextInvocationIsCold, type Timing } from './ti
 
 export function makeRedisHandler<Input, Output>(
   op: Operation<Input, Output>,
-  fn: string,
   env: NodeJS.ProcessEnv = process.env,
   openStore: (env: NodeJS.ProcessEnv) => Promise<RedisPersonStore> = redisStoreFromEnv,
 ): ApiHandler {
   readRedisEnv(env);
+  const fn = readLabFunction(env);
   let ready: Promise<ApiHandler> | undefined;
   return async (event) => {
     ready ??= openStore(env).then(

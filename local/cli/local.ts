@@ -18,6 +18,7 @@ import {
   LOCAL_CALLER,
 } from '../lab-defaults';
 import { LAB_ENV_FILE, parseEnvFile, readEnvFile, removeEnvFile, writeEnvFile } from '../lab-env';
+import { tlsLabels } from '../network/tls-versions';
 import {
   engineOption,
   intOption,
@@ -38,7 +39,8 @@ const HELP = `Usage: npm run local -- [options]
                                  adds it). A target named here whose engine is missing: exit 2
   --port N                       port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 = any free port)
   --engine dynalite|dynamodb-local   local DynamoDB engine (default dynalite)
-  --data DIR                     keep the engines' data on disk in DIR (default: in memory)
+  --data DIR                     keep the engines' data on disk in DIR after the lab stops
+                                 (default: memory-backed files, kept across an engine restart)
 ${NETWORK_HELP}
   --keep-alive on|off|both       variants to serve (default both: /<target>/keepalive-on|off/...)
   --provisioned-concurrency N    environments initialized before the first request (default 0)
@@ -212,8 +214,9 @@ runCli(
       throw e;
     }
     console.log(memoryModelLine(lab.memoryModel));
+    const negotiated = tlsLabels([...lab.targets.values()].flatMap((r) => r.tlsVersions));
     console.log(
-      `Network model: profile ${lab.profile.name}, TLS 1.3 in front of every engine (each target's link: the log)`,
+      `Network model: profile ${lab.profile.name}, ${negotiated} (negotiated at start) in front of every engine (each target's link: the log)`,
     );
     writeEnvFile(envFile, lab.clientEnv());
     // Also on an exit that skips the stop below (an uncaught error): the file names a live lab only.

@@ -497,11 +497,36 @@ export class Session {
   }
 }
 
-/** Relays typed messages from `from` to `to`, each through `map`, with backpressure. */
-function relay(
+/** PostgreSQL's answer to an error nothing expected: FATAL XX000 (internal_error), then the end. */
+export const INTERNAL_ERROR: DsqlError = { code: 'XX000', message: 'internal error' };
+
+/**
+ * What the front answers an error it did not expect, in a session: PostgreSQL's FATAL XX000 to the
+ * client, the end of both connections, a line in the log. The process and every other session go on.
+ */
+export function internalErrorEnds(
+  client: net.Socket,
+  server: net.Socket,
+  log?: (line: string) => void,
+): (error: unknown) => void {
+  return (error) => {
+    log?.(
+      `[dsql-front] internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    if (!client.destroyed) client.end(errorResponse(INTERNAL_ERROR, 'FATAL'));
+    server.destroy();
+  };
+}
+
+/**
+ * Relays typed messages from `from` to `to`, each through `map`, with backpressure. A message
+ * `map` throws on is the session's end, never the process's: `onError` answers the client.
+ */
+export function relayMessages(
   from: net.Socket,
   to: net.Socket,
   map: (message: Buffer) => Buffer | undefined,
+  onError: (error: unknown) => void,
   first?: Buffer,
 ): void {
   const reader = new MessageReader();
@@ -518,7 +543,14 @@ function relay(
         return;
       }
       if (message === undefined) break;
-      const mapped = map(message);
+      let mapped: Buffer | undefined;
+      try {
+        mapped = map(message);
+      } catch (error) {
+        from.off('data', forward);
+        onError(error);
+        return;
+      }
       if (mapped) out.push(mapped);
     }
     if (out.length > 0 && !to.write(out.length === 1 ? out[0] : Buffer.concat(out))) from.pause();
@@ -640,6 +672,15 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
         if (!connected) fail('57P03', `the database is not accepting connections: ${error.message}`);
       });
       server.once('connect', () => {
+        try {
+          startSession();
+        } catch (error) {
+          opts.log?.(`[dsql-front] internal error: ${(error as Error).stack ?? error}`);
+          fail(INTERNAL_ERROR.code, INTERNAL_ERROR.message);
+          server.destroy();
+        }
+      });
+      const startSession = (): void => {
         connected = true;
         // ... or while the backend connection was being made: its 'close' has been and gone.
         if (client.destroyed) {
@@ -654,12 +695,13 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
         });
         live.add(session);
         client.once('close', () => live.delete(session));
-        relay(server, client, (m) => session.fromServer(m));
-        relay(client, server, (m) => session.fromClient(m), reader.rest());
+        const internal = internalErrorEnds(client, server, opts.log);
+        relayMessages(server, client, (m) => session.fromServer(m), internal);
+        relayMessages(client, server, (m) => session.fromClient(m), internal, reader.rest());
         client.once('close', () => endThenDestroy(server));
         server.once('close', (hadError) => (hadError ? client.destroy() : endThenDestroy(client)));
         client.resume();
-      });
+      };
     };
 
     const onData = (chunk: Buffer): void => {
@@ -714,7 +756,14 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
     client.on('data', onData);
   };
 
-  const server = net.createServer({ noDelay: true }, handle);
+  const server = net.createServer({ noDelay: true }, (client) => {
+    try {
+      handle(client);
+    } catch (error) {
+      opts.log?.(`[dsql-front] internal error on a new connection: ${(error as Error).stack ?? error}`);
+      client.destroy();
+    }
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, '127.0.0.1', () => {

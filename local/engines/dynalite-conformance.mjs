@@ -9,10 +9,16 @@
 //     ValidationException (dynalite accepts it and leaves the item out of the index).
 //   - Requests that crash or hang dynalite 4.0.0 get DynamoDB's 400 instead (section 4): a body
 //     that is not a JSON object (`null` kills it), a null where an AttributeValue belongs (Item,
-//     Key, ExpressionAttributeValues, BatchWriteItem/BatchGetItem requests), a TagResource tag
+//     Key, ExpressionAttributeValues, BatchWriteItem/BatchGetItem requests), a null list member or
+//     map value anywhere in a request (`{"RequestItems": {"t": [null]}}`), a TagResource tag
 //     without Key or Value, an IN whose list names an attribute the item lacks (rewritten as the
 //     ORed equalities it means), a begins_with on two attributes the item lacks (asked only where
-//     the first exists), and redundant parentheses (~2,000 nested ones hang its parser).
+//     the first exists), redundant parentheses, and DynamoDB's documented expression
+//     limits (dynamodb-expression-limits.mjs), checked before any parser runs. The parsers
+//     themselves are memoized (dynalite-packrat.mjs): nested conditions DynamoDB accepts parse in
+//     linear time instead of exponential.
+//   - An error nothing expected answers DynamoDB's 500 InternalServerError, and the engine goes on
+//     (section 5; dynalite-server.mjs routes uncaught errors here).
 // How: dynalite 4.0.0's own modules are patched where every action calls them (db.checkConditional,
 // db.validateItem, db.updateIndexes; the actions look them up on the module at call time), and a
 // front request handler serves the two transaction operations with dynalite's own validations,
@@ -26,10 +32,13 @@
 // 200-340 MB against ~110 MB, and needs Java 17, Maven and a native library it does not ship for
 // linux-arm64. This layer costs nothing measurable (start-up and per-request p50 equal to plain
 // dynalite's within noise).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { memoizeDynaliteParsers } from './dynalite-packrat.mjs';
+import { expressionLimitError, expressionParameterSets } from './dynamodb-expression-limits.mjs';
 
 const require = createRequire(import.meta.url);
 const DIR = dirname(require.resolve('dynalite'));
@@ -324,6 +333,138 @@ function badValue(value) {
 }
 const badMap = (map) => isObject(map) && Object.values(map).some(badValue);
 
+/**
+ * A null list member or map value in a request that passed dynalite's type checks, with the
+ * message DynamoDB gives: an AttributeValue's own where one belongs, Coral's "must not be null"
+ * elsewhere. dynalite keeps such nulls (it drops only null structure members, as Coral does) and
+ * its validations then dereference them. `spec` is dynalite's type declaration for `value`.
+ */
+function nullMember(value, spec, path) {
+  if (value == null || (typeof spec !== 'object' && typeof spec !== 'string')) return undefined;
+  const children = typeof spec === 'string' ? undefined : spec.children;
+  const typeName = typeof spec === 'string' ? spec : spec.type;
+  const kind = /^(.+?)<.+>$/.exec(typeName)?.[1] ?? typeName;
+  const childSpec = typeof children === 'string' ? { type: children } : children;
+  const attrValue = typeof children === 'string' && children.startsWith('AttrStruct');
+  const mustNotBeNull = (at) =>
+    attrValue
+      ? EMPTY_VALUE
+      : `1 validation error detected: Value null at '${at}' failed to satisfy constraint: Member must not be null`;
+  if (kind === 'AttrStruct') return nullInAttributeValue(value);
+  if ((kind === 'List' || kind === 'ParameterizedList') && Array.isArray(value)) {
+    for (const [i, member] of value.entries()) {
+      const at = `${path}.${i + 1}.member`;
+      if (member == null) return mustNotBeNull(at);
+      const inner = childSpec && nullMember(member, childSpec, at);
+      if (inner) return inner;
+    }
+  } else if ((kind === 'Map' || kind === 'ParameterizedMap') && isObject(value)) {
+    for (const [key, member] of Object.entries(value)) {
+      const at = `${path}.${key}.member`;
+      if (member == null) return mustNotBeNull(at);
+      const inner = childSpec && nullMember(member, childSpec, at);
+      if (inner) return inner;
+    }
+  } else if ((kind === 'ValueStruct' || kind === 'FieldStruct') && isObject(value) && isObject(children)) {
+    return nullInStruct(value, children, path);
+  }
+  return undefined;
+}
+
+/** An AttributeValue with a null inside a set, list or map. */
+function nullInAttributeValue(value) {
+  if (!isObject(value)) return undefined;
+  for (const set of ['SS', 'NS', 'BS']) {
+    if (Array.isArray(value[set]) && value[set].some((v) => v == null)) return EMPTY_VALUE;
+  }
+  if (Array.isArray(value.L)) {
+    for (const v of value.L) if (v == null || nullInAttributeValue(v)) return EMPTY_VALUE;
+  }
+  if (isObject(value.M)) {
+    for (const v of Object.values(value.M)) if (v == null || nullInAttributeValue(v)) return EMPTY_VALUE;
+  }
+  return undefined;
+}
+
+function nullInStruct(data, types, path) {
+  for (const [field, spec] of Object.entries(types)) {
+    const name = `${field[0].toLowerCase()}${field.slice(1)}`;
+    const at = path ? `${path}.${name}` : name;
+    const found = nullMember(data[field], spec, at);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+// Every action, and each operation of a transaction, has its parameters type-checked here first.
+const checkTypes = validations.checkTypes;
+validations.checkTypes = (data, types) => {
+  const out = checkTypes(data, types);
+  const found = nullInStruct(out, types, '');
+  if (found) throw db.validationError(found);
+  return out;
+};
+
+// DynamoDB stores a document at most 32 levels deep: 31 list or map wraps above a scalar
+// (Constraints.html, "Nested attribute depth"). A deeper value is refused up front with this
+// message (as DynamoDB words it; nubo-db/dynoxide#110 quotes it from eu-west-2); checked without
+// recursion, before anything that recurses (dynalite's own checks would overflow the stack).
+const MAX_WRAPS = 31;
+const TOO_DEEP =
+  'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit';
+
+/** Every map of AttributeValues a request carries, its transaction items' and batches' included. */
+function attributeMaps(body) {
+  const maps = [];
+  const add = (params) => {
+    if (!isObject(params)) return;
+    for (const field of ['Item', 'Key', 'ExclusiveStartKey', 'ExpressionAttributeValues'])
+      maps.push(params[field]);
+    if (Array.isArray(params.Keys)) for (const key of params.Keys) maps.push(key);
+    // The legacy parameters: AttributeUpdates' values, and the conditions' values and lists.
+    for (const field of ['AttributeUpdates', 'Expected', 'ScanFilter', 'QueryFilter', 'KeyConditions']) {
+      if (!isObject(params[field])) continue;
+      for (const entry of Object.values(params[field])) {
+        if (!isObject(entry)) continue;
+        maps.push({ Value: entry.Value });
+        if (Array.isArray(entry.AttributeValueList)) maps.push(entry.AttributeValueList);
+      }
+    }
+  };
+  add(body);
+  if (Array.isArray(body.TransactItems)) {
+    for (const entry of body.TransactItems)
+      if (isObject(entry)) for (const op of Object.values(entry)) add(op);
+  }
+  if (isObject(body.RequestItems)) {
+    for (const table of Object.values(body.RequestItems)) {
+      if (!Array.isArray(table)) {
+        add(table);
+        continue;
+      }
+      for (const r of table) {
+        if (!isObject(r)) continue;
+        add(r.PutRequest);
+        add(r.DeleteRequest);
+      }
+    }
+  }
+  return maps.filter((m) => isObject(m) || Array.isArray(m));
+}
+
+function tooDeep(body) {
+  const stack = attributeMaps(body).flatMap((map) => Object.values(map).map((value) => [value, 0]));
+  while (stack.length > 0) {
+    const [value, wraps] = stack.pop();
+    if (!isObject(value)) continue;
+    const inner = Array.isArray(value.L) ? value.L : isObject(value.M) ? Object.values(value.M) : undefined;
+    if (!inner) continue;
+    if (wraps + 1 > MAX_WRAPS) return TOO_DEEP;
+    for (const v of inner) stack.push([v, wraps + 1]);
+  }
+  return undefined;
+}
+
 /** The first AttributeValue position of a request that would crash dynalite, as DynamoDB's message. */
 function nullAttributeValue(body) {
   if (badMap(body.Item) || badMap(body.Key) || badMap(body.ExpressionAttributeValues)) return EMPTY_VALUE;
@@ -389,10 +530,16 @@ function redundantParentheses(text) {
 function guard(body) {
   if (!isObject(body)) return { __type: 'com.amazon.coral.service#SerializationException' };
   const invalid = (message) => ({ __type: 'com.amazon.coral.validate#ValidationException', message });
+  const deep = tooDeep(body);
+  if (deep) return invalid(deep);
   const attr = nullAttributeValue(body);
   if (attr) return invalid(attr);
   const tag = badTag(body);
   if (tag) return invalid(tag);
+  for (const params of expressionParameterSets(body)) {
+    const limit = expressionLimitError(params);
+    if (limit) return invalid(limit);
+  }
   for (const name of EXPRESSIONS) {
     if (typeof body[name] === 'string' && redundantParentheses(body[name]))
       return invalid(`Invalid ${name}: The expression has redundant parentheses;`);
@@ -421,6 +568,8 @@ function rewriteIn(node) {
     node.args = node.args.map(rewriteIn);
   return node;
 }
+memoizeDynaliteParsers();
+
 const validateExpressions = validations.validateExpressions;
 validations.validateExpressions = (data) => {
   const msg = validateExpressions(data);
@@ -430,6 +579,27 @@ validations.validateExpressions = (data) => {
   }
   return msg;
 };
+
+// ---- 5. Errors nothing expected -------------------------------------------------------------
+// dynalite throws from stream and store callbacks, where no caller can catch it. Each request runs
+// in its own async context, so the process's uncaught-error handler (dynalite-server.mjs) finds the
+// response the error belongs to and answers DynamoDB's 500; the engine and its tables go on.
+const inFlight = new AsyncLocalStorage();
+const INTERNAL = { __type: `${DDB}InternalServerError`, message: 'Internal server error' };
+
+/**
+ * Answers the request an uncaught error came from with DynamoDB's InternalServerError. True when
+ * the error belonged to a request (answered now, or already answered); false when it came from
+ * outside any request.
+ */
+export function answerUncaught() {
+  const exchange = inFlight.getStore();
+  if (!exchange) return false;
+  const { req, res } = exchange;
+  if (!res.headersSent && !res.destroyed) send(req, res, 500, INTERNAL);
+  else if (!res.writableEnded) res.destroy();
+  return true;
+}
 
 const TRANSACTIONS = {
   'DynamoDB_20120810.TransactWriteItems': transactWriteItems,
@@ -487,12 +657,17 @@ async function serveTransaction(operation, gate, req, res) {
   } catch {
     return send(req, res, 400, { __type: 'com.amazon.coral.service#SerializationException' });
   }
+  const refused = guard(body);
+  if (refused) return send(req, res, 400, refused);
   await gate.acquire(true);
   try {
-    send(req, res, 200, await operation(body ?? {}));
+    send(req, res, 200, await operation(body));
   } catch (err) {
     if (err.statusCode) send(req, res, err.statusCode, err.body);
-    else send(req, res, 500, { __type: `${DDB}InternalServerError`, message: String(err.message) });
+    else {
+      console.error(`dynalite: internal error in ${operation.name}: ${err.stack ?? err}`);
+      send(req, res, 500, INTERNAL);
+    }
   } finally {
     gate.release(true);
   }
@@ -504,40 +679,46 @@ export function conformingDynalite(options) {
   const [inner] = server.listeners('request');
   server.removeAllListeners('request');
   const gate = new Gate();
-  server.on('request', (req, res) => {
+  server.on('request', (req, res) => inFlight.run({ req, res }, () => serve(req, res)));
+  function serve(req, res) {
     const operation = TRANSACTIONS[req.headers['x-amz-target']];
     if (operation) {
       serveTransaction(operation, gate, req, res).catch((err) => {
-        if (!res.headersSent)
-          send(req, res, 500, { __type: `${DDB}InternalServerError`, message: String(err.message) });
+        console.error(`dynalite: internal error: ${err.stack ?? err}`);
+        if (!res.headersSent) send(req, res, 500, INTERNAL);
       });
       return;
     }
-    readBody(req)
-      .then((text) => {
-        // Only a body that parses is checked here: dynalite answers unparseable ones itself.
-        let body;
-        try {
-          body = text === '' ? {} : JSON.parse(text);
-        } catch {
-          body = {};
-        }
-        const refused = req.method === 'POST' ? guard(body) : undefined;
-        if (refused) return send(req, res, 400, refused);
-        const replay = replayOf(req);
-        const pass = () => {
-          // A client that left while the request waited: its 'close' has been and gone.
-          if (res.destroyed || req.socket.destroyed) return gate.release(false);
-          res.once('close', () => gate.release(false));
-          inner(replay, res);
-          replay.end(text);
-        };
-        if (gate.tryShared()) pass();
-        else gate.acquire(false).then(pass);
-      })
-      .catch(() => {
-        if (!res.headersSent) res.destroy();
-      });
-  });
+    readBody(req).then(answer, () => res.destroy());
+    function answer(text) {
+      try {
+        pass(text);
+      } catch (err) {
+        console.error(`dynalite: internal error: ${err?.stack ?? err}`);
+        if (!res.headersSent && !res.destroyed) send(req, res, 500, INTERNAL);
+      }
+    }
+    function pass(text) {
+      // Only a body that parses is checked here: dynalite answers unparseable ones itself.
+      let body;
+      try {
+        body = text === '' ? {} : JSON.parse(text);
+      } catch {
+        body = {};
+      }
+      const refused = req.method === 'POST' ? guard(body) : undefined;
+      if (refused) return send(req, res, 400, refused);
+      const replay = replayOf(req);
+      const relay = () => {
+        // A client that left while the request waited: its 'close' has been and gone.
+        if (res.destroyed || req.socket.destroyed) return gate.release(false);
+        res.once('close', () => gate.release(false));
+        inner(replay, res);
+        replay.end(text);
+      };
+      if (gate.tryShared()) relay();
+      else gate.acquire(false).then(relay);
+    }
+  }
   return server;
 }

@@ -3,7 +3,7 @@
 //
 // Usage: node dynalite-server.mjs '{"port":0,"path":"/optional/leveldb/dir","idleTimeoutS":60}'
 // Prints one JSON line once listening: {"event":"listening","port":N}. Errors go to stderr.
-import { conformingDynalite } from './dynalite-conformance.mjs';
+import { answerUncaught, conformingDynalite } from './dynalite-conformance.mjs';
 
 const config = JSON.parse(process.argv[2] ?? '{}');
 
@@ -26,6 +26,16 @@ const server = conformingDynalite({
 // calls take milliseconds, so only an idle connection ever goes that long without a byte.
 server.keepAliveTimeout = 0;
 server.timeout = (config.idleTimeoutS ?? 60) * 1000;
+
+// An error dynalite throws while serving a request answers that request with DynamoDB's 500; the
+// engine and the tables it holds go on (dynalite-conformance.mjs, section 5). One from outside
+// any request is logged and the engine goes on too: nothing a request did can be undone by exiting.
+process.on('uncaughtException', (err) => {
+  const owned = answerUncaught();
+  console.error(
+    `dynalite: ${owned ? 'internal error answering a request' : 'uncaught error'}: ${err?.stack ?? err}`,
+  );
+});
 
 server.on('error', (err) => {
   console.error(`dynalite: ${err.message}`);

@@ -19,7 +19,7 @@ const POM = join(ROOT, 'local/engines/dynamodb-local/pom.xml');
 export const FETCH_SCRIPT = 'scripts/fetch-dynamodb-local.sh';
 const MAIN_CLASS = 'com.amazonaws.services.dynamodbv2.local.main.ServerRunner';
 // The JVM and Jetty need a few seconds on 2 cores, more when tests run beside it.
-const DEFAULT_START_TIMEOUT_MS = 90_000;
+export const DEFAULT_START_TIMEOUT_MS = 90_000;
 const POLL_MS = 100;
 const BIND_ATTEMPTS = 3;
 

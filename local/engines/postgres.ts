@@ -20,8 +20,11 @@
  * - PostgreSQL refuses to run as root: when this process is root, initdb and postgres run as
  *   the `postgres` system user (the package creates it), through setpriv, which execs, so the
  *   PID we hold is the server's own.
- * - In a temporary directory by default (fsync off: nothing is kept anyway); with dataDir,
- *   durable: fsync and synchronous commit on, so an acknowledged write survives SIGKILL.
+ * - In a temporary directory by default, not durable: fsync off, so a commit is written to the
+ *   kernel's page cache and not synced; it survives SIGKILL of the server (what a restart
+ *   needs), not the machine stopping. Synchronous commit stays on either way: off, the server
+ *   answers before the WAL is written, and a SIGKILL loses what it acknowledged. With dataDir,
+ *   durable: fsync on as well.
  * - Idle sessions end after idleTimeoutS, like the lab's other engines.
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -68,8 +71,13 @@ export interface StartPostgresOptions {
   readonly socketDir?: string;
   /** Keep the cluster here (created if missing; the caller owns it); absent: a temporary directory, removed at stop. */
   readonly dataDir?: string;
-  /** fsync and synchronous commit on. @default true when dataDir is given */
+  /** fsync on (synchronous commit is on either way). @default true when dataDir is given */
   readonly durable?: boolean;
+  /**
+   * Synchronous commit off as well: a commit is answered before its WAL is written, so a
+   * SIGKILL loses it. Only to measure what synchronous commit costs (npm run bench). @default false
+   */
+  readonly asyncCommit?: boolean;
   /** The server ends sessions idle this long. @default 60 */
   readonly idleTimeoutS?: number;
   readonly log?: (line: string) => void;
@@ -225,6 +233,7 @@ export function postgresArgs(
   socketDir: string,
   durable: boolean,
   idleTimeoutS: number,
+  asyncCommit = false,
 ): string[] {
   const settings: Record<string, string> = {
     // No TCP: the private socket is the only way in (see the note at the top).
@@ -239,7 +248,9 @@ export function postgresArgs(
     max_connections: String(MAX_CONNECTIONS),
     logging_collector: 'off',
     log_min_messages: 'warning',
-    ...(durable ? {} : { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' }),
+    // Torn pages and unsynced WAL matter only when the machine stops, not the process.
+    ...(durable ? {} : { fsync: 'off', full_page_writes: 'off' }),
+    ...(asyncCommit ? { synchronous_commit: 'off' } : {}),
   };
   return ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
 }
@@ -353,11 +364,12 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
   try {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     const as = await runAsFor();
+    const binDir = as ? await binForEngineUser(bin, as) : bin;
     await ensureSocketDir(socketDir, as);
-    await ensureCluster(bin, dataDir, durable, as);
+    await ensureCluster(binDir, dataDir, durable, as);
     for (let attempt = 1; ; attempt++) {
       try {
-        const engine = await launch(bin, { dataDir, socketDir }, { durable, cleanUp }, as, opts);
+        const engine = await launch(binDir, { dataDir, socketDir }, { durable, cleanUp }, as, opts);
         opts.log?.(
           `[postgres] ${engine.version} ready at ${engine.socketPath} in ${Date.now() - started} ms (pid ${engine.pid})`,
         );
@@ -377,6 +389,42 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
 
 class RetryableStart extends Error {}
 
+/** Whether the engine's user can run `<bin>/postgres` (its libraries load from next to its real path). */
+async function engineUserRuns(bin: string, as: RunAs): Promise<boolean> {
+  const [cmd, argv] = command(join(bin, 'postgres'), ['--version'], as);
+  try {
+    await run(cmd, argv, { timeout: 30_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The folder to run initdb and postgres from as `as`: the real path of `bin` (the binaries find
+ * their libraries relative to it), when that user can reach it. A clone under a folder it cannot
+ * enter (mktemp -d makes them mode 0700) holds an unreachable copy: FETCH_SCRIPT then links a
+ * shared copy it can reach, and the lab runs that. Else one line that says why and what to do.
+ */
+async function binForEngineUser(bin: string, as: RunAs): Promise<string> {
+  let real = realpathSync(bin);
+  if (await engineUserRuns(real, as)) return real;
+  if (bin === DSQL_MAJOR_BIN) {
+    try {
+      await run('bash', [join(PROJECT_ROOT, FETCH_SCRIPT)], { timeout: 300_000 });
+    } catch {
+      // Its own line is not needed: the one below says what to do.
+    }
+    real = realpathSync(bin);
+    if (await engineUserRuns(real, as)) return real;
+  }
+  throw new Error(
+    `PostgreSQL runs as the user postgres (it refuses root), and that user cannot load ${join(real, 'postgres')}: ` +
+      `a folder above it is closed to other users (mode 0700, as mktemp -d makes): run bash ${FETCH_SCRIPT} ` +
+      '(it links a copy postgres can reach), or clone the lab under a folder postgres can enter',
+  );
+}
+
 async function launch(
   bin: string,
   { dataDir, socketDir }: { dataDir: string; socketDir: string },
@@ -386,7 +434,7 @@ async function launch(
 ): Promise<PostgresEngine> {
   const [cmd, argv] = command(
     join(bin, 'postgres'),
-    postgresArgs(dataDir, socketDir, durable, opts.idleTimeoutS ?? 60),
+    postgresArgs(dataDir, socketDir, durable, opts.idleTimeoutS ?? 60, opts.asyncCommit),
     as,
   );
   let child: ManagedChild;
@@ -415,7 +463,11 @@ async function launch(
     stop() {
       stopping ??= (async () => {
         // SIGTERM is PostgreSQL's smart shutdown, which waits for every client to leave.
-        if (!child.hasExited()) process.kill(child.pid, 'SIGINT');
+        try {
+          if (!child.hasExited()) process.kill(child.pid, 'SIGINT');
+        } catch {
+          // Killed already, and reaped before its output closed.
+        }
         await child.stop(5_000);
         await cleanUp();
       })();

@@ -3,8 +3,12 @@
  * target, run as our own child on 127.0.0.1 with a password, configured entirely on the
  * command line so no config file of the machine's service applies.
  *
- * In memory by default. With dataDir it keeps an append-only file fsynced on every write
- * (appendfsync always): a create the server acknowledged survives a restart, even SIGKILL.
+ * In memory by default. With dataDir it keeps an append-only file: a write the server
+ * acknowledged survives a restart, even SIGKILL of the process. Redis writes the file before it
+ * replies (flushAppendOnlyFile runs before the replies are sent), so the page cache holds every
+ * acknowledged write and `appendfsync no` (the lab's run data) already survives a process kill;
+ * `durable` adds an fsync per write (appendfsync always) for a machine that stops (--data).
+ * Not everysec: with an fsync under way it may postpone that write past the reply.
  */
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -52,8 +56,10 @@ const READY_LINE = /Ready to accept connections/;
 export interface StartRedisOptions {
   /** Port on 127.0.0.1; 0 or absent picks a free one. */
   readonly port?: number;
-  /** Persist to this folder (created if missing) with an fsynced append-only file; absent keeps data in memory. */
+  /** Persist to this folder (created if missing) with an append-only file; absent keeps data in memory. */
   readonly dataDir?: string;
+  /** With dataDir: fsync every write (appendfsync always), not only write it (appendfsync no). @default true */
+  readonly durable?: boolean;
   /** requirepass: clients AUTH as user `default` with it, as on Upstash. */
   readonly password: string;
   /** The server closes connections idle this long, like the other engines. @default 60 */
@@ -121,7 +127,14 @@ function validate(opts: StartRedisOptions): void {
 export function redisArgs(port: number, opts: StartRedisOptions): string[] {
   const persistence =
     opts.dataDir !== undefined
-      ? ['--dir', opts.dataDir, '--appendonly', 'yes', '--appendfsync', 'always']
+      ? [
+          '--dir',
+          opts.dataDir,
+          '--appendonly',
+          'yes',
+          '--appendfsync',
+          opts.durable === false ? 'no' : 'always',
+        ]
       : // In memory: nothing is written, but redis-server still wants a working directory.
         ['--dir', tmpdir(), '--appendonly', 'no'];
   return [

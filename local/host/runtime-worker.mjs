@@ -149,7 +149,13 @@ function classifyInitError(e) {
   return e;
 }
 
-/** @type {(event: unknown, context: unknown) => Promise<unknown>} */
+/** Where a streaming handler says so (awslambda.streamifyResponse); the runtime exempts it. */
+const STREAMING = Symbol.for('aws.lambda.runtime.handler.streaming');
+/** nodejs24.x's words for a callback handler, as its runtime interface client writes them. */
+const CALLBACK_REMOVED =
+  'ERROR: AWS Lambda has removed support for callback-based function handlers starting with Node.js 24. You need to modify this function to use a supported handler signature to use Node.js 24 or later. For more information see https://docs.aws.amazon.com/lambda/latest/dg/nodejs-handler.html.';
+
+/** @type {((event: unknown, context: unknown) => Promise<unknown>) & { [STREAMING]?: unknown }} */
 let handler;
 try {
   let mod;
@@ -164,12 +170,16 @@ try {
     throw new RuntimeError('Runtime.HandlerNotFound', `${handlerString} is undefined or not exported`);
   if (typeof handler !== 'function')
     throw new RuntimeError('Runtime.HandlerNotFound', `${handlerString} is not a function`);
+  // nodejs24.x removed callback handlers: its runtime (aws-lambda-ric 4.x, errorOnDeprecatedCallback)
+  // refuses at init any handler declaring three or more parameters, async or not, unless it streams.
+  if (handler.length >= 3 && handler[STREAMING] !== 'response')
+    throw new RuntimeError('Runtime.CallbackHandlerDeprecated', CALLBACK_REMOVED);
   // performance.now() counts from process start: runtime start-up plus the bundle's static init.
   process.send?.({ type: 'ready', initMs: performance.now() });
 } catch (e) {
   const error = describe(e);
-  // The runtime's own line for it, before the platform's INIT_REPORT.
-  err(`${new Date().toISOString()}\tundefined\tERROR\tUncaught Exception \t${JSON.stringify(error)}\n`);
+  // The runtime's own line for it, before the platform's INIT_REPORT (nodejs24.x calls it Init Error).
+  err(`${new Date().toISOString()}\tundefined\tERROR\tInit Error \t${JSON.stringify(error)}\n`);
   process.send?.({ type: 'init-error', initMs: performance.now(), error });
   process.exitCode = 1;
   process.disconnect?.();
@@ -185,7 +195,8 @@ process.on('message', async (/** @type {any} */ msg) => {
     functionVersion,
     memoryLimitInMB,
     getRemainingTimeInMillis: () => Math.max(0, msg.deadlineMs - Date.now()),
-    callbackWaitsForEmptyEventLoop: true,
+    // No callbackWaitsForEmptyEventLoop, succeed, fail or done: nodejs24.x removed them with
+    // callback handlers, and it answers with the awaited value without waiting for the event loop.
   };
   const start = performance.now();
   try {

@@ -2,15 +2,17 @@
  * The network model for local runs: what a connection costs between a function and its
  * database in a cloud region, rebuilt in user space in front of a local engine.
  *
- *   client --TLS--> [delay layer, public port] --> [TLS 1.3 termination, internal port] --> engine (HTTP)
+ *   client --TLS--> [delay layer, public port] --> [TLS termination, internal port] --> engine (HTTP)
  *
  * - Every chunk is delayed rttMs/2 in each direction, in order, so each request costs one
  *   round trip. The delay sits below TLS, so the TLS handshake's round trip is paid too.
  * - A new connection's first bytes wait one extra rttMs: the TCP handshake, which user
  *   space cannot delay (the local connect() completes at once, so a connect timeout never
  *   sees it).
- * - So a request on a new connection costs 3 round trips (TCP, TLS 1.3, request) plus the
- *   handshake's real CPU; on a kept-alive connection it costs 1.
+ * - TLS 1.2 and 1.3 are both accepted, as AWS endpoints accept them (TLS_VERSIONS); Node's
+ *   clients negotiate 1.3. So a request on a new connection costs 3 round trips (TCP, TLS 1.3,
+ *   request) plus the handshake's real CPU, 4 for a client pinned to TLS 1.2 (its full handshake
+ *   takes two); on a kept-alive connection it costs 1.
  * - TLS session resumption stays on, as Node does it: the server issues TLS 1.3 tickets and
  *   https.Agent caches and offers them. A resumed TLS 1.3 handshake still takes its round
  *   trip (Node sends no 0-RTT data), so resumption saves certificate work (~1 ms here), never
@@ -71,6 +73,9 @@ export interface NetworkModelOptions {
 }
 
 export type StartTls = 'immediate' | 'postgres';
+
+/** The TLS versions every front accepts: AWS endpoints take TLS 1.2 and 1.3 (1.2 at least). */
+export const TLS_VERSIONS = { minVersion: 'TLSv1.2', maxVersion: 'TLSv1.3' } as const;
 
 /** PostgreSQL's SSLRequest: int32 length 8, int32 code 80877103. */
 export const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
@@ -212,7 +217,7 @@ async function startTlsTermination(
 
   let server: net.Server;
   if (options.startTls === 'postgres') {
-    const secureContext = tls.createSecureContext({ cert, key, minVersion: 'TLSv1.3' });
+    const secureContext = tls.createSecureContext({ cert, key, ...TLS_VERSIONS });
     server = net.createServer({ noDelay: true }, (socket) => {
       track(socket);
       acceptSslRequest(socket, (raw) => {
@@ -225,7 +230,7 @@ async function startTlsTermination(
   } else {
     // Not half-open, like any HTTPS server: a client that ends its side (or drops during the
     // handshake) gets this side ended too, so no socket waits forever for a dead peer.
-    const https = tls.createServer({ cert, key, minVersion: 'TLSv1.3', noDelay: true });
+    const https = tls.createServer({ cert, key, ...TLS_VERSIONS, noDelay: true });
     https.on('connection', track); // raw sockets, so close() also reaches unfinished handshakes
     https.on('secureConnection', relay);
     server = https;

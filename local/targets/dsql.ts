@@ -12,9 +12,10 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LOCAL_CREDENTIALS } from '../engines/create-table';
 import { type DsqlFront, startDsqlFront } from '../engines/dsql-front';
+import { postgresHealth } from '../engines/health';
 import { checkPostgres, type PostgresEngine, startPostgres } from '../engines/postgres';
 import { LOCAL_CALLER } from '../lab-defaults';
-import { labTempDir } from '../run-dir';
+import { labDataDir, labTempDir } from '../run-dir';
 import { type LocalTarget, localName, withEngine } from './types';
 
 /** The endpoint name functions connect to and sign their tokens for. */
@@ -30,13 +31,20 @@ export const localClusterId = (stack: string, logicalId: string): string =>
 export const dsqlTarget: LocalTarget = {
   findEngine: checkPostgres,
   async start(opts) {
-    // Without --data: a temporary cluster directory that survives restarts, removed at stop.
+    // Without --data: a cluster in the run data that survives restarts, removed at stop.
     const durable = opts.dataDir !== undefined;
-    const dataDir = opts.dataDir ? join(opts.dataDir, 'dsql') : await labTempDir('lab-dsql-');
+    const dataDir = opts.dataDir ? join(opts.dataDir, 'dsql') : await labDataDir('lab-dsql-');
     // The server's private socket directory: ours, so a restart keeps the path the front uses.
     const socketDir = await labTempDir('lab-pgsock-');
     const start = () =>
-      startPostgres({ dataDir, socketDir, durable, idleTimeoutS: opts.idleTimeoutS, log: opts.log });
+      startPostgres({
+        dataDir,
+        socketDir,
+        durable,
+        asyncCommit: opts.inMemory,
+        idleTimeoutS: opts.idleTimeoutS,
+        log: opts.log,
+      });
     let engine: PostgresEngine;
     let front: DsqlFront;
     try {
@@ -75,6 +83,8 @@ export const dsqlTarget: LocalTarget = {
         await runCustomResource('Custom::DsqlSchema', env(model.port));
         opts.log('DSQL schema, index and role created by the custom resource bundle');
       },
+      // SELECT 1 on PostgreSQL's own socket: the front runs in the lab's process.
+      health: (signal) => postgresHealth(engine.socketDir, signal),
       async restart() {
         await engine.stop();
         engine = await start();

@@ -1,18 +1,38 @@
-/** DynamoDB locally: dynalite (default) or Amazon DynamoDB Local, one table per template table. */
+/**
+ * DynamoDB locally: dynalite (default) or Amazon DynamoDB Local, one table per template table.
+ * Tables and items live on files (dynalite's LevelDB, DynamoDB Local's SQLite), in --data or else
+ * in the lab's run data (memory-backed, removed at stop), so a restarted engine has them all.
+ */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTable, type Engine, startEngine, type TableSchema, tableSchemaOf } from '../engines';
+import { dynamoDbHealth } from '../engines/health';
+import { labDataDir } from '../run-dir';
 import { type LocalTarget, localName, withEngine } from './types';
 
 export const dynamodbTarget: LocalTarget = {
   // dynalite is an npm dependency; DynamoDB Local (--engine dynamodb-local) says what it lacks at start.
   findEngine: () => ({ found: true, source: 'dynalite (npm package)' }),
   async start(opts) {
-    const dataDir = opts.dataDir && join(opts.dataDir, 'dynamodb');
+    const durable = opts.dataDir !== undefined;
+    const dataDir = opts.dataDir
+      ? join(opts.dataDir, 'dynamodb')
+      : opts.inMemory
+        ? undefined
+        : await labDataDir('lab-dynamodb-');
+    const removeData = () =>
+      durable || dataDir === undefined ? Promise.resolve() : rm(dataDir, { recursive: true, force: true });
     const kind = opts.engine ?? 'dynalite';
     const idleTimeoutS = opts.idleTimeoutS;
     if (kind === 'dynamodb-local' && idleTimeoutS !== undefined)
       opts.log(`[dynamodb-local] keeps its own idle timeout: it has no option for ${idleTimeoutS} s`);
-    let engine: Engine = await startEngine({ kind, dataDir, idleTimeoutS, log: opts.log });
+    let engine: Engine;
+    try {
+      engine = await startEngine({ kind, dataDir, idleTimeoutS, log: opts.log });
+    } catch (error) {
+      await removeData();
+      throw error;
+    }
     // Each table as the template declares it: keys, attributes and indexes (the query's GSI).
     const schemas = new Map<string, TableSchema>(
       Object.entries(opts.assembly.templates).flatMap(([stack, t]) =>
@@ -32,12 +52,16 @@ export const dynamodbTarget: LocalTarget = {
       nameOf: (stack, id, type) => (type === 'AWS::DynamoDB::Table' ? localName(stack, id) : undefined),
       functionEnv: (model) => ({ AWS_ENDPOINT_URL_DYNAMODB: model.url }),
       clientEnv: (model) => ({ AWS_ENDPOINT_URL_DYNAMODB: model.url }),
+      health: (signal) => dynamoDbHealth(engine.endpoint, signal),
       async restart() {
         await engine.stop();
         engine = await startEngine({ kind, port: engine.port, dataDir, idleTimeoutS, log: opts.log });
         await createAll();
       },
-      stop: () => engine.stop(),
+      async stop() {
+        await engine.stop();
+        await removeData();
+      },
     });
   },
 };

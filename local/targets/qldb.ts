@@ -1,10 +1,14 @@
 /**
  * QLDB locally: an emulation of a service that was shut down on 2025-07-31 (local/engines/qldb).
  * The ledger is what the template names; its tables and indexes are made by the lab's own
- * custom resource bundle, run as CloudFormation would run it.
+ * custom resource bundle, run as CloudFormation would run it. The journal is in --data (synced
+ * per commit) or in the lab's run data (written per commit), so a restart replays it all.
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Assembly } from '../assembly/cloud-assembly';
+import { httpHealth } from '../engines/health';
+import { labDataDir } from '../run-dir';
 import { type LocalTarget, localName, withEngine } from './types';
 
 const LEDGER = 'AWS::QLDB::Ledger';
@@ -50,20 +54,42 @@ export const qldbTarget: LocalTarget = {
   findEngine: () => ({ found: true, source: "the lab's own QLDB Session emulation (local/engines/qldb)" }),
   async start(opts) {
     const { startQldbEngine } = await import('../engines/qldb');
-    const dataDir = opts.dataDir && join(opts.dataDir, 'qldb');
+    const durable = opts.dataDir !== undefined;
+    const dataDir = opts.dataDir
+      ? join(opts.dataDir, 'qldb')
+      : opts.inMemory
+        ? undefined
+        : await labDataDir('lab-qldb-');
+    const removeData = () =>
+      durable || dataDir === undefined ? Promise.resolve() : rm(dataDir, { recursive: true, force: true });
     const idleTimeoutS = opts.idleTimeoutS;
     // The ledgers that exist are the template's, created through the control plane's CreateLedger
     // as CloudFormation creates an AWS::QLDB::Ledger: StartSession on any other name is refused
     // with BadRequestException, as QLDB refuses a ledger that does not exist.
     const ledgers = templateLedgers(opts.assembly);
     const start = async (port?: number) => {
-      const started = await startQldbEngine({ port, dataDir, idleTimeoutS, log: opts.log });
-      await createLedgers(started.endpoint, ledgers);
+      const started = await startQldbEngine({
+        port,
+        dataDir,
+        syncJournal: durable,
+        idleTimeoutS,
+        log: opts.log,
+      });
+      try {
+        await createLedgers(started.endpoint, ledgers);
+      } catch (error) {
+        await started.stop();
+        throw error;
+      }
       return started;
     };
-    let engine = await start();
-    // What prepare ran, to run again after a restart that lost the tables (no --data).
-    let createTables: (() => Promise<void>) | undefined;
+    let engine: Awaited<ReturnType<typeof start>>;
+    try {
+      engine = await start();
+    } catch (error) {
+      await removeData();
+      throw error;
+    }
     return withEngine(() => engine, {
       tables: ledgers.map((l) => l.Name),
       description: 'QLDB Session emulation',
@@ -78,25 +104,23 @@ export const qldbTarget: LocalTarget = {
         AWS_ENDPOINT_URL_QLDB: model.url,
       }),
       async prepare(model, runCustomResource) {
-        createTables = async () => {
-          const created = await runCustomResource('Custom::QldbTables', {
-            AWS_ENDPOINT_URL_QLDB_SESSION: model.url,
-            AWS_ENDPOINT_URL_QLDB: model.url,
-          });
-          opts.log(
-            `QLDB tables and indexes created by the custom resource bundle (${created.length} ledger)`,
-          );
-        };
-        await createTables();
+        const created = await runCustomResource('Custom::QldbTables', {
+          AWS_ENDPOINT_URL_QLDB_SESSION: model.url,
+          AWS_ENDPOINT_URL_QLDB: model.url,
+        });
+        opts.log(`QLDB tables and indexes created by the custom resource bundle (${created.length} ledger)`);
       },
+      // ListLedgers: the control plane answers on the engine's one event loop.
+      health: (signal) => httpHealth(`${engine.endpoint}/ledgers`, signal),
+      // The journal replays ledgers, tables and documents: nothing to make again.
       async restart() {
         await engine.stop();
         engine = await start(engine.port);
-        // In memory the ledger comes back empty: without its tables every request would fail.
-        // The custom resource makes them again (as at start; it is idempotent), the data is gone.
-        if (dataDir === undefined) await createTables?.();
       },
-      stop: () => engine.stop(),
+      async stop() {
+        await engine.stop();
+        await removeData();
+      },
     });
   },
 };

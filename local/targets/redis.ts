@@ -6,10 +6,13 @@
  * the lab CA; the certificate names localhost).
  */
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { redisHealth } from '../engines/health';
 import { checkRedisServer, startRedis } from '../engines/redis';
+import { labDataDir } from '../run-dir';
 import { type LocalTarget, type ModelAddress, withEngine } from './types';
 
 /** What `redisSecretArn` is in the local synth: the local account is all zeros. */
@@ -93,12 +96,26 @@ function secretArnsOf(fns: readonly { environment: Record<string, unknown> }[]):
 export const redisTarget: LocalTarget = {
   findEngine: checkRedisServer,
   async start(opts) {
-    const dataDir = opts.dataDir && join(opts.dataDir, 'redis');
+    // The append-only file is in --data (fsynced) or the run data (written; see engines/redis.ts).
+    const durable = opts.dataDir !== undefined;
+    const dataDir = opts.dataDir
+      ? join(opts.dataDir, 'redis')
+      : opts.inMemory
+        ? undefined
+        : await labDataDir('lab-redis-');
     // A new password per lab run: nothing but this lab's functions should reach this server.
     const password = randomBytes(18).toString('base64url');
     const start = (port?: number) =>
-      startRedis({ port, password, dataDir, idleTimeoutS: opts.idleTimeoutS, log: opts.log });
-    let engine = await start();
+      startRedis({ port, password, dataDir, durable, idleTimeoutS: opts.idleTimeoutS, log: opts.log });
+    const removeData = () =>
+      durable || dataDir === undefined ? Promise.resolve() : rm(dataDir, { recursive: true, force: true });
+    let engine: Awaited<ReturnType<typeof start>>;
+    try {
+      engine = await start();
+    } catch (error) {
+      await removeData();
+      throw error;
+    }
     const arns = secretArnsOf(opts.assembly.functions);
     let model: ModelAddress | undefined;
     let extension: ExtensionStandIn;
@@ -109,6 +126,7 @@ export const redisTarget: LocalTarget = {
       );
     } catch (error) {
       await engine.stop();
+      await removeData();
       throw error;
     }
     return withEngine(() => engine, {
@@ -123,6 +141,7 @@ export const redisTarget: LocalTarget = {
       },
       // The user named: redis-cli 7.0 -u sends `AUTH "" <password>` for `rediss://:<password>@`, refused.
       clientEnv: (address) => ({ REDIS_URL: `rediss://default:${password}@localhost:${address.port}` }),
+      health: (signal) => redisHealth(engine.url, signal),
       async restart() {
         await engine.stop();
         engine = await start(engine.port);
@@ -130,6 +149,7 @@ export const redisTarget: LocalTarget = {
       async stop() {
         await extension.close();
         await engine.stop();
+        await removeData();
       },
     });
   },

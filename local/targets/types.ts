@@ -11,8 +11,16 @@ import type { CertificatePaths } from '../tls/certificates';
 
 export interface LocalTargetOptions {
   readonly assembly: Assembly;
-  /** Keep the data on disk here (each target in its own subfolder); in memory when absent. */
+  /**
+   * Keep the data here, synced to disk, after the lab stops (each target in its own subfolder);
+   * absent: in the run data (local/run-dir.ts labDataDir), kept across an engine's restart only.
+   */
   readonly dataDir?: string;
+  /**
+   * Keep the data in memory only, as the engines can (PostgreSQL: synchronous commit off): a
+   * restart loses it. Only to measure what the run data costs (npm run bench). @default false
+   */
+  readonly inMemory?: boolean;
   /** DynamoDB's engine kind. */
   readonly engine?: EngineKind;
   /** Servers close connections idle this long. @default 60 (the provisioned-concurrency article) */
@@ -51,6 +59,13 @@ export interface LocalDatabase {
   clientEnv(model: ModelAddress): Record<string, string>;
   /** Runs after the model is up: what CloudFormation would create before the functions run. */
   prepare?(model: ModelAddress, run: CustomResourceRunner): Promise<void>;
+  /**
+   * One cheap request the engine answers only while it serves (ListTables, PING, SELECT 1, the
+   * control plane): resolves once answered; rejects on an error or once `signal` aborts. The
+   * lab's watchdog sends it with a deadline to notice a hung engine; without one, it watches
+   * only that the process lives.
+   */
+  health?(signal: AbortSignal): Promise<void>;
   /** Stops the engine and starts it again on the same port and data. */
   restart(): Promise<void>;
   stop(): Promise<void>;

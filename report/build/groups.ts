@@ -2,7 +2,9 @@
  * A report's groups: one per target x keep-alive variant x phase (x memory size when a run
  * compared several). Sources fill GroupInputs; assembleGroups turns them into GroupReports.
  */
+
 import { OPERATIONS, parseFunctionKey } from '../../core/lab-functions';
+import { METRIC } from '../../core/lab-metrics.mjs';
 import type { InitRecord, ReportRecord } from '../../runs/lambda-log-parser';
 import { ReportAccumulator } from '../../runs/report-accumulator';
 import {
@@ -105,6 +107,24 @@ export function addHandlerSample(g: GroupInputs, s: HandlerSample): void {
   g.handler.push(s);
 }
 
+/** A summary of microseconds (the processor's lab.*_us metrics) in milliseconds. */
+function usToMs(s: ArtillerySummary): ArtillerySummary {
+  const ms = (us: number) => us / 1000;
+  return {
+    ...s,
+    min: ms(s.min),
+    max: ms(s.max),
+    mean: ms(s.mean),
+    p50: ms(s.p50),
+    median: ms(s.median),
+    p75: ms(s.p75),
+    p90: ms(s.p90),
+    p95: ms(s.p95),
+    p99: ms(s.p99),
+    p999: ms(s.p999),
+  };
+}
+
 /** Artillery's own percentiles (whole milliseconds), when no per-request client time exists. */
 function artilleryDistribution(s: ArtillerySummary): Distribution {
   return {
@@ -185,7 +205,16 @@ function assemble(g: GroupInputs, t0: number): GroupReport {
   // The same samples and percentiles as summary.json's dbMs and newConnectionShare (report/samples.ts).
   const samples = databaseSamples(g.handler ?? []);
   const db = distributionOf(samples.dbMs);
+  const dbSketch = g.artillery?.aggregate.summaries[METRIC.dbUs];
   if (db) layers.push({ layer: 'database', source: 'handler timing dbMs', ...db });
+  else if (dbSketch && dbSketch.count > 0) {
+    // A distributed run's handler timings came back only as Artillery's merged sketch.
+    layers.push({
+      layer: 'database',
+      source: "Artillery's lab.db_us summary (the handlers' dbMs, merged as a sketch)",
+      ...artilleryDistribution(usToMs(dbSketch)),
+    });
+  }
 
   const run = g.run ?? (g.artillery ? summarizeRun(g.artillery) : undefined);
   const points: TimelinePoint[] = g.artillery

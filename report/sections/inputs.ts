@@ -3,6 +3,7 @@
 import { type Plot, tuningPlotId } from '../plots';
 import type { ExperimentRow, LabReport } from '../report-model';
 import type { Block, Section } from '../report-sections';
+import { hostLoadLine, scorecardLine } from '../scorecard-text';
 import { DASH, insightsCell, ms, usd } from './format';
 
 export function insights(report: LabReport): Section | null {
@@ -114,6 +115,7 @@ const experimentCells = (r: ExperimentRow) => [
   r.article === null ? r.articleText : `${Number(r.article.toPrecision(6))} (${r.articleText})`,
   figure(r.measured, r.unit),
   r.unit,
+  r.article === null ? 'lab only' : r.role,
   r.note,
 ];
 
@@ -137,11 +139,37 @@ export function experiment(report: LabReport): Section | null {
         { title: 'Article' },
         { title: 'This run', numeric: true },
         { title: 'Unit' },
+        { title: 'Role' },
         { title: 'Why they agree or differ', wrap: true },
       ],
       rows: e.rows.map(experimentCells),
     },
+    { kind: 'heading', text: 'Scorecard' },
+    { kind: 'text', text: `${scorecardLine(e.scorecard)}.` },
+    e.scorecard.hostLoad?.exceeded
+      ? { kind: 'notice', text: hostLoadLine(e.scorecard.hostLoad) }
+      : { kind: 'text', text: `${hostLoadLine(e.scorecard.hostLoad)}.` },
   ];
+  for (const n of e.scorecard.notReproduced)
+    blocks.push({ kind: 'text', text: `Not reproduced: ${n.figure}: ${n.reason}.` });
+  if (e.scorecard.outside.length > 0)
+    blocks.push({
+      kind: 'table',
+      columns: [
+        { title: 'Prediction outside the band', wrap: true },
+        { title: 'Article', numeric: true },
+        { title: 'This run', numeric: true },
+        { title: 'Ratio', numeric: true },
+        { title: 'Cause', wrap: true },
+      ],
+      rows: e.scorecard.outside.map((m) => [
+        m.metric,
+        String(Number(m.article.toPrecision(6))),
+        m.measured === null ? DASH : String(Number(m.measured.toPrecision(4))),
+        m.ratio === null ? DASH : `${m.ratio.toFixed(2)}x`,
+        m.cause,
+      ]),
+    });
   for (const t of e.tables) {
     blocks.push({ kind: 'heading', text: t.title });
     blocks.push({
@@ -163,16 +191,21 @@ export function experiment(report: LabReport): Section | null {
             kind: 'text',
             text: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}; result in ${s.dir}/, its curve under Power Tuning below.`,
           }
-        : s.kind === 'cold-starts'
+        : s.kind === 'direct'
           ? {
               kind: 'text',
-              text: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}; cold-starts.json, both zips and the REPORT lines in ${s.dir}/.`,
+              text: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}; direct.json in ${s.dir}/.`,
             }
-          : {
-              kind: 'link',
-              label: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}`,
-              href: `${s.dir}/report.html`,
-            },
+          : s.kind === 'cold-starts'
+            ? {
+                kind: 'text',
+                text: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}; cold-starts.json, both zips and the REPORT lines in ${s.dir}/.`,
+              }
+            : {
+                kind: 'link',
+                label: `${s.name} (${s.wallS.toFixed(0)} s): ${s.description}`,
+                href: `${s.dir}/report.html`,
+              },
     );
   }
   return { id: 'experiment', title: 'Article vs this run', blocks };

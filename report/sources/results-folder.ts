@@ -8,7 +8,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors';
 import { parseFunctionKey } from '../../core/lab-functions';
+import { METRIC } from '../../core/lab-metrics.mjs';
 import { type ArtilleryReport, parseArtilleryReport } from '../../runs/results';
+import { phaseReports, rebuildSummaryFromArtillery } from '../../runs/summary-from-artillery';
 import { readSummary } from '../../runs/summary-reader';
 import type { LoadSummary, RunCost } from '../../runs/summary-schema';
 import { assembleReport } from '../build/assemble';
@@ -64,13 +66,30 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
     throw new ReportInputError(`--in ${inDir}: no such results folder`);
   }
   const summaryPath = join(dir, 'summary.json');
+  const warnings: string[] = [];
   if (!existsSync(summaryPath)) {
-    throw new ReportInputError(`${summaryPath} not found: is ${inDir} the folder npm run load wrote?`);
+    // A distributed run leaves Artillery's reports only: the summary is built from them first.
+    if (phaseReports(dir).length === 0) {
+      throw new ReportInputError(
+        `${summaryPath} not found and no artillery-*.json beside it: is ${inDir} the folder npm run load wrote?`,
+      );
+    }
+    let rebuilt: ReturnType<typeof rebuildSummaryFromArtillery>;
+    try {
+      rebuilt = rebuildSummaryFromArtillery(dir);
+    } catch (e) {
+      throw new ReportInputError(
+        `summary.json could not be rebuilt from Artillery's reports: ${(e as Error).message}`,
+      );
+    }
+    warnings.push(
+      `summary.json written from Artillery's reports (${rebuilt.rows.length} phases): no local files, so no Init Duration, function Duration or cost`,
+      ...rebuilt.warnings,
+    );
   }
   const summary = summaryOf(summaryPath);
   const files = ['summary.json'];
   const malformed = new MalformedCollector();
-  const warnings: string[] = [];
   const groups = new Groups();
   for (const f of summary.failedPhases) {
     warnings.push(
@@ -111,7 +130,16 @@ export async function buildFromResultsDir(inDir: string, options: BuildOptions =
       if (t.clientMs !== null) g.clientMs.push(t.clientMs);
       if (t.timing) addHandlerSample(g, { status: t.status, ...t.timing });
     }
-  } else warnings.push('no timings.jsonl: no database layer, and client times come from Artillery');
+  } else {
+    const sketched = groups
+      .all()
+      .some((g) => (g.artillery?.aggregate.summaries[METRIC.dbUs]?.count ?? 0) > 0);
+    warnings.push(
+      sketched
+        ? "no timings.jsonl: client and database times come from Artillery's summaries"
+        : 'no timings.jsonl: no database layer, and client times come from Artillery',
+    );
+  }
 
   let functions: FunctionStats[] = [];
   const logPath = join(dir, 'lambda-logs.log');

@@ -1,11 +1,15 @@
 /**
  * The engine bench's plain-dynalite child: started, it answers; a child that dies or prints
  * something else before its port fails the start with the child gone, instead of waiting for ever.
+ * Its `-files` kind runs an engine on files in the run data, and removes them after.
  */
+
+import { readdirSync } from 'node:fs';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { startPlainDynalite } from '../../bench/dynamodb-engines';
+import { dynamodbEngines, startPlainDynalite } from '../../bench/dynamodb-engines';
 import { localClientConfig } from '../../local/engines';
+import { dataRoot } from '../../local/run-dir';
 
 const alive = (pid: number): boolean => {
   try {
@@ -48,4 +52,30 @@ describe('startPlainDynalite', () => {
     expect(error?.message).toMatch(/printed "not json \d+\\n" instead of its port/);
     expect(alive(Number(/not json (\d+)/.exec(error?.message ?? '')?.[1]))).toBe(false);
   });
+});
+
+describe('dynamodbEngines with an engine on files', () => {
+  it('times dynalite on files in the run data beside dynalite in memory, and removes the files after', async () => {
+    const benchData = () =>
+      readdirSync(dataRoot())
+        .filter((n) => n.startsWith(`lab-run-${process.pid}`))
+        .flatMap((n) => {
+          try {
+            return readdirSync(`${dataRoot()}/${n}`).filter((f) => f.startsWith('bench-'));
+          } catch {
+            return [];
+          }
+        });
+    const figures = await dynamodbEngines({
+      kinds: ['dynalite', 'dynalite-files'],
+      rounds: 0,
+      requests: 5,
+      warmup: 1,
+    });
+    expect(figures.map((f) => [f.kind, f.requestMs.put.length, f.requestMs.get.length])).toEqual([
+      ['dynalite', 5, 5],
+      ['dynalite-files', 5, 5],
+    ]);
+    expect(benchData()).toEqual([]);
+  }, 60_000);
 });

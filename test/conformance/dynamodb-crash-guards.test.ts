@@ -15,18 +15,21 @@
  *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.OperatorsAndFunctions.html
  * - "The expression has redundant parentheses;" (DynamoDB's words, seen by clients:
  *   https://github.com/architect/dynalite/issues/99, https://github.com/getmoto/moto/issues/9574)
+ * - a malformed BatchWriteItem (a null or empty write request, a null item or key) is a
+ *   ValidationException (or a SerializationException), never a 5xx: the payloads ScyllaDB's
+ *   Alternator tests send to DynamoDB itself (test/alternator/test_manual_requests.py,
+ *   test_batch_write_item_invalid_payload); a list member or map value is never null in
+ *   DynamoDB's API model, so a null one anywhere is refused the same way.
+ * - nested attributes up to 32 levels deep; DynamoDB's words past them as nubo-db/dynoxide#110 quotes
+ *   them: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html
+ * - a failure inside the service is HTTP 500 with InternalServerError, and the client may retry
+ *   (Programming.Errors.html, "Error types": 5xx errors).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTable, type Engine, startEngine } from '../../local/engines';
-import { runClient } from './support/clients';
+import { curlDynamoDb } from './support/dynamodb-curl';
 
 const TABLE = 'GuardTable';
-const TARGET = 'DynamoDB_20120810';
-
-interface Answer {
-  readonly status: number;
-  readonly body: Record<string, unknown>;
-}
 
 describe('DynamoDB: requests that crashed dynalite get a 400 and lose nothing', () => {
   let engine: Engine;
@@ -43,32 +46,8 @@ describe('DynamoDB: requests that crashed dynalite get a 400 and lose nothing', 
   });
 
   /** One request, signed by curl itself; `raw` is sent as the body verbatim. */
-  async function call(operation: string, body: unknown, raw?: string): Promise<Answer> {
-    const r = await runClient(
-      'curl',
-      [
-        '-s',
-        '--max-time',
-        '30',
-        '--aws-sigv4',
-        'aws:amz:us-east-1:dynamodb',
-        '--user',
-        'local:local',
-        '-H',
-        'content-type: application/x-amz-json-1.0',
-        '-H',
-        `x-amz-target: ${TARGET}.${operation}`,
-        '-d',
-        raw ?? JSON.stringify(body),
-        '-w',
-        '\n%{http_code}',
-        engine.endpoint,
-      ],
-      { timeoutMs: 45_000 },
-    );
-    const at = r.stdout.lastIndexOf('\n');
-    return { status: Number(r.stdout.slice(at + 1)), body: JSON.parse(r.stdout.slice(0, at) || '{}') };
-  }
+  const call = (operation: string, body: unknown, raw?: string) =>
+    curlDynamoDb(engine.endpoint, operation, body, { raw });
 
   const deep = `${'('.repeat(2000)}n = :v${')'.repeat(2000)}`;
   const cases: [string, string, unknown, string | undefined, string, RegExp | undefined][] = [
@@ -99,6 +78,125 @@ describe('DynamoDB: requests that crashed dynalite get a 400 and lose nothing', 
       /^Invalid FilterExpression: The expression has redundant parentheses;$/,
     ],
   ];
+
+  // Null list members and map values: each of these killed the engine before.
+  const nullMembers: [string, string, unknown][] = [
+    ['BatchWriteItem, a null write request', 'BatchWriteItem', { RequestItems: { [TABLE]: [null] } }],
+    ['BatchGetItem, a null table entry', 'BatchGetItem', { RequestItems: { [TABLE]: null } }],
+    [
+      'PutItem, a null in a string set',
+      'PutItem',
+      { TableName: TABLE, Item: { GovId: { S: 'x' }, s: { SS: [null] } } },
+    ],
+    [
+      'Scan, a null ScanFilter condition',
+      'Scan',
+      { TableName: TABLE, ScanFilter: { n: { ComparisonOperator: 'EQ', AttributeValueList: [null] } } },
+    ],
+    [
+      'DeleteItem, a null Expected entry',
+      'DeleteItem',
+      { TableName: TABLE, Key: { GovId: { S: 'x' } }, Expected: { n: null } },
+    ],
+    [
+      'CreateTable, a null global secondary index',
+      'CreateTable',
+      {
+        TableName: 'NullIndex',
+        AttributeDefinitions: [{ AttributeName: 'k', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'k', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+        GlobalSecondaryIndexes: [null],
+      },
+    ],
+    [
+      'UpdateTable, a null index update',
+      'UpdateTable',
+      { TableName: TABLE, GlobalSecondaryIndexUpdates: [null] },
+    ],
+    [
+      'TransactWriteItems, a null key value',
+      'TransactWriteItems',
+      { TransactItems: [{ Delete: { TableName: TABLE, Key: { GovId: null } } }] },
+    ],
+  ];
+  for (const [what, operation, body] of nullMembers) {
+    it(`${what}: 400 ValidationException`, async () => {
+      const answer = await call(operation, body);
+      expect(answer.status).toBe(400);
+      expect(answer.body.__type).toMatch(/#ValidationException$/);
+    });
+  }
+
+  it('every malformed BatchWriteItem payload Alternator sends to DynamoDB: 400 ValidationException or SerializationException', async () => {
+    const payloads = [
+      '',
+      'null',
+      '""',
+      '{}',
+      '{"RequestItems": null}',
+      '{"RequestItems": ""}',
+      '{"RequestItems": []}',
+      '{"RequestItems": {"__TABLE__": null}}',
+      '{"RequestItems": {"__TABLE__": [null]}}',
+      '{"RequestItems": {"__TABLE__": [{}}]}}',
+      '{"RequestItems": {"__TABLE__": [{"PutRequest": null}]}}',
+      '{"RequestItems": {"__TABLE__": [{"PutRequest": {}}]}}',
+      '{"RequestItems": {"__TABLE__": [{"PutRequest": {"Item": null}}]}}',
+      '{"RequestItems": {"__TABLE__": [{"PutRequest": {"Item": {}}}]}}',
+      '{"RequestItems": {"__TABLE__": [{"DeleteRequest": null}]}}',
+      '{"RequestItems": {"__TABLE__": [{"DeleteRequest": {}}]}}',
+      '{"RequestItems": {"__TABLE__": [{"DeleteRequest": {"Key": null}}]}}',
+      '{"RequestItems": {"__TABLE__": [{"DeleteRequest": {"Key": {}}}]}}',
+    ];
+    for (const payload of payloads) {
+      const answer = await call('BatchWriteItem', undefined, payload.replaceAll('__TABLE__', TABLE));
+      expect({ payload, status: answer.status }).toEqual({ payload, status: 400 });
+      expect(answer.body.__type, payload).toMatch(/#(ValidationException|SerializationException)$/);
+    }
+  });
+
+  it('a document 32 levels deep is stored; one level more, or 5,000, is refused before anything recurses', async () => {
+    // DynamoDB stores nested attributes up to 32 levels deep (Constraints.html, "Nested attribute
+    // depth"): 31 list wraps above a scalar pass, 32 do not.
+    const wrapped = (wraps: number) => `${'{"L":['.repeat(wraps)}{"S":"x"}${']}'.repeat(wraps)}`;
+    const put = (wraps: number, id: string) =>
+      call(
+        'PutItem',
+        undefined,
+        `{"TableName":"${TABLE}","Item":{"GovId":{"S":"${id}"},"d":${wrapped(wraps)}}}`,
+      );
+    expect((await put(31, 'DEEP-31')).status).toBe(200);
+    for (const wraps of [32, 5000]) {
+      const answer = await put(wraps, `DEEP-${wraps}`);
+      expect(answer).toMatchObject({
+        status: 400,
+        body: {
+          __type: 'com.amazon.coral.validate#ValidationException',
+          message:
+            'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit',
+        },
+      });
+    }
+    const deleted = await call('DeleteItem', { TableName: TABLE, Key: { GovId: { S: 'DEEP-31' } } });
+    expect(deleted.status).toBe(200);
+  });
+
+  it('an error the engine does not expect (a request target its URL parser throws on): 500 InternalServerError', async () => {
+    // dynalite parses the request target with url.parse, which throws on this absolute-form host.
+    const answer = await curlDynamoDb(
+      engine.endpoint,
+      'ListTables',
+      {},
+      { curlArgs: ['--request-target', 'http://xn--a/'] },
+    );
+    expect(answer.status).toBe(500);
+    expect(answer.body).toEqual({
+      __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
+      message: 'Internal server error',
+    });
+    expect((await call('ListTables', {})).status).toBe(200);
+  });
 
   for (const [what, operation, body, raw, type, message] of cases) {
     it(`${what}: 400 ${type}`, async () => {

@@ -64,6 +64,37 @@ describe('price files', () => {
     expect(priceFileLabel(usEast)).toBe('us-east-1.json (us-east-1, read 2026-11-25)');
   });
 
+  it("carries Lambda's duration tiers and the arm64 provisioned duration as the cited AWS posts give them", () => {
+    // Prices are listed to 10 decimals. The tiers: 10% off the first tier's price between the
+    // thresholds, 20% off beyond (aws.amazon.com/blogs/compute/introducing-tiered-pricing-for-aws-lambda);
+    // arm64 duration, with provisioned concurrency too, is 20% below x86 (the Graviton2 announcement).
+    const listed = (usd: number) => Number(usd.toFixed(10));
+    for (const f of regionFiles) {
+      const p = loadPriceFile(join(PRICES_DIR, f));
+      const usd = (k: string) => {
+        expect(p.prices[k], `${f} ${k}`).toBeDefined();
+        return p.prices[k].usd;
+      };
+      for (const arch of ['arm64', 'x86_64']) {
+        const first = usd(`lambda.gbSeconds.${arch}`) ?? Number.NaN;
+        expect(usd(`lambda.gbSeconds.${arch}.tier2`), `${f} ${arch}`).toBe(listed(first * 0.9));
+        expect(usd(`lambda.gbSeconds.${arch}.tier3`), `${f} ${arch}`).toBe(listed(first * 0.8));
+      }
+      expect(usd('lambda.provisionedDurationGbSeconds.arm64'), f).toBe(
+        listed((usd('lambda.provisionedDurationGbSeconds.x86_64') ?? Number.NaN) * 0.8),
+      );
+      // No stored AWS page gives the configured-concurrency price on arm64: null, saying why.
+      expect(usd('lambda.provisionedGbSeconds.arm64'), f).toBeNull();
+    }
+    // us-east-1's as AWS lists them.
+    const usd = (k: string) => usEast.prices[k].usd;
+    expect(usd('lambda.gbSeconds.x86_64.tier2')).toBe(0.000015);
+    expect(usd('lambda.gbSeconds.x86_64.tier3')).toBe(0.0000133334);
+    expect(usd('lambda.gbSeconds.arm64.tier2')).toBe(0.0000120001);
+    expect(usd('lambda.gbSeconds.arm64.tier3')).toBe(0.0000106667);
+    expect(usd('lambda.provisionedDurationGbSeconds.arm64')).toBe(0.0000077778);
+  });
+
   it('refuses a price without a source URL, a unit or a date, and an unexplained null, naming the field', () => {
     const raw = JSON.parse(readFileSync(join(PRICES_DIR, 'us-east-1.json'), 'utf8'));
     const broken = (mutate: (p: Record<string, unknown>) => void) => {

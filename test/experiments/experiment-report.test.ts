@@ -4,11 +4,13 @@
  * "Article vs this run", whose groups keep their steps apart, and whose rows say why a
  * number is missing.
  */
+
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newsTop10 } from '../../experiments/definitions/news-top10';
 import { missingTargetRow, row } from '../../experiments/rows';
+import { scoreRows } from '../../experiments/scorecard';
 import { buildFromResultsDir } from '../../report/build-report';
 import { combineExperimentReport } from '../../report/experiment-report';
 import { renderMarkdown } from '../../report/render-markdown';
@@ -79,6 +81,30 @@ describe('combineExperimentReport', () => {
 
   it('opens with the article comparison and keeps each step’s groups apart', async () => {
     const step = await buildFromResultsDir(dir);
+    const rows = [
+      row({
+        metric: 'put, keep-alive off',
+        kind: 'db',
+        statistic: 'mean',
+        article: 33,
+        articleText: '~33 ms',
+        measured: 30,
+        unit: 'ms',
+        why: 'w',
+      }),
+      missingTargetRow('faunadb', 'FaunaDB p99', 900, '~900 ms', 'ms', { kind: 'db', statistic: 'p99' }),
+      row({
+        metric: 'put, keep-alive on',
+        kind: 'db',
+        statistic: 'mean',
+        article: 10,
+        articleText: '~10 ms',
+        measured: 20,
+        unit: 'ms',
+        why: 'w',
+        cause: "the harness's own cause",
+      }),
+    ];
     const block: ExperimentBlock = {
       name: 'keep-alive',
       article: 'dynamodb-http-keep-alive.txt',
@@ -91,20 +117,9 @@ describe('combineExperimentReport', () => {
         { name: 'first', description: 'one', dir: 'steps/first', wallS: 5 },
         { name: 'second', description: 'two', dir: 'steps/second', wallS: 6 },
       ],
-      rows: [
-        row({
-          metric: 'put, keep-alive off',
-          kind: 'db',
-          statistic: 'mean',
-          article: 33,
-          articleText: '~33 ms',
-          measured: 30,
-          unit: 'ms',
-          why: 'w',
-        }),
-        missingTargetRow('faunadb', 'FaunaDB p99', 900, '~900 ms', 'ms', { kind: 'db', statistic: 'p99' }),
-      ],
+      rows,
       tables: [{ title: 'Ladders', columns: ['Target', 'p50'], rows: [['Redis', '1.000']] }],
+      scorecard: scoreRows(rows, { cores: 2, meanLoad: 2.5, maxLoad: 3.1, exceeded: true }),
     };
     const report = combineExperimentReport(block, [
       { name: 'first', report: step },
@@ -118,8 +133,17 @@ describe('combineExperimentReport', () => {
     const md = renderMarkdown(report, []);
     const sections = md.split('\n## ').slice(1);
     expect(sections[0].startsWith('Article vs this run')).toBe(true);
-    expect(sections[0]).toContain('| put, keep-alive off | db, mean | 33 (~33 ms) | 30.00 | ms |');
+    expect(sections[0]).toContain(
+      '| put, keep-alive off | db, mean | 33 (~33 ms) | 30.00 | ms | prediction |',
+    );
+    expect(sections[0]).toContain('| FaunaDB p99 | db, p99 | 900 (~900 ms) | – | ms | gone |');
     expect(sections[0]).toContain('faunadb: service shut down 2025-05-30; its rows have no measured number.');
+    expect(sections[0]).toContain(
+      'figures 3, predictions 2, within ±30% 1 (50%), outside 1; not counted: calibration 0, settings 0, gone 1',
+    );
+    // The miss names its cause, and a host with more work than cores says so.
+    expect(sections[0]).toMatch(/\| put, keep-alive on \| 10 \| 20 \| 2\.00x \| the harness's own cause \|/);
+    expect(sections[0]).toContain('above the cores');
     expect(sections[0]).toContain('steps/second/report.html');
     expect(sections[1].startsWith('Overview')).toBe(true);
   });

@@ -12,7 +12,7 @@ import { provisionedIdle } from '../../experiments/definitions/provisioned-idle'
 import { qldbVsDynamodb } from '../../experiments/definitions/qldb-vs-dynamodb';
 import { redisVsOthers } from '../../experiments/definitions/redis-vs-others';
 import { EXPERIMENTS } from '../../experiments/registry';
-import type { Call, ColdStartView, PlanContext, TuningView } from '../../experiments/types';
+import type { Call, ColdStartView, DirectRedisView, PlanContext, TuningView } from '../../experiments/types';
 import type { RowKind } from '../../report/report-model';
 import type { Ladder } from '../../runs/latency-histogram';
 import type { LabRow } from '../../runs/results';
@@ -85,30 +85,48 @@ describe('qldb-vs-dynamodb', () => {
     ]),
   );
 
-  it('shows the commands per request by name, the most frequent breakdown against the article’s 4', () => {
+  it('compares the get function’s SendCommands with its session start against the article’s 4, and the create’s with none', () => {
     const { rows } = qldbVsDynamodb.rows(steps, ctx, new Map());
-    const get = rows.find((r) => r.metric.startsWith('QLDB get 3:'));
+    const get = rows.find((r) => r.metric.startsWith('QLDB get 4:'));
     expect(get).toMatchObject({
       metric:
-        'QLDB get 3: StartTransaction 1, ExecuteStatement 1, CommitTransaction 1: SendCommand calls per request, keep-alive on',
+        'QLDB get 4: StartSession 1, StartTransaction 1, ExecuteStatement 1, CommitTransaction 1: SendCommand calls of a request that starts its session, keep-alive on',
       kind: 'count',
-      statistic: 'most frequent',
+      statistic: 'a request that starts its session',
       article: 4,
-      measured: 3,
+      measured: 4,
+      role: 'prediction',
     });
     expect(get?.articleText).toContain(
       'StartSession 1, StartTransaction 1, ExecuteStatement 1, CommitTransaction 1',
     );
-    // Why it differs, and the other calls' breakdown.
+    // Why it differs from a warm read, and the other calls' breakdown.
     expect(get?.note).toContain('80 % of 30 calls sent 3');
     expect(get?.note).toContain('pool');
-    expect(get?.note).toContain(
-      'other calls: 4: StartSession 1, StartTransaction 1, ExecuteStatement 1, CommitTransaction 1 in 6 calls',
-    );
-    // The create's row ran without dbCommands: it says why it has no number.
+    expect(get?.note).toContain('a warm read sends 3');
+    // The article traced its get function only: the create's row has no article figure.
     const create = rows.find((r) => r.metric === 'QLDB create: SendCommand calls per request, keep-alive on');
+    expect(create?.article).toBeNull();
     expect(create?.measured).toBeNull();
     expect(create?.note).toMatch(/^no measured number: /);
+  });
+
+  it('sets DynamoDB’s cold start against QLDB’s, as the article’s "around 40% less"', () => {
+    const init: Record<string, number> = { qldb: 200, dynamodb: 90 };
+    const withInit = new Map(
+      plans.map((p) => [
+        p.name,
+        stepView(p, {
+          row: (target, v, phase) =>
+            v === 'on' && phase === 'get' ? ({ initMsP50: init[target] } as unknown as LabRow) : undefined,
+        }),
+      ]),
+    );
+    const r = qldbVsDynamodb
+      .rows(withInit, ctx, new Map())
+      .rows.find((x) => x.metric === 'cold start, get, keep-alive on: DynamoDB’s Init Duration over QLDB’s');
+    expect(r).toMatchObject({ kind: 'init', article: 0.6, measured: 0.45, role: 'prediction' });
+    expect(r?.cause).toContain('not modeled');
   });
 
   it('says in the Duration rows when the phases were shorter than the article’s 300 s', () => {
@@ -170,24 +188,22 @@ describe('qldb-vs-dynamodb', () => {
     };
     const rows = qldbVsDynamodb.rows(steps, ctx, new Map(), new Map([[plan.name, cs]])).rows;
     const by = (metric: string) => rows.find((r) => r.metric === metric);
-    expect(by('QLDB get function: deployment zip, unbundled (node_modules zipped)')).toMatchObject({
+    expect(
+      by(
+        'the service’s deployment zip, unbundled (node_modules zipped): the QLDB get function’s, whose node_modules the other three share but for the DynamoDB client',
+      ),
+    ).toMatchObject({
       kind: 'size',
       article: 10.18,
       measured: 6.012282,
       unit: 'MB',
     });
-    // p50 of each build (nearest rank): 165 and 255; the outliers do not move it.
-    expect(by('QLDB get cold start: Init Duration, bundled')).toMatchObject({
-      kind: 'init',
-      statistic: 'p50',
-      measured: 165,
-    });
-    expect(by('QLDB get cold start: Init Duration, unbundled')).toMatchObject({
-      article: 500,
-      measured: 255,
-    });
+    // The 300 and 500 ms the article never stated are not rows.
+    expect(rows.some((r) => r.metric.startsWith('QLDB get cold start: Init Duration, '))).toBe(false);
     const saved = by('QLDB get cold start: Init Duration saved by bundling (unbundled - bundled)');
     expect(saved).toMatchObject({ kind: 'init', statistic: 'p50', article: 200, measured: 90 });
+    // p50 of each build (nearest rank): 165 and 255; the outliers do not move it.
+    expect(saved?.note).toContain('bundled p50 165.0 ms against unbundled 255.0 ms');
     expect(saved?.note).toContain('5 on-demand cold starts of each build, alternating');
     expect(saved?.note).toContain('SDK v2');
     expect(
@@ -243,20 +259,61 @@ describe('redis-vs-others', () => {
     expect(quick.every((p) => p.seedRecords === 100)).toBe(true);
   });
 
-  it('says in each read row that the Persons were picked at random among the seeded', () => {
-    const ctx: PlanContext = { quick: false, where: 'local', targets: ['redis'] };
-    const { rows } = redisVsOthers.rows(new Map(), ctx);
-    const read = rows.find((r) => r.metric === 'read (get), 1 worker, Redis: database time p50');
-    expect(read?.note).toContain(
-      'one of the 1000 Persons seeded before the step, picked uniformly at random',
+  it('compares a client straight to the database with the article, each rung with its role, and keeps the through-Lambda ladders apart', () => {
+    const ctx: PlanContext = { quick: false, where: 'local', targets: ['redis', 'dynamodb'] };
+    const [plan] = redisVsOthers.directs?.(ctx) ?? [];
+    expect(plan).toMatchObject({ levels: [1, 10, 100], durationS: 60, seedRecords: 1000 });
+    const ladder = [0.7, 0.75, 0.8, 0.85, 0.9, 2, 5];
+    const direct: DirectRedisView = {
+      plan,
+      wallS: 800,
+      profile: 'in-region',
+      results: plan.levels.flatMap((level) =>
+        plan.operations.map((op) => ({
+          op,
+          level,
+          count: 1000,
+          errors: 0,
+          perMinute: 80_000,
+          ladderMs: ladder,
+        })),
+      ),
+    };
+    const { rows, tables } = redisVsOthers.rows(
+      new Map(),
+      ctx,
+      new Map(),
+      new Map(),
+      new Map([[plan.name, direct]]),
     );
-    const insert = rows.find((r) => r.metric === 'insert (create), 1 worker, Redis: database time p50');
-    expect(insert?.note).not.toContain('seeded');
-    expect(read?.note).not.toContain('instead of the article’s 60 s');
-    const short = redisVsOthers.rows(new Map(), { ...ctx, durationS: 10 }).rows;
-    expect(short.find((r) => r.metric === read?.metric)?.note).toContain(
-      '--duration 10: 10 s a phase instead of the article’s 60 s',
+    const by = (metric: string) => rows.find((r) => r.metric === metric);
+    const readP50 = by('read (get), 1 connection, Redis, client straight to the database: latency p50');
+    // Redis's service time was fitted to these two rungs: calibration, not counted.
+    expect(readP50).toMatchObject({ measured: 0.7, role: 'calibration' });
+    expect(by('read (get), 1 connection, Redis, client straight to the database: latency p99.22')?.role).toBe(
+      'calibration',
     );
+    expect(by('read (get), 1 connection, Redis, client straight to the database: latency p75')).toMatchObject(
+      {
+        statistic: 'p75',
+        measured: 0.75,
+        role: 'prediction',
+      },
+    );
+    expect(
+      by('insert (create), 100 connections, Redis, client straight to the database: requests per minute'),
+    ).toMatchObject({
+      measured: 80_000,
+      role: 'prediction',
+    });
+    // Through Lambda: every target in the ladders table, no row compared with the article.
+    expect(rows.some((r) => r.metric.includes('worker') && r.article !== null && r.role !== 'gone')).toBe(
+      false,
+    );
+    expect(tables?.[0].title).toContain('not compared');
+    // Without the direct step, each row says why it has no number.
+    const none = redisVsOthers.rows(new Map(), ctx).rows.find((r) => r.metric === readP50?.metric);
+    expect(none?.note).toContain('the direct-client step did not finish');
   });
 });
 

@@ -99,10 +99,27 @@ describe('npm run experiment -- NAME --quick, on the local lab', () => {
           expect(existsSync(join(out, step.dir, `${saved.plan.function}-unbundled.zip`))).toBe(true);
           continue;
         }
+        if (step.kind === 'direct') {
+          // A client straight to the database: every scenario at every level answered, without errors.
+          const saved = JSON.parse(readFileSync(join(out, step.dir, 'direct.json'), 'utf8'));
+          expect(saved.results.length).toBe(saved.plan.levels.length * saved.plan.operations.length);
+          for (const r of saved.results) {
+            expect(r.count, `${r.op} x${r.level}`).toBeGreaterThan(0);
+            expect(r.errors, `${r.op} x${r.level}`).toBe(0);
+          }
+          continue;
+        }
         expect(existsSync(join(out, step.dir, 'summary.json')), step.dir).toBe(true);
         expect(existsSync(join(out, step.dir, 'report.html')), step.dir).toBe(true);
       }
       expect(e?.steps.length).toBeGreaterThan(0);
+      // The scorecard closes the experiment: its counts agree with the rows' roles.
+      const card = e?.scorecard;
+      expect(card?.predictions).toBe(
+        e?.rows.filter((r) => r.article !== null && r.role === 'prediction').length,
+      );
+      expect(card?.hostLoad?.cores).toBeGreaterThan(0);
+      expect(r.stdout).toContain('Scorecard: figures ');
       // The comparison opens the report, in Markdown and HTML alike.
       const md = readFileSync(join(out, 'report.md'), 'utf8');
       expect(md.split('\n## ')[1]?.startsWith('Article vs this run')).toBe(true);

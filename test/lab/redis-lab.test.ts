@@ -44,6 +44,12 @@ describe('the redis target in the local lab', () => {
     expect(redis?.database.description).toBe('redis-server');
   });
 
+  it('each TLS front negotiated TLS 1.2 with a client pinned to it and TLS 1.3 otherwise, as AWS endpoints do', () => {
+    for (const target of ['dynamodb', 'redis'] as const) {
+      expect(lab.targets.get(target)?.tlsVersions).toEqual(['TLSv1.2', 'TLSv1.3']);
+    }
+  });
+
   it('keep-alive on: a warm get is 1 command on the kept connection', async () => {
     const base = '/redis/keepalive-on/person';
     const created = await rawRequest(lab, 'POST', base, JSON.stringify(person('RL-ON-1')));

@@ -5,7 +5,7 @@ import { createDynamoDbStore, dynamoDbStoreFromEnv } from '../../lambda/shared/d
 import { makeCreateHandler, makeGetHandler } from '../../lambda/shared/handlers';
 import { createLabHttp, MAX_ATTEMPTS, REQUEST_TIMEOUT_MS } from '../../lambda/shared/http-client';
 import { apiEvent, bodyOf, createEvent, getEvent, samplePerson } from '../support/events';
-import { tableOfItsOwn } from '../support/shared-engines';
+import { SHARED_ENGINE_HOOK_MS, tableOfItsOwn } from '../support/shared-engines';
 import { sharedTestEngine, type TestEngine } from '../support/test-engine';
 
 // The run's shared engines (test/support/shared-engines.ts), with a table of this file's own.
@@ -37,7 +37,7 @@ describe.each(['dynalite', 'dynamodb-local'] as const)('DynamoDB handlers agains
     // The endpoint is what the local host substitutes for the real one.
     vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
     admin = new DynamoDBClient({});
-  });
+  }, SHARED_ENGINE_HOOK_MS);
 
   afterAll(async () => {
     admin?.destroy();
@@ -300,6 +300,7 @@ describe('timing block', () => {
     vi.resetModules();
     vi.stubEnv('TABLE_NAME', TABLE);
     vi.stubEnv('KEEP_ALIVE', 'on');
+    vi.stubEnv('LAB_FUNCTION', 'dynamodb-get');
     vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'provisioned-concurrency');
     const { get: handler } = await import('../../lambda/handlers/dynamodb');
     const first = bodyOf(await handler(getEvent('NOPE-1')));
@@ -340,5 +341,24 @@ describe('timing block', () => {
     expect(() => dynamoDbStoreFromEnv({ KEEP_ALIVE: 'on' })).toThrowError(
       'Environment variable TABLE_NAME is required',
     );
+  });
+});
+
+describe('function identity', () => {
+  it('the entry fails its init with a clear message when LAB_FUNCTION is missing', async () => {
+    const engine = await sharedTestEngine('dynalite', TABLE);
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
+    vi.stubEnv('TABLE_NAME', TABLE);
+    vi.stubEnv('KEEP_ALIVE', 'on');
+    vi.resetModules();
+    vi.stubEnv('LAB_FUNCTION', undefined);
+    await expect(import('../../lambda/handlers/dynamodb')).rejects.toThrowError(
+      'Environment variable LAB_FUNCTION is required but not set',
+    );
+    vi.resetModules();
+    vi.stubEnv('LAB_FUNCTION', 'dynamodb-get-keepalive-on');
+    const { get } = await import('../../lambda/handlers/dynamodb');
+    expect((await get(getEvent('NOPE-ID-1'))).statusCode).toBe(404);
+    await engine.stop();
   });
 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
 import { makeCreateHandler, makeOverwriteHandler, makeUpdateHandler } from '../../lambda/shared/handlers';
 import { bodyOf, createEvent, overwriteEvent, samplePerson, updateEvent } from '../support/events';
-import { tableOfItsOwn } from '../support/shared-engines';
+import { SHARED_ENGINE_HOOK_MS, tableOfItsOwn } from '../support/shared-engines';
 import { sharedTestEngine, type TestEngine } from '../support/test-engine';
 import { describeTopStories } from '../support/top-stories-contract';
 import { describeWorkloads } from '../support/workload-contract';
@@ -33,7 +33,7 @@ describe.each(['dynalite', 'dynamodb-local'] as const)('DynamoDB workloads again
     engine = await sharedTestEngine(kind, TABLE);
     vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
     admin = new DynamoDBClient({});
-  }, 60_000);
+  }, SHARED_ENGINE_HOOK_MS);
   afterAll(async () => {
     admin?.destroy();
     await engine?.stop();

@@ -116,23 +116,27 @@ describe('makeRedisHandler: the URL read on the first invocation, once per envir
   const env = (): NodeJS.ProcessEnv => ({
     REDIS_SECRET_ARN: ARN,
     KEEP_ALIVE: 'on',
+    LAB_FUNCTION: 'redis-get',
     AWS_SESSION_TOKEN: TOKEN,
     PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(extension.port),
   });
 
   it('fails at init, naming the variable, when one is missing', () => {
-    expect(() => makeRedisHandler(getPerson, 'redis-get', { ...env(), REDIS_SECRET_ARN: '' })).toThrow(
+    expect(() => makeRedisHandler(getPerson, { ...env(), REDIS_SECRET_ARN: '' })).toThrow(
       /REDIS_SECRET_ARN is required/,
     );
-    expect(() =>
-      makeRedisHandler(getPerson, 'redis-get', { ...env(), AWS_SESSION_TOKEN: undefined }),
-    ).toThrow(/AWS_SESSION_TOKEN is required/);
+    expect(() => makeRedisHandler(getPerson, { ...env(), AWS_SESSION_TOKEN: undefined })).toThrow(
+      /AWS_SESSION_TOKEN is required/,
+    );
+    expect(() => makeRedisHandler(getPerson, { ...env(), LAB_FUNCTION: undefined })).toThrow(
+      'Environment variable LAB_FUNCTION is required but not set',
+    );
   });
 
   it('reads nothing at init; the first call reads once, later calls never again', async () => {
     secret = engine.url;
     const before = extension.served();
-    const create = makeRedisHandler(createPerson, 'redis-create', env(), async (e) => {
+    const create = makeRedisHandler(createPerson, { ...env(), LAB_FUNCTION: 'redis-create' }, async (e) => {
       const { redisStoreFromEnv } = await import('../../lambda/shared/redis-store');
       const s = await redisStoreFromEnv(e);
       stores.push(s);
@@ -146,7 +150,7 @@ describe('makeRedisHandler: the URL read on the first invocation, once per envir
 
   it('a secret that cannot be read answers 503 with why, and the next call tries again', async () => {
     secret = undefined;
-    const get = makeRedisHandler(getPerson, 'redis-get', env(), async (e) => {
+    const get = makeRedisHandler(getPerson, env(), async (e) => {
       const { redisStoreFromEnv } = await import('../../lambda/shared/redis-store');
       const s = await redisStoreFromEnv(e);
       stores.push(s);

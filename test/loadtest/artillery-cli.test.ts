@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS, TARGETS } from '../../core/lab-functions';
 import { PROJECT_ROOT } from '../../core/paths';
+import { checkWorkers, isCloudPlatform } from '../../loadtest/artillery-platform';
 import { ArtilleryOutputParser } from '../../loadtest/artillery-progress';
 import {
   artilleryArgs,
@@ -30,7 +31,7 @@ function flag(args: string[], name: string): string | undefined {
 
 describe('artilleryArgs', () => {
   it('passes target, base path and one phase as artillery flags', () => {
-    const args = artilleryArgs({ ...base, payload: '/tmp/out/govids.csv' });
+    const args = artilleryArgs(base);
     expect(args[0]).toBe('run');
     // artillery concatenates target + '/dynamodb/...': no trailing slash, or the path gets '//'.
     expect(flag(args, '--target')).toBe('https://abc.execute-api.eu-west-1.amazonaws.com/prod/lab');
@@ -43,7 +44,7 @@ describe('artilleryArgs', () => {
       config: { phases: [{ name: 'get-dynamodb-person', duration: 60, arrivalRate: 20 }] },
     });
     expect(flag(args, '--output')).toBe('/tmp/out/get.json');
-    expect(flag(args, '--payload')).toBe('/tmp/out/govids.csv');
+    expect(args).not.toContain('--payload');
     expect(args.at(-1)).toBe(join(PROJECT_ROOT, 'loadtest', 'get-person.yml'));
     expect(args).not.toContain('--platform');
     expect(args).not.toContain('--quiet');
@@ -75,12 +76,6 @@ describe('artilleryArgs', () => {
       'open loop',
     );
     expect(() => artilleryArgs({ ...base, bursts: { activeS: 0, pauseS: 1 } })).toThrow('bursts.activeS');
-  });
-
-  it('passes the platform and its options through', () => {
-    const args = artilleryArgs({ ...base, platform: 'aws:lambda', platformOpts: { region: 'eu-west-1' } });
-    expect(flag(args, '--platform')).toBe('aws:lambda');
-    expect(flag(args, '--platform-opt')).toBe('region=eu-west-1');
   });
 
   it('refuses what artillery would misread', () => {
@@ -204,5 +199,81 @@ describe('arrivalCount (seeding a step)', () => {
     expect(flag('--variables').closedLoopS).toBeUndefined();
     expect(() => artilleryArgs({ ...base, arrivalCount: 0 })).toThrow('arrivalCount');
     expect(() => artilleryArgs({ ...base, arrivalCount: 2.5 })).toThrow('arrivalCount');
+  });
+});
+
+describe('cloud workers (artillery-platform.ts)', () => {
+  // run-lambda's and run-fargate's flags, as Artillery's oclif commands define them (read as text:
+  // loading the commands pulls in Artillery's whole CLI).
+  const cmds = join(PROJECT_ROOT, 'node_modules', 'artillery', 'lib');
+  const flagNames = (file: string) =>
+    [...readFileSync(join(cmds, file), 'utf8').matchAll(/^\s+'?([a-z][a-z-]*)'?: Flags\./gm)].map(
+      (m) => m[1],
+    );
+  const common = flagNames('cli/common-flags.js');
+  const lambdaFlags = [...common, ...flagNames('cmds/run-lambda.js')];
+  const fargateFlags = [...common, ...flagNames('cmds/run-fargate.js')];
+  const flagsOf = (args: string[]) => args.filter((a) => a.startsWith('--')).map((a) => a.slice(2));
+
+  it('calls run-lambda with its documented flags, the phases divided among the workers', () => {
+    const args = artilleryArgs({
+      ...base,
+      payload: '/tmp/out/govids.csv',
+      workers: {
+        platform: 'aws:lambda',
+        count: 4,
+        region: 'eu-west-1',
+        role: 'arn:aws:iam::123456789012:role/r',
+      },
+    });
+    expect(args.slice(0, 5)).toEqual(['run-lambda', '--region', 'eu-west-1', '--count', '4']);
+    expect(flag(args, '--lambda-role-arn')).toBe('arn:aws:iam::123456789012:role/r');
+    expect(flag(args, '--architecture')).toBe('arm64');
+    for (const f of flagsOf(args)) expect(lambdaFlags, f).toContain(f);
+    // Every Lambda worker runs the whole script: 20/s in all is 5/s each.
+    expect(JSON.parse(flag(args, '--overrides') ?? '').config.phases[0].arrivalRate).toBe(5);
+    // run-lambda ships only what the script names: the phase's own script, not --payload.
+    expect(args).not.toContain('--payload');
+    expect(args.at(-1)).toBe('/tmp/out/scripts/get.yml');
+  });
+
+  it('calls run-fargate with its documented flags, Spot and the task role by name', () => {
+    const args = artilleryArgs({
+      ...base,
+      parallel: 6,
+      workers: { platform: 'aws:fargate', count: 3, region: 'us-east-1', role: 'lab-workers', spot: true },
+    });
+    expect(args.slice(0, 5)).toEqual(['run-fargate', '--region', 'us-east-1', '--count', '3']);
+    expect(flag(args, '--task-role-name')).toBe('lab-workers');
+    expect(args).toContain('--spot');
+    for (const f of flagsOf(args)) expect(fargateFlags, f).toContain(f);
+    // A closed loop of 6 users is 2 per task; the variables still say the whole loop's length.
+    expect(JSON.parse(flag(args, '--overrides') ?? '').config.phases[0].arrivalCount).toBe(2);
+    expect(JSON.parse(flag(args, '--variables') ?? '').closedLoopS).toBe(60);
+    expect(() =>
+      artilleryArgs({
+        ...base,
+        parallel: 5,
+        workers: { platform: 'aws:fargate', count: 3, region: 'us-east-1' },
+      }),
+    ).toThrow('multiple of 3');
+  });
+
+  it('refuses what the cloud would fail on later', () => {
+    expect(() => checkWorkers({ platform: 'aws:lambda', count: 0, region: 'us-east-1' })).toThrow('count');
+    expect(() => checkWorkers({ platform: 'aws:lambda', count: 1, region: 'nowhere' })).toThrow('region');
+    expect(() => checkWorkers({ platform: 'aws:lambda', count: 1, region: 'us-east-1', spot: true })).toThrow(
+      'Fargate',
+    );
+    expect(() =>
+      checkWorkers({ platform: 'aws:lambda', count: 1, region: 'us-east-1', role: 'name' }),
+    ).toThrow('ARN');
+    expect(() => checkWorkers({ platform: 'aws:lambda', count: 1, region: 'us-east-1' }, 3600)).toThrow(
+      '15-minute',
+    );
+    expect(() =>
+      checkWorkers({ platform: 'aws:fargate', count: 1, region: 'us-east-1' }, 3600),
+    ).not.toThrow();
+    expect(isCloudPlatform('aws:ecs')).toBe(false);
   });
 });

@@ -134,12 +134,14 @@ describe('runArtillery against a fake lab API', () => {
 
   it("carries the processor's custom metrics in artillery's own report", () => {
     const c = create.report.aggregate;
-    expect(c.summaries['lab.db_ms']?.count).toBe(EXPECTED);
+    expect(c.summaries['lab.db_us']?.count).toBe(EXPECTED);
     expect(c.counters['lab.govids_recorded']).toBe(EXPECTED);
     // The fake API's first request on a base path is a cold start on a new connection.
     expect(c.counters['lab.cold_starts']).toBe(1);
     expect(c.counters['lab.new_connections']).toBe(1);
-    expect(get.report.aggregate.summaries['lab.db_ms']?.count).toBe(EXPECTED);
+    expect(c.counters['lab.db_calls']).toBe(EXPECTED);
+    expect(c.counters['lab.responses']).toBe(EXPECTED);
+    expect(get.report.aggregate.summaries['lab.db_us']?.count).toBe(EXPECTED);
     expect(get.report.aggregate.counters['lab.govids_recorded']).toBeUndefined();
   });
 

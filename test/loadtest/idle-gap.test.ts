@@ -55,7 +55,10 @@ function stubRunner() {
     copyFileSync(ARTILLERY, o.outJson);
     const list = warmup || phase === 'create' ? WARMUP : AFTER_GAP;
     list.forEach((c, i) => {
-      appendFileSync(o.env.LAB_TIMINGS_FILE, `${JSON.stringify(line(phase, o.env.LAB_KEEPALIVE, c, i))}\n`);
+      appendFileSync(
+        o.env.LAB_TIMINGS_FILE,
+        `${JSON.stringify(line(phase, String(o.variables?.labKeepAlive), c, i))}\n`,
+      );
     });
     return { exitCode: 0, wallMs: 10, outputTail: [] };
   };

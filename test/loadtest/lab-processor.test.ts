@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { validatePerson, validatePersons } from '../../lambda/shared/person';
 import { buildPerson, GOV_ID_TYPES, govIdPrefix, variantOf } from '../../loadtest/lab-processor.mjs';
 
@@ -58,23 +55,21 @@ describe('setPersonsBody (put10)', () => {
   });
 });
 
-describe('random picks among seeded GovIds (LAB_PICK_SEED)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'lab-pick-'));
-  const file = join(dir, 'seeded.csv');
-  writeFileSync(file, `${Array.from({ length: 50 }, (_, i) => `s-${i}`).join('\n')}\n`);
-  afterEach(() => {
-    vi.unstubAllEnvs();
-    vi.resetModules();
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+describe('random picks among seeded GovIds (the labPickSeed payload)', () => {
+  const seeded = Array.from({ length: 50 }, (_, i) => ({ govId: `s-${i}` }));
+  afterEach(() => vi.resetModules());
 
-  /** A fresh processor (it reads its environment at load), then `n` requests' GovIds. */
+  /** A fresh processor (its generator starts at the first pick), then `n` requests' GovIds. */
   async function picks(seed: string, n: number): Promise<string[]> {
     vi.resetModules();
-    vi.stubEnv('LAB_PICK_SEED', seed);
-    vi.stubEnv('LAB_GOVIDS_FILE', file);
     const { nextGovId } = await import('../../loadtest/lab-processor.mjs');
-    const context = { vars: { govId: 'from-payload', closedLoopS: 0 } as Record<string, unknown> };
+    // What Artillery gives a virtual user from the payload files: a row, the whole list, the seed.
+    const context = {
+      vars: { govId: 'from-payload', labGovIds: seeded, labPickSeed: seed, closedLoopS: 0 } as Record<
+        string,
+        unknown
+      >,
+    };
     const out: string[] = [];
     for (let i = 0; i < n; i++) {
       nextGovId({}, context, {}, () => {});
@@ -101,9 +96,12 @@ describe('random picks among seeded GovIds (LAB_PICK_SEED)', () => {
     }
   });
 
-  it('refuses a seed that is not a whole number when the processor loads', async () => {
-    vi.resetModules();
-    vi.stubEnv('LAB_PICK_SEED', 'abc');
-    await expect(import('../../loadtest/lab-processor.mjs')).rejects.toThrow('LAB_PICK_SEED');
+  it('fails the request on a seed that is not a whole number', async () => {
+    const { nextGovId } = await import('../../loadtest/lab-processor.mjs');
+    let error: Error | undefined;
+    nextGovId({}, { vars: { labGovIds: seeded, labPickSeed: 'abc' } }, {}, (e) => {
+      error = e;
+    });
+    expect(error?.message).toContain('labPickSeed');
   });
 });

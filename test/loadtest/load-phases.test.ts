@@ -31,7 +31,7 @@ function stubRunner(failing: { variant: string; phase: string }) {
   const run = async (o: RunArtilleryOptions): Promise<RunArtilleryResult> => {
     calls.push(o);
     const phase = o.operation ?? 'get';
-    const variant = o.env.LAB_KEEPALIVE;
+    const variant = String(o.variables?.labKeepAlive);
     if (variant === failing.variant && phase === failing.phase) {
       return { exitCode: 1, wallMs: 10, outputTail: ['Error: connect ECONNREFUSED 127.0.0.1:9', ''] };
     }
@@ -79,7 +79,7 @@ describe('npm run load with a failed phase', () => {
     });
     expect(interrupted).toBe(false);
     // every phase ran, the failed one did not stop the loop
-    expect(runner.calls.map((c) => [c.env.LAB_KEEPALIVE, c.operation, c.labTarget])).toEqual([
+    expect(runner.calls.map((c) => [c.variables?.labKeepAlive, c.operation, c.labTarget])).toEqual([
       ['on', 'create', 'dynamodb'],
       ['on', 'get', 'dynamodb'],
       ['off', 'create', 'dynamodb'],
@@ -176,7 +176,7 @@ describe('npm run load comparing memory sizes (--memory 128,1769)', () => {
       }),
       runArtillery: async (o) => {
         calls.push(o);
-        const memoryMb = Number(o.env.LAB_MEMORY_MB);
+        const memoryMb = Number(o.variables?.labMemoryMb);
         // What the lab would have logged and timed at this size: slower at 128 MB.
         const dbMs = memoryMb === 128 ? 40 : 10;
         copyFileSync(ARTILLERY, o.outJson);
@@ -204,11 +204,11 @@ describe('npm run load comparing memory sizes (--memory 128,1769)', () => {
     });
     expect(failed).toEqual([]);
     expect(set).toEqual([128, 1769]);
-    expect(calls.map((c) => [c.env.LAB_MEMORY_MB, c.operation])).toEqual([
-      ['128', 'create'],
-      ['128', 'get'],
-      ['1769', 'create'],
-      ['1769', 'get'],
+    expect(calls.map((c) => [c.variables?.labMemoryMb, c.operation])).toEqual([
+      [128, 'create'],
+      [128, 'get'],
+      [1769, 'create'],
+      [1769, 'get'],
     ]);
     // Each size has its own files: the create phase's GovIds feed the get phase of the same size.
     expect(calls.map((c) => c.outJson.split('/').at(-1))).toEqual([
@@ -334,10 +334,11 @@ describe('seeding (the histogram article: 1000 objects inserted first, then pick
       if (c.operation === 'create') {
         // The insert phase records its own GovIds and picks nothing.
         expect(c.env.LAB_GOVIDS_FILE).toBe(join(out, `govids-${c.labTarget}-keepalive-on.csv`));
-        expect(c.env.LAB_PICK_SEED).toBeUndefined();
+        expect(c.pickSeed).toBeUndefined();
       } else {
         const file = join(out, `seeded-${c.labTarget}-keepalive-on.csv`);
-        expect([c.env.LAB_GOVIDS_FILE, c.payload, c.env.LAB_PICK_SEED]).toEqual([file, file, '7']);
+        // The reads' data travels as payload files only: the seeded GovIds and the pick seed.
+        expect([c.env.LAB_GOVIDS_FILE, c.payload, c.pickSeed]).toEqual([undefined, file, 7]);
         expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(30);
       }
     }
@@ -368,7 +369,7 @@ describe('npm run load with bursts and per-target operations', () => {
     });
     expect(failed).toEqual([]);
     // view and top10: DynamoDB with keep-alive on only (core/lab-functions.ts); QLDB: create alone.
-    expect(runner.calls.map((c) => `${c.labTarget} ${c.env.LAB_KEEPALIVE} ${c.operation}`)).toEqual([
+    expect(runner.calls.map((c) => `${c.labTarget} ${c.variables?.labKeepAlive} ${c.operation}`)).toEqual([
       'dynamodb on create',
       'dynamodb on view',
       'dynamodb on top10',

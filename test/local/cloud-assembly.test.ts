@@ -68,6 +68,15 @@ describe('template -> route -> function -> bundle', () => {
     expect(env.TABLE_NAME).toMatch(/^LatencyLab-Data-PersonTable[0-9A-F]{8}$/);
     expect(env).toMatchObject({ AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024' });
     expect(env.PATH).toBeUndefined();
+    // Each function's identity as the stack sets it: the name its handlers publish their metrics under.
+    for (const r of assembly.routes) {
+      const e = localEnvironment(r.function, assembly.templates, {
+        nameOf: (stack, id) => `${stack}-${id}`,
+        extra: {},
+      });
+      expect(e.LAB_FUNCTION).toBe(r.function.name);
+      expect(e.LAB_FUNCTION).toMatch(new RegExp(`-keepalive-${e.KEEP_ALIVE}$`));
+    }
     // Lambda's runtime is newer than this machine's Node: no SDK Node-version warning at init.
     expect(env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED).toBe('true');
     expect(() =>

@@ -202,10 +202,10 @@ describe("Lambda's platform lines", () => {
     const parsed = parseLambdaLine(report[0]);
     expect(parsed.kind === 'init' && parsed.record).toMatchObject({ status: 'error' });
     expect(parsed.kind === 'init' && parsed.record.initDurationMs).toBeGreaterThan(0);
-    // INIT_START first; what the init printed (the runtime's Uncaught Exception line) before INIT_REPORT.
+    // INIT_START first; what the init printed (the runtime's Init Error line) before INIT_REPORT.
     expect(lines[0]).toMatch(INIT_START);
     const printed = lines.findIndex((l) =>
-      /\tundefined\tERROR\t(Uncaught Exception \t\{"errorType"|giving up)/.test(l),
+      /\tundefined\tERROR\t(Init Error \t\{"errorType"|giving up)/.test(l),
     );
     expect(printed).toBeGreaterThan(0);
     expect(printed).toBeLessThan(lines.indexOf(report[0]));
@@ -215,6 +215,84 @@ describe("Lambda's platform lines", () => {
         `"errorType":"${errorType === 'Runtime.Unknown' ? 'Error' : errorType}"`,
       );
     }
+  });
+});
+
+/**
+ * nodejs24.x's own rules for handlers, as its runtime interface client (aws-lambda-ric 4.x, the
+ * runtime of nodejs24.x) applies them. Sources: AWS's "Node.js 24 runtime now available in AWS
+ * Lambda" (aws.amazon.com/blogs/compute/node-js-24-runtime-now-available-in-aws-lambda: callback
+ * handlers removed, with context.callbackWaitsForEmptyEventLoop, succeed, fail and done); the
+ * developer guide's "Define Lambda function handler in Node.js" (callback-based handlers are
+ * supported on Node.js 22 and earlier only); aws-lambda-ric 4.0.2's index.mjs (errorOnDeprecatedCallback:
+ * a handler declaring three or more parameters fails the init with Runtime.CallbackHandlerDeprecated
+ * and this message; ContextBuilder: the context it builds; BufferedInvokeProcessor: the answer is
+ * the awaited return value, with no wait for the event loop); and the error as Lambda returned it
+ * in open-telemetry/opentelemetry-js-contrib#3251.
+ */
+const CALLBACK_REMOVED =
+  'ERROR: AWS Lambda has removed support for callback-based function handlers starting with Node.js 24. You need to modify this function to use a supported handler signature to use Node.js 24 or later. For more information see https://docs.aws.amazon.com/lambda/latest/dg/nodejs-handler.html.';
+
+describe("nodejs24.x's handler rules", () => {
+  it.each([
+    [
+      'a callback handler',
+      'export const handler = (event, context, callback) => callback(null, { statusCode: 200 });',
+    ],
+    [
+      'a callback handler that never calls back',
+      'export function handler(event, context, callback) { setTimeout(() => callback(null, 1), 100); }',
+    ],
+    [
+      'an async handler that declares a callback',
+      'export const handler = async (event, context, callback) => 1;',
+    ],
+  ])(
+    'fails the init of %s with Runtime.CallbackHandlerDeprecated instead of running it',
+    async (_what, code) => {
+      const { p, lines } = pool({ assetDir: bundleDir('callback', code), timeoutSeconds: 3 });
+      const r = await p.invoke(event);
+      expect(r).toMatchObject({ ok: false, reason: 'init' });
+      expect(!r.ok && r.message).toContain(`Runtime.CallbackHandlerDeprecated: ${CALLBACK_REMOVED}`);
+      expect(lines.filter((l) => l.startsWith('INIT_REPORT'))).toEqual([
+        expect.stringMatching(/\tStatus: error\tError Type: Runtime\.CallbackHandlerDeprecated$/),
+      ]);
+      // The runtime's own line, as nodejs24.x writes it: "Init Error" and the error as JSON.
+      const printed = lines.find((l) => /\tundefined\tERROR\tInit Error \t\{/.test(l));
+      expect(printed).toBeDefined();
+      expect(JSON.parse(String(printed).split('\t').slice(4).join('\t'))).toMatchObject({
+        errorType: 'Runtime.CallbackHandlerDeprecated',
+        errorMessage: CALLBACK_REMOVED,
+      });
+      // Nothing ran: no START for an invocation of a handler that never started.
+      expect(lines.filter((l) => l.startsWith('START'))).toEqual([]);
+    },
+  );
+
+  it('passes a context without callbackWaitsForEmptyEventLoop, succeed, fail or done', async () => {
+    const code = `export const handler = async (_event, context) => ({ statusCode: 200, body: JSON.stringify({
+      keys: Object.keys(context),
+      removed: ['callbackWaitsForEmptyEventLoop', 'succeed', 'fail', 'done'].filter((k) => k in context),
+    }) });`;
+    const { p } = pool({ assetDir: bundleDir('context', code) });
+    const r = await p.invoke(event);
+    expect(body(r).removed).toEqual([]);
+    expect(body(r).keys).toEqual(
+      expect.arrayContaining(['awsRequestId', 'functionName', 'functionVersion', 'memoryLimitInMB']),
+    );
+  });
+
+  it('answers with the return value at once, without waiting for the event loop to empty', async () => {
+    // A timer far past the function's timeout keeps the loop busy: a runtime that waited for it
+    // would end the invocation as a timeout. A handler with two parameters, not async: its return
+    // value is the answer (Node 22's runtime ignored it and answered null once the loop emptied).
+    const code = `export const handler = (_event, _context) => {
+      setTimeout(() => {}, 600_000);
+      return { statusCode: 200, body: 'now' };
+    };`;
+    const { p } = pool({ assetDir: bundleDir('no-wait', code), timeoutSeconds: 3 });
+    const r = await p.invoke(event);
+    expect(r).toMatchObject({ ok: true, response: { statusCode: 200, body: 'now' } });
   });
 });
 

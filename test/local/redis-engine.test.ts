@@ -140,5 +140,8 @@ describe('startRedis', () => {
     expect(inMemory).toEqual(expect.arrayContaining(['--appendonly', 'no', '--save', '']));
     const durable = redisArgs(6379, { password: PASSWORD, dataDir: '/data' });
     expect(durable.join(' ')).toContain('--dir /data --appendonly yes --appendfsync always');
+    // The lab's run data: written before each reply, not fsynced (survives a process kill).
+    const runData = redisArgs(6379, { password: PASSWORD, dataDir: '/run', durable: false });
+    expect(runData.join(' ')).toContain('--dir /run --appendonly yes --appendfsync no');
   });
 });

@@ -7,10 +7,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnChild } from '../../local/engines/managed-child';
-import { labTempDir, processStartTime, reapDeadLabs, runDir, tidyRunDir } from '../../local/run-dir';
+import {
+  dataRoot,
+  labDataDir,
+  labTempDir,
+  processStartTime,
+  reapDeadLabs,
+  runDir,
+  tidyRunDir,
+} from '../../local/run-dir';
 import { allProcesses, processInfo, stillRuns } from '../support/process-tree';
 
 const root = mkdtempSync(join(tmpdir(), 'lab-run-dir-test-'));
@@ -134,6 +142,30 @@ describe('tidyRunDir (at a lab stop)', () => {
     expect(existsSync(again)).toBe(true);
     rmSync(again, { recursive: true });
     tidyRunDir();
+    expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('the run data (labDataDir)', () => {
+  it('lives in memory-backed files where the machine has /dev/shm, in a folder of this process removed at a stop once empty', async () => {
+    if (existsSync('/dev/shm')) expect(dataRoot()).toBe('/dev/shm');
+    const folder = await labDataDir('lab-data-test-');
+    const parent = dirname(folder);
+    expect(dirname(parent)).toBe(dataRoot());
+    expect(existsSync(join(parent, 'owner.json'))).toBe(true);
+    tidyRunDir();
+    expect(existsSync(folder)).toBe(true);
+    rmSync(folder, { recursive: true });
+    tidyRunDir();
+    expect(existsSync(parent)).toBe(false);
+  });
+
+  it("is reaped with a dead lab's run directory by a start's reapDeadLabs()", async () => {
+    const dir = join(dataRoot(), `lab-run-test-dead-${process.pid}`);
+    mkdirSync(join(dir, 'lab-qldb-abc123'), { recursive: true });
+    writeFileSync(join(dir, 'owner.json'), JSON.stringify({ pid: await deadPid(), startTime: '1' }));
+    writeFileSync(join(dir, 'lab-qldb-abc123', 'qldb-journal.jsonl'), '');
+    reapDeadLabs();
     expect(existsSync(dir)).toBe(false);
   });
 });

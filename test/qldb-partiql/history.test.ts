@@ -42,7 +42,8 @@ describe('history()', () => {
     }
   });
 
-  // working.history.html: history(table, start-time, end-time) bounds the revisions by txTime.
+  // working.history.html: history(table, start-time, end-time) selects the revisions current at some
+  // time in the range (documented-semantics.test.ts checks inside a revision's lifetime).
   it('bounds revisions by start and end time', () => {
     const { t } = withRevisions();
     expect(t.run('SELECT VALUE COUNT(*) FROM history(Vehicle, `2000T`, `2001T`) AS h')).toEqual(['0']);

@@ -53,8 +53,12 @@ describe('INSERT', () => {
   it('refuses a value that is not a struct, and a table that does not exist, inserting nothing', () => {
     const t = new TestLedger();
     t.run('CREATE TABLE T');
+    // A list of documents inserts each (documented-semantics.test.ts); a list of numbers is refused.
     expect(t.refusal('INSERT INTO T ?', [1, 2]).message).toBe(
-      'Semantic Error: at line 1, column 15: INSERT INTO T expects a struct or a bag of structs, got list',
+      'Semantic Error: at line 1, column 15: INSERT INTO T expects a struct or a bag of structs, got int',
+    );
+    expect(t.refusal('INSERT INTO T ?', 'text').message).toBe(
+      'Semantic Error: at line 1, column 15: INSERT INTO T expects a struct or a bag of structs, got string',
     );
     expect(t.refusal("INSERT INTO T << {'a': 1}, 5 >>").code).toBe('BadRequestException');
     expect(t.refusal("INSERT INTO Nope {'a': 1}").message).toBe(

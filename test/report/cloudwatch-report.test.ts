@@ -9,7 +9,7 @@ import {
   StartQueryCommand,
 } from '@aws-sdk/client-cloudwatch-logs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import 'aws-sdk-client-mock-vitest/extend';
 import {
   COLD_WARM_QUERY,
@@ -17,17 +17,32 @@ import {
   REPORT_STATS_QUERY,
   TIMINGS_QUERY,
 } from '../../aws/logs-insights';
+import { KEEP_ALIVE_VARIANTS, type LabFunction, labFunctions } from '../../core/lab-functions';
+import type { Timing } from '../../core/timing.mjs';
+import { readLabFunction } from '../../lambda/shared/env';
+import { emitTiming } from '../../lambda/shared/metrics';
 import { parseSince } from '../../report/build-report';
 import { runReportCli } from '../../report/cli';
 import type { LabReport } from '../../report/report-model';
+import { getEvent } from '../support/events';
+import { tableOfItsOwn } from '../support/shared-engines';
+import { sharedTestEngine } from '../support/test-engine';
 import { streams, tempDir } from './report-fixture';
 
 // An obviously fake account; the ARNs only need the right shape.
 const ACCOUNT = '111111111111';
 const REGION = 'eu-west-1';
 const NOW = Date.parse('2026-11-22T08:00:00.000Z');
-const ON = 'LatencyLab-Api-DynamodbGetKeepaliveOn-AAA';
-const OFF = 'LatencyLab-Api-DynamodbGetKeepaliveOff-BBB';
+// The two functions a keepAlive=both stack deploys for one operation, named as the stack names them.
+const [SPEC_ON, SPEC_OFF] = labFunctions(['dynamodb'], KEEP_ALIVE_VARIANTS, ['get']);
+const physicalName = (spec: LabFunction, suffix: string) => `LatencyLab-Api-${spec.id}-${suffix}`;
+const ON = physicalName(SPEC_ON, 'AAA');
+const OFF = physicalName(SPEC_OFF, 'BBB');
+/** The environment the stack gives a function (lib/stacks/api-stack.ts): what its handlers read. */
+const stackEnv = (spec: LabFunction): NodeJS.ProcessEnv => ({
+  KEEP_ALIVE: spec.keepAlive,
+  LAB_FUNCTION: spec.key,
+});
 const group = (name: string) => `/aws/lambda/${name}`;
 const atLog = (name: string) => `${ACCOUNT}:${group(name)}`;
 
@@ -52,14 +67,44 @@ const report = (name: string, id: number, ms: number, init?: number) =>
     '@message': `REPORT RequestId: 0a1b2c3d-0000-4000-8000-${String(id).padStart(12, '0')}\tDuration: ${ms.toFixed(2)} ms\tBilled Duration: ${Math.ceil(ms)} ms\tMemory Size: 512 MB\tMax Memory Used: 80 MB\t${init === undefined ? '' : `Init Duration: ${init.toFixed(2)} ms\t`}`,
   });
 
-const timing = (fn: string, name: string, dbMs: number, newConnection: boolean, coldStart = false) =>
-  row({
-    '@timestamp': '2026-11-22 07:50:00.000',
-    '@log': atLog(name),
-    '@message': `2026-11-22T07:50:00.000Z\tid\tINFO\t${JSON.stringify({ lab: 'timing', fn, status: 200, dbMs, newConnection, coldStart, initType: 'provisioned-concurrency' })}`,
-  });
+/** The lines a handler's emitTiming writes (Powertools EMF) while `fn` runs; one capture at a time. */
+async function emitted(fn: () => unknown): Promise<string[]> {
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  try {
+    await fn();
+    return write.mock.calls.map(([c]) => String(c).trim()).filter((l) => l.startsWith('{"_aws"'));
+  } finally {
+    write.mockRestore();
+  }
+}
 
-beforeEach(() => {
+/** A Logs Insights row of a timing line, as the function of log group `name` wrote it. */
+const timingRow = (name: string, message: string) =>
+  row({ '@timestamp': '2026-11-22 07:50:00.000', '@log': atLog(name), '@message': message });
+
+/** One invocation's timing line, written by emitTiming under the name the function reads from its environment. */
+async function timing(
+  spec: LabFunction,
+  name: string,
+  dbMs: number,
+  newConnection: boolean,
+  coldStart = false,
+) {
+  const t: Timing = { dbMs, newConnection, dbRequests: 1, coldStart, initType: 'provisioned-concurrency' };
+  const [line] = await emitted(() => emitTiming(readLabFunction(stackEnv(spec)), 200, t));
+  return timingRow(name, line);
+}
+
+/** The timing rows of the first case: keep-alive on 30 ms cold, then 8..12 ms; off 33..42 ms. */
+async function timingRows(): Promise<ResultField[][]> {
+  const rows = [await timing(SPEC_ON, ON, 30, true, true)];
+  for (let i = 0; i < 9; i++) rows.push(await timing(SPEC_ON, ON, 8 + i * 0.5, false));
+  for (let i = 0; i < 10; i++) rows.push(await timing(SPEC_OFF, OFF, 33 + i, true, i === 0));
+  rows.push(row({ '@log': atLog(OFF), '@message': '{"lab":"timing", broken' }));
+  return rows;
+}
+
+beforeEach(async () => {
   cfnMock.reset();
   logsMock.reset();
   cfnMock.on(DescribeStacksCommand, { StackName: 'LatencyLab-Api' }).resolves({
@@ -71,8 +116,8 @@ beforeEach(() => {
         CreationTime: new Date(0),
         Outputs: [
           { OutputKey: 'ApiUrl', OutputValue: 'https://api.example.test/lab/' },
-          ...functionOutputs('DynamodbGetKeepaliveOn', ON),
-          ...functionOutputs('DynamodbGetKeepaliveOff', OFF),
+          ...functionOutputs(SPEC_ON.id, ON),
+          ...functionOutputs(SPEC_OFF.id, OFF),
         ],
       },
     ],
@@ -102,18 +147,7 @@ beforeEach(() => {
         row({ '@log': atLog(OFF), '@message': 'REPORT RequestId: broken' }),
       ],
     ],
-    [
-      TIMINGS_QUERY,
-      'q-timings',
-      [
-        timing('dynamodb-get-keepalive-on', ON, 30, true, true),
-        ...Array.from({ length: 9 }, (_, i) => timing('dynamodb-get-keepalive-on', ON, 8 + i * 0.5, false)),
-        ...Array.from({ length: 10 }, (_, i) =>
-          timing('dynamodb-get-keepalive-off', OFF, 33 + i, true, i === 0),
-        ),
-        row({ '@log': atLog(OFF), '@message': '{"lab":"timing", broken' }),
-      ],
-    ],
+    [TIMINGS_QUERY, 'q-timings', await timingRows()],
     [
       REPORT_STATS_QUERY,
       'q-stats',
@@ -297,5 +331,56 @@ describe('--from-cloudwatch', () => {
     for (const bad of ['', '30', 'm', '0m', '2026-12-01T00:00:00Z', 'soon']) {
       expect(() => parseSince(bad, NOW)).toThrow(/--since must be/);
     }
+  });
+});
+
+describe('function identity: one bundle, two keep-alive variants', () => {
+  const TABLE = tableOfItsOwn('Person');
+  beforeAll(async () => {
+    const engine = await sharedTestEngine('dynalite', TABLE);
+    vi.stubEnv('AWS_REGION', 'us-east-1');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
+    vi.stubEnv('TABLE_NAME', TABLE);
+  });
+  afterAll(() => vi.unstubAllEnvs());
+
+  /** Three invocations of the deployed get function of `spec`: its entry loaded as the stack configures it. */
+  async function invokeDeployed(spec: LabFunction): Promise<string[]> {
+    vi.resetModules();
+    for (const [k, v] of Object.entries(stackEnv(spec))) vi.stubEnv(k, v);
+    const entry = await import('../../lambda/handlers/dynamodb');
+    return emitted(async () => {
+      for (let i = 1; i <= 3; i++) await entry.get(getEvent(`ID-${spec.keepAlive}-${i}`));
+    });
+  }
+
+  it('keeps keep-alive on and off apart in the metrics and in --from-cloudwatch', async () => {
+    const on = await invokeDeployed(SPEC_ON);
+    const off = await invokeDeployed(SPEC_OFF);
+    // The EMF `function` dimension: each variant publishes its own, as CloudWatch metrics key them.
+    const dimension = (lines: string[]) => [...new Set(lines.map((l) => JSON.parse(l).function))];
+    expect(on).toHaveLength(3);
+    expect(off).toHaveLength(3);
+    expect(dimension(on)).toEqual(['dynamodb-get-keepalive-on']);
+    expect(dimension(off)).toEqual(['dynamodb-get-keepalive-off']);
+    expect(JSON.parse(on[0])._aws.CloudWatchMetrics[0].Dimensions[0]).toContain('function');
+
+    // The same lines, as Logs Insights returns them from each function's log group.
+    logsMock.on(GetQueryResultsCommand, { queryId: 'q-timings' }).resolves({
+      status: 'Complete',
+      results: [...on.map((l) => timingRow(ON, l)), ...off.map((l) => timingRow(OFF, l))],
+    });
+    const out = join(tempDir('report-cw-identity'), 'out');
+    const io = streams();
+    expect(await runReportCli(['--from-cloudwatch', '--region', REGION, '--out', out], deps(io))).toBe(0);
+    const r = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as LabReport;
+    // Each variant's handler samples in its own group; none in a `default` one.
+    expect(r.groups.map((g) => [g.id, g.connections?.calls])).toEqual([
+      ['dynamodb-get-keepalive-off', 3],
+      ['dynamodb-get-keepalive-on', 3],
+    ]);
+    expect(r.keepAlive).toHaveLength(1);
   });
 });

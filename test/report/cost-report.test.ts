@@ -3,9 +3,11 @@
  * (written here with known $ per million), read back into each phase, its own section's table
  * and the latency-versus-cost chart; a summary without cost blocks has neither.
  */
+
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scoreRows } from '../../experiments/scorecard';
 import { buildFromResultsDir } from '../../report/build-report';
 import { combineExperimentReport } from '../../report/experiment-report';
 import { COST_PLOT_ID, plotSpecs } from '../../report/plots';
@@ -73,6 +75,7 @@ describe('cost in the report', () => {
         steps: [{ name: 'run', description: 'keep-alive on and off', dir: 'run', wallS: 1 }],
         rows: [],
         tables: [],
+        scorecard: scoreRows([], null),
       },
       [{ name: 'run', report: step }],
     );

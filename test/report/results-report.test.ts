@@ -311,13 +311,15 @@ describe('bad input', () => {
       /--in \/nonexistent\/results: no such results folder/,
     ],
     [
-      'a folder without summary.json',
+      // With Artillery's reports beside it, a missing summary.json is rebuilt from them instead.
+      'a folder without summary.json or Artillery reports',
       () => {
         const dir = copyFixtureResults();
         rmSync(join(dir, 'summary.json'));
+        for (const f of readdirSync(dir)) if (/^artillery-.*\.json$/.test(f)) rmSync(join(dir, f));
         return ['--in', dir];
       },
-      /summary.json not found/,
+      /summary.json not found and no artillery-\*\.json beside it/,
     ],
     [
       'an unreadable summary.json',

@@ -193,11 +193,32 @@ describe('the fetch scripts with the install already in the user cache', () => {
       cpSync(join(PROJECT_ROOT, f), join(root, f), { recursive: true });
     return root;
   }
-  function run(root: string, script: string, cache: string) {
+  function run(root: string, script: string, cache: string, extra: Record<string, string> = {}) {
     return spawnSync('bash', [join(root, script)], {
-      env: env({ HOME: join(dir, 'home'), LAB_CACHE_HOME: cache }),
+      env: env({ HOME: join(dir, 'home'), LAB_CACHE_HOME: cache, ...extra }),
       encoding: 'utf8',
     });
+  }
+  /** The package version and platform fetch-postgres.sh installs under. */
+  function postgresInstall(): string {
+    const version = /^PG16_PACKAGE_VERSION=(\S+)$/m.exec(
+      readFileSync(join(PROJECT_ROOT, 'scripts/fetch-postgres.sh'), 'utf8'),
+    )?.[1];
+    const platform = ['linux-x64', 'linux-arm64', 'darwin-arm64', 'darwin-x64'].find(
+      (p) => p === `${process.platform}-${process.arch}`,
+    );
+    expect(version).toBeDefined();
+    expect(platform).toBeDefined();
+    return `${version}-${platform}`;
+  }
+  /** A stand-in postgres in the user cache: the script runs `postgres --version` to accept an install. */
+  function standInPostgres(cache: string): string {
+    const installed = join(cache, 'postgres', postgresInstall());
+    mkdirSync(join(installed, 'bin'), { recursive: true });
+    writeFileSync(join(installed, 'bin', 'postgres'), '#!/bin/sh\necho "postgres (PostgreSQL) 16.99"\n', {
+      mode: 0o755,
+    });
+    return installed;
   }
 
   it('fetch-postgres.sh links .cache/postgres-16 in each fresh clone and an older layout, fetching nothing', () => {
@@ -231,6 +252,48 @@ describe('the fetch scripts with the install already in the user cache', () => {
       expect(readlinkSync(join(root, '.cache', 'postgres-16'))).toBe(installed);
     }
     expect(readdirSync(join(cache, 'postgres'))).toEqual([`${version}-${platform}`]);
+  });
+
+  it('fetch-postgres.sh in a clone under a mode-0700 folder: as root, a link to a shared copy the user postgres can run', () => {
+    chmodSync(dir, 0o755);
+    // As /root is: a home other users cannot enter, holding the user cache.
+    const home = join(dir, 'home');
+    mkdirSync(home, { mode: 0o700 });
+    const cache = join(home, 'user-cache');
+    const installed = standInPostgres(cache);
+    // As `mktemp -d` makes it: mode 0700, the clone inside.
+    const closed = join(dir, 'closed');
+    mkdirSync(closed, { mode: 0o700 });
+    const root = join(closed, 'lab');
+    for (const f of ['scripts/lib/user-cache.sh', 'scripts/fetch-postgres.sh'])
+      cpSync(join(PROJECT_ROOT, f), join(root, f), { recursive: true });
+    const engines = join(dir, 'engines');
+    const r = run(root, 'scripts/fetch-postgres.sh', cache, { LAB_ENGINE_HOME: engines });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const link = join(root, '.cache', 'postgres-16');
+    if (process.getuid?.() === 0) {
+      // PostgreSQL runs as the user postgres, which reaches neither the user cache nor the clone.
+      const shared = join(engines, 'postgres', postgresInstall());
+      expect(readlinkSync(link)).toBe(shared);
+      expect(statSync(engines).mode & 0o777).toBe(0o755);
+      const asPostgres = spawnSync(
+        'setpriv',
+        [
+          '--reuid=postgres',
+          '--regid=postgres',
+          '--init-groups',
+          '--',
+          join(shared, 'bin', 'postgres'),
+          '--version',
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(asPostgres.stdout.trim()).toBe('postgres (PostgreSQL) 16.99');
+    } else {
+      // Not root: PostgreSQL runs as this user, who reaches the user cache itself.
+      expect(readlinkSync(link)).toBe(installed);
+    }
   });
 
   it('fetch-dynamodb-local.sh links .cache/dynamodb-local/<version> to a complete install, no Maven', () => {

@@ -24,6 +24,17 @@ declare module 'vitest' {
 
 const KINDS: readonly EngineKind[] = ['dynalite', 'dynamodb-local'];
 
+/**
+ * How long a file's hook waits for a shared engine. The first file to ask waits for DynamoDB
+ * Local's fetch (global-setup.ts) and its JVM start, which has its own bound (90 s,
+ * local/engines/dynamodb-local.ts) and, past it, an error quoting the engine's output: a hook
+ * that gave up first (a 60 s hook did, on a loaded 2-core machine) hid that error. Measured here
+ * at a load average of 20-24: 13-15 s to start alone, 19-36 s waited by the first file beside
+ * three others (the line below prints it); the bound is the engine's own bound plus its fetch and
+ * the table, and 5x the longest wait seen.
+ */
+export const SHARED_ENGINE_HOOK_MS = 180_000;
+
 export interface EngineBroker {
   readonly url: string;
   stop(): Promise<void>;
@@ -64,7 +75,14 @@ export async function startEngineBroker(opts: EngineBrokerOptions = {}): Promise
     }
     let engine = engines.get(kind);
     if (!engine) {
-      engine = Promise.resolve(opts.before?.[kind]).then(() => startEngine({ kind }));
+      const asked = Date.now();
+      engine = Promise.resolve(opts.before?.[kind])
+        .then(() => startEngine({ kind }))
+        .then((started) => {
+          // What a hook bound is measured against: the wait of the first file that asked.
+          console.info(`shared-engines: ${kind} ready ${Date.now() - asked} ms after the first file asked`);
+          return started;
+        });
       engines.set(kind, engine);
     }
     answer(res, engine, (e) =>

@@ -37,3 +37,26 @@ export class QldbError extends Error {
     );
   }
 }
+
+/**
+ * A failure while a commit (or a control-plane change) was being applied or made durable: memory
+ * may now be ahead of the journal, so the engine must stop rather than acknowledge anything more.
+ * Any other unexpected error happened before anything changed and is answered as an internal error.
+ */
+export class CommitFailure extends Error {
+  constructor(readonly failure: Error) {
+    super(`commit failed: ${failure.message}`);
+    this.name = 'CommitFailure';
+    this.stack = failure.stack;
+  }
+}
+
+/** Runs one step of a commit: a QLDB exception passes through, anything else is a CommitFailure. */
+export async function committing<T>(step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof QldbError || err instanceof CommitFailure) throw err;
+    throw new CommitFailure(err instanceof Error ? err : new Error(String(err)));
+  }
+}

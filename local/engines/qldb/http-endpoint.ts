@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { SendCommandRequest } from '@aws-sdk/client-qldb-session';
-import { QldbError } from './errors';
+import { CommitFailure, QldbError } from './errors';
 import { ControlPlaneError, type LedgerDescription, type QldbSessionService } from './session-service';
 
 const SEND_COMMAND_TARGET = 'QLDBSession.SendCommand';
@@ -22,8 +22,16 @@ const DEFAULT_REGION = 'us-east-1';
 const LOCAL_ACCOUNT = '000000000000';
 
 export interface QldbHttpEndpointOptions {
-  /** Called with each unexpected failure (not QLDB exceptions answered to the client). */
-  readonly onInternalError?: (err: Error) => void;
+  /**
+   * Called when a commit failed part-way (memory may be ahead of the journal): the engine's
+   * process stops on it. The client has been answered InternalFailure.
+   */
+  readonly onCommitFailure?: (err: CommitFailure) => void;
+  /**
+   * Called with any other unexpected error: it happened before anything changed, the client is
+   * answered InternalFailure and the engine goes on.
+   */
+  readonly onUnexpectedError?: (err: Error) => void;
   /** Close connections idle this long, s, as the lab's other engines do. @default 60 */
   readonly idleTimeoutS?: number;
 }
@@ -263,27 +271,28 @@ export function createQldbHttpServer(
       sendError(res, 400, ns, 'SerializationException', 'The request body is not valid JSON');
       return;
     }
-    try {
-      const output = await service.send(decodeSendCommand(parsed));
-      send(res, 200, output);
-    } catch (err) {
-      if (err instanceof QldbError) {
-        sendError(res, 400, ns, err.code, err.message);
-        return;
-      }
-      options.onInternalError?.(err as Error);
-      sendError(res, 500, ns, 'InternalFailure', `Internal failure: ${(err as Error).message}`);
-    }
+    const output = await service.send(decodeSendCommand(parsed));
+    send(res, 200, output);
   };
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((err: Error) => {
-      if (err instanceof QldbError) sendError(res, 400, 'com.amazonaws.qldbsession', err.code, err.message);
-      else {
-        options.onInternalError?.(err);
-        if (!res.headersSent)
-          sendError(res, 500, 'com.amazonaws.qldbsession', 'InternalFailure', err.message);
+    handle(req, res).catch((caught: unknown) => {
+      const err = caught instanceof Error ? caught : new Error(String(caught));
+      if (err instanceof QldbError) {
+        if (!res.headersSent) sendError(res, 400, 'com.amazonaws.qldbsession', err.code, err.message);
+        return;
       }
+      // AWS's common error for a failure of the service itself (status 500, which SDKs retry).
+      if (!res.headersSent)
+        sendError(
+          res,
+          500,
+          'com.amazonaws.qldbsession',
+          'InternalFailure',
+          'The request processing has failed because of an unknown error, exception or failure.',
+        );
+      if (err instanceof CommitFailure) options.onCommitFailure?.(err);
+      else options.onUnexpectedError?.(err);
     });
   });
   // Keep idle connections as long as the lab's other engines do (about a minute, as AWS does),

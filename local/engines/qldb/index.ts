@@ -59,7 +59,13 @@ function validate(opts: StartQldbEngineOptions): void {
   if (idle !== undefined && !(Number.isInteger(idle) && idle > 0)) {
     throw new Error(`startQldbEngine: idleTimeoutS must be a positive whole number, got ${idle}`);
   }
-  for (const key of ['pageSize', 'sessionIdleMs', 'sessionLifetimeMs', 'transactionTimeoutMs'] as const) {
+  for (const key of [
+    'pageSize',
+    'sessionIdleMs',
+    'sessionLifetimeMs',
+    'transactionTimeoutMs',
+    'statementBudgetMs',
+  ] as const) {
     const v = opts[key];
     if (v !== undefined && !(Number.isInteger(v) && v > 0)) {
       throw new Error(`startQldbEngine: ${key} must be a positive integer, got ${v}`);

@@ -31,7 +31,11 @@ export function exactDecimal(v: dom.Value): Decimal {
 }
 
 function numbersEqual(a: dom.Value, b: dom.Value): boolean {
-  if (a.getType() === IonTypes.FLOAT || b.getType() === IonTypes.FLOAT) {
+  const ta = a.getType();
+  const tb = b.getType();
+  // Two ints compare as bigints, without building a Decimal for each side.
+  if (ta === IonTypes.INT && tb === IonTypes.INT) return a.bigIntValue() === b.bigIntValue();
+  if (ta === IonTypes.FLOAT || tb === IonTypes.FLOAT) {
     return a.numberValue() === b.numberValue();
   }
   return exactDecimal(a).compareTo(exactDecimal(b)) === 0;
@@ -95,12 +99,13 @@ export function indexKey(v: dom.Value | null | undefined): string | undefined {
 
 /** coefficient and exponent with trailing zeros moved into the exponent; zero is 0e0. */
 function normalized(d: Decimal): string {
-  let coefficient = d.getCoefficient();
-  let exponent = d.getExponent();
+  const coefficient = d.getCoefficient();
   if (coefficient === 0n) return '0e0';
-  while (coefficient % 10n === 0n) {
-    coefficient /= 10n;
-    exponent += 1;
-  }
-  return `${d.isNegative() ? '-' : ''}${coefficient < 0n ? -coefficient : coefficient}e${exponent}`;
+  // On the digits' text: one pass, where dividing a long coefficient by 10 per zero is quadratic.
+  const digits = (coefficient < 0n ? -coefficient : coefficient).toString();
+  let end = digits.length;
+  while (digits.charCodeAt(end - 1) === 48) end -= 1;
+  const significant = digits.slice(0, end);
+  const exponent = d.getExponent() + (digits.length - end);
+  return `${d.isNegative() ? '-' : ''}${significant}e${exponent}`;
 }

@@ -11,6 +11,9 @@
  *
  * Group commit: commits that arrive while a sync is running are written and synced together, so
  * concurrent commits share one fdatasync. No compaction: the lab's journals stay small.
+ *
+ * Without `sync` a commit is written, not synced: the kernel holds it, so it survives the
+ * engine's process being killed (the lab's run data), not the machine stopping (--data syncs).
  */
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readFile, truncate } from 'node:fs/promises';
@@ -105,14 +108,16 @@ export class Journal {
   #queued: Batch = newBatch();
   #inFlight: Promise<void> | undefined;
   #failed: Error | undefined;
+  readonly #sync: boolean;
 
-  private constructor(path: string, file: FileHandle) {
+  private constructor(path: string, file: FileHandle, sync: boolean) {
     this.path = path;
     this.#file = file;
+    this.#sync = sync;
   }
 
   /** Opens (creating if missing) the journal in dataDir, drops a torn last line, and reads every record. */
-  static async open(dataDir: string): Promise<OpenedJournal> {
+  static async open(dataDir: string, { sync = true }: { sync?: boolean } = {}): Promise<OpenedJournal> {
     await mkdir(dataDir, { recursive: true });
     const path = join(dataDir, JOURNAL_FILE);
     const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
@@ -141,10 +146,10 @@ export class Journal {
     } finally {
       closeSync(dir);
     }
-    return { journal: new Journal(path, file), records, droppedBytes };
+    return { journal: new Journal(path, file, sync), records, droppedBytes };
   }
 
-  /** Appends one commit; resolves once it is on disk. */
+  /** Appends one commit; resolves once it is on disk (written, without sync). */
   append(record: CommitRecord): Promise<void> {
     if (this.#failed) return Promise.reject(this.#failed);
     const batch = this.#queued;
@@ -174,7 +179,7 @@ export class Journal {
     this.#inFlight = (async () => {
       try {
         await this.#file.write(batch.lines.join(''));
-        await this.#file.datasync();
+        if (this.#sync) await this.#file.datasync();
         batch.resolve();
       } catch (err) {
         // After a failed write the file's tail is unknown: refuse every later commit.

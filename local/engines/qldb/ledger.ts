@@ -17,7 +17,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { dom, dumpBinary, IonTypes } from 'ion-js';
 import { QldbError } from './errors';
 import { indexKey as indexKeyOf } from './ion-compare';
-import type { ParsedStatement, Position, Statement } from './partiql';
+import type { FromSource, ParsedStatement, Position, Statement } from './partiql';
 import { semanticError } from './partiql';
 import {
   type Catalog,
@@ -55,6 +55,31 @@ export const QLDB_QUOTAS = {
 } as const;
 
 export const MAX_DOCUMENTS_PER_TRANSACTION = QLDB_QUOTAS.documentsPerTransaction;
+
+/**
+ * How deep a stored document may nest (containers within containers). QLDB documents no such
+ * limit; this one is the engine's own, so that writing a document to the journal, reading it back
+ * at start and comparing it never runs out of stack: a document that passes it is committed
+ * safely, where one nested thousands deep could fail inside a commit. ion-js itself cannot load
+ * Ion nested much deeper than a few thousand levels.
+ */
+export const MAX_DOCUMENT_DEPTH = 1_000;
+
+/** A value's nesting depth, counted without recursion. */
+function nestingDepth(root: dom.Value): number {
+  let deepest = 0;
+  const stack: [dom.Value, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [dom.Value, number];
+    if (depth > deepest) deepest = depth;
+    if (v.isNull()) continue;
+    const t = v.getType();
+    if (t === IonTypes.STRUCT || t === IonTypes.LIST || t === IonTypes.SEXP) {
+      for (const child of v.elements()) stack.push([child, depth + 1]);
+    }
+  }
+  return deepest;
+}
 
 /** A committed revision of a document (data null: the revision that deleted it). */
 interface Revision {
@@ -228,13 +253,14 @@ export class Ledger {
     parsed: ParsedStatement,
     params: readonly dom.Value[],
     now = Date.now(),
+    budgetMs?: number,
   ): dom.Value[] {
     if (params.length !== parsed.parameterCount) {
       throw QldbError.badRequest(
         `Number of parameters (${params.length}) does not match the statement's ${parsed.parameterCount} placeholders`,
       );
     }
-    const ev = new Evaluator(this.#catalog(txn, now), params);
+    const ev = new Evaluator(this.#catalog(txn, now), params, budgetMs);
     const values = this.#run(txn, parsed.statement, ev);
     txn.lastReadIOs = ev.reads;
     return values;
@@ -258,7 +284,12 @@ export class Ledger {
         const table = s.target.table;
         this.#requireTable(txn, table, s.target.pos);
         const value = ev.eval(s.value, EMPTY_ENV);
-        const docs = value !== undefined && isBag(value) ? value.elements() : [value];
+        // A bag inserts each of its documents, and so does an Ion list: AWS's own Node.js tutorial
+        // inserts its sample data as `INSERT INTO <table> ?` with a list of documents
+        // (getting-started.nodejs.step-3.html).
+        const many =
+          value !== undefined && !value.isNull() && (isBag(value) || value.getType() === IonTypes.LIST);
+        const docs = many ? value.elements() : [value];
         const writes = docs.map((doc): [string, dom.Value] => {
           if (doc === undefined || doc.getType() !== IonTypes.STRUCT || doc.isNull()) {
             throw semanticError(
@@ -286,13 +317,35 @@ export class Ledger {
           pos: t.pos,
         };
         const alias = sourceAlias(source, 0);
-        const rows = ev.bindings([source], s.where, EMPTY_ENV);
-        const writes = rows.map((env): [string, dom.Value | null] => {
+        // Nested sources (`FROM t AS r, @r.Owners AS o`) each get a hidden AT name: the index of
+        // the element a row is bound to, so that `SET o.x = ...` and `REMOVE o` reach it.
+        const nested = s.kind === 'update' ? s.nested : [];
+        const sources: FromSource[] = [
+          source,
+          ...nested.map((n, i) => ({ ...n, at: n.at ?? `\u0000at${i}` })),
+        ];
+        const rows = ev.bindings(sources, s.where, EMPTY_ENV);
+        const docs = new Map<string, dom.Value | null>();
+        for (const env of rows) {
           const id = env.lookup(byName, true).value?.stringValue() ?? '';
-          if (s.kind === 'delete') return [id, null];
-          const doc = env.lookup(alias, true).value as dom.Value;
-          return [id, ev.applyOps(doc, s.ops, alias, env)];
-        });
+          if (s.kind === 'delete') {
+            docs.set(id, null);
+            continue;
+          }
+          // Several rows (nested elements) of one document edit it in turn; a removed one stays removed.
+          const doc = docs.has(id) ? docs.get(id) : (env.lookup(alias, true).value as dom.Value);
+          if (doc === null || doc === undefined) continue;
+          const prefixes = new Map<string, (string | number)[]>();
+          for (const [i, n] of sources.slice(1).entries()) {
+            const steps = ev.dmlSteps(n.expr, alias, env, prefixes);
+            const at = env.lookup(n.at as string, true).value;
+            if (at !== undefined && at.getType() === IonTypes.INT) steps.push(Number(at.bigIntValue()));
+            const name = sourceAlias(n, i + 1);
+            prefixes.set(name.toLowerCase(), steps);
+          }
+          docs.set(id, ev.applyOps(doc, s.ops, alias, env, prefixes));
+        }
+        const writes = [...docs];
         this.#write(txn, t.table, writes);
         return writes.map(([id]) => struct({ documentId: str(id) }));
       }
@@ -533,8 +586,10 @@ export class Ledger {
       this.#read(txn, tableKey(table.name));
       return [...table.documents.entries()].map(([id, r]) => this.#revisionView(id, r));
     }
-    if (name.startsWith('history:')) {
-      const table = this.#tables.get(name.slice('history:'.length));
+    if (name.startsWith('history:') || name.startsWith('history-id:')) {
+      const table = name.startsWith('history:')
+        ? this.#tables.get(name.slice('history:'.length))
+        : this.#tableById(name.slice('history-id:'.length));
       if (!table) return undefined;
       const [start, end] = (args ?? []).map((v) => {
         const ts = v.getType() === IonTypes.TIMESTAMP ? v.timestampValue() : null;
@@ -544,9 +599,14 @@ export class Ledger {
       this.#read(txn, tableKey(table.name));
       const out: dom.Value[] = [];
       for (const [id, revisions] of table.history) {
-        for (const r of revisions) {
-          const at = Date.parse(r.txTime);
-          if ((start !== undefined && at < start) || (end !== undefined && at > end)) continue;
+        for (const [i, r] of revisions.entries()) {
+          // The bounds select the revisions that were current at some time in [start, end] (both
+          // inclusive), "not the time range during which revisions were committed"
+          // (working.history.html): a revision is current from its commit until the next one's.
+          const from = Date.parse(r.txTime);
+          const next = revisions[i + 1];
+          const until = next ? Date.parse(next.txTime) : Number.POSITIVE_INFINITY;
+          if ((end !== undefined && from > end) || (start !== undefined && until <= start)) continue;
           out.push(this.#revisionView(id, r));
         }
       }
@@ -577,6 +637,12 @@ export class Ledger {
   }
 
   // --- internals ---
+
+  /** An active or dropped table by its id. */
+  #tableById(tableId: string): Table | undefined {
+    for (const t of this.#tables.values()) if (t.tableId === tableId) return t;
+    return this.#inactive.get(tableId);
+  }
 
   #committedTable(name: string): Table {
     const t = this.#tables.get(name);
@@ -623,6 +689,12 @@ export class Ledger {
     let bytes = 0;
     for (const [id, data] of writes) {
       if (!data) continue;
+      const depth = nestingDepth(data);
+      if (depth > MAX_DOCUMENT_DEPTH) {
+        throw QldbError.badRequest(
+          `Document ${id} nests ${depth} levels deep, over the local engine's limit of ${MAX_DOCUMENT_DEPTH}`,
+        );
+      }
       let size = sizeBound(data);
       if (size > QLDB_QUOTAS.documentBytes) size = dumpBinary(data).length;
       if (size > QLDB_QUOTAS.documentBytes) {

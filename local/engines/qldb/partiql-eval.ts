@@ -9,7 +9,7 @@
  * in FROM it names a table. Field names are case-sensitive, as QLDB's are.
  */
 import { dom, IonTypes } from 'ion-js';
-import type { QldbError } from './errors';
+import { QldbError } from './errors';
 import { indexKey, isNumeric, sameValue } from './ion-compare';
 import type { DmlOp, Expr, FromSource, PathStep, Position, ProjectionItem, SelectStatement } from './partiql';
 import { semanticError } from './partiql';
@@ -21,6 +21,7 @@ import {
   isOfType,
   SCALAR_FUNCTIONS,
 } from './partiql-functions';
+import { compileLike, type LikePattern, likeMatches } from './partiql-like';
 import {
   type ArithmeticOp,
   arithmetic,
@@ -118,14 +119,37 @@ const FOUND_MISSING = { found: true, value: undefined } as const;
 
 export const EMPTY_ENV = new Env(undefined, [], [], []);
 
+/** How long one statement may evaluate before it is refused, ms (see Evaluator.tick). */
+export const DEFAULT_STATEMENT_BUDGET_MS = 1_000;
+/** Steps between two looks at the clock. */
+const TICKS_PER_CHECK = 1024;
+
 export class Evaluator {
   /** Documents read from tables, for ConsumedIOs.ReadIOs. */
   reads = 0;
+  #ticks = 0;
+  readonly #deadline: number;
 
   constructor(
     readonly catalog: Catalog,
     readonly params: readonly dom.Value[],
-  ) {}
+    readonly budgetMs: number = DEFAULT_STATEMENT_BUDGET_MS,
+  ) {
+    this.#deadline = performance.now() + budgetMs;
+  }
+
+  /**
+   * One step of work. The engine serves every client from one thread, so a statement that runs
+   * long holds up everyone: past its budget it is refused (it has changed nothing yet). QLDB bounds
+   * a transaction at 30 s; this bound is the local engine's own, so one client's statement cannot
+   * stall the others for long.
+   */
+  tick(): void {
+    if (++this.#ticks % TICKS_PER_CHECK !== 0 || performance.now() <= this.#deadline) return;
+    throw QldbError.badRequest(
+      `The statement ran past the local engine's evaluation budget of ${this.budgetMs} ms and was stopped; nothing it did was kept`,
+    );
+  }
 
   fn(pos: Position): FunctionContext {
     return {
@@ -140,6 +164,7 @@ export class Evaluator {
   // --- expressions ---
 
   eval(e: Expr, env: Env, group?: readonly Env[]): Val {
+    this.tick();
     switch (e.k) {
       case 'lit':
         return e.v;
@@ -379,8 +404,13 @@ export class Evaluator {
     if (escapeChar !== undefined && Array.from(escapeChar).length !== 1) {
       throw semanticError(e.pos, 'The LIKE ESCAPE value must be a single character');
     }
-    const re = likeRegExp((p as dom.Value).stringValue() ?? '', escapeChar, e.pos);
-    const hit = re.test((v as dom.Value).stringValue() ?? '');
+    let pattern: LikePattern;
+    try {
+      pattern = compileLike((p as dom.Value).stringValue() ?? '', escapeChar);
+    } catch (err) {
+      throw semanticError(e.pos, (err as Error).message);
+    }
+    const hit = likeMatches((v as dom.Value).stringValue() ?? '', pattern, () => this.tick());
     return bool(e.not ? !hit : hit);
   }
 
@@ -472,6 +502,7 @@ export class Evaluator {
         implicit.filter((x) => x < slot),
       );
       for (const item of this.#sourceItems(source, i, partial, conjuncts, names, from.length)) {
+        this.tick();
         let s = slot;
         values[s++] = item.value;
         if (source.at) values[s++] = item.at;
@@ -527,19 +558,30 @@ export class Evaluator {
       }
       throw semanticError(root.pos, `No such variable named '${root.name}'`);
     }
+    // history(table_name | 'table_id' [, start [, end]]) (working.history.html): a name that no
+    // alias binds is a table's name, a string literal its id (which also finds a dropped table).
+    const table = e.k === 'call' && e.name === 'HISTORY' ? e.args[0] : undefined;
+    const byId =
+      table?.k === 'lit' && table.v !== undefined && table.v.getType() === IonTypes.STRING
+        ? (table.v.stringValue() ?? '')
+        : undefined;
     if (
       e.k === 'call' &&
-      e.name === 'HISTORY' &&
-      e.args[0]?.k === 'id' &&
-      !env.lookup(e.args[0].name, e.args[0].quoted).found
+      table &&
+      (byId !== undefined || (table.k === 'id' && !env.lookup(table.name, table.quoted).found))
     ) {
       const args = e.args.slice(1).map((a) => {
         const v = this.eval(a, env);
         if (v === undefined) throw semanticError(a.pos, 'history() bounds must be timestamps');
         return v;
       });
-      const rows = this.catalog.system(`history:${e.args[0].name}`, args, e.pos);
-      if (!rows) throw semanticError(e.args[0].pos, `No such variable named '${e.args[0].name}'`);
+      const key = byId !== undefined ? `history-id:${byId}` : `history:${(table as { name: string }).name}`;
+      const rows = this.catalog.system(key, args, e.pos);
+      if (!rows) {
+        throw byId !== undefined
+          ? semanticError(table.pos, `No such table with id '${byId}'`)
+          : semanticError(table.pos, `No such variable named '${(table as { name: string }).name}'`);
+      }
       this.reads += rows.length;
       return rows.map((value) => ({ value }));
     }
@@ -673,17 +715,27 @@ export class Evaluator {
   // --- DML path edits ---
 
   /**
-   * Applies SET / REMOVE / INSERT INTO to one document: paths are rooted at the target's alias (or a
-   * top-level field when unqualified). Returns the new document; the input is left untouched.
+   * Applies SET / REMOVE / INSERT INTO to one document: paths are rooted at the target's alias, at a
+   * nested source's alias (`o` of `@r.Owners AS o`: the element it is bound to), or are a top-level
+   * field when unqualified. Returns the new document, or null when `REMOVE <alias>` removed the
+   * whole document ("or remove an entire top-level document", ql-reference.from.html); the input
+   * is left untouched.
    */
-  applyOps(doc: dom.Value, ops: readonly DmlOp[], alias: string, env: Env): dom.Value {
+  applyOps(
+    doc: dom.Value,
+    ops: readonly DmlOp[],
+    alias: string,
+    env: Env,
+    nested: ReadonlyMap<string, readonly (string | number)[]> = new Map(),
+  ): dom.Value | null {
     let current = doc;
     for (const op of ops) {
-      const steps = this.#targetSteps(op.path, alias, env);
+      const steps = this.dmlSteps(op.path, alias, env, nested);
       if (steps.length === 0) {
+        if (op.k === 'remove') return null;
         throw semanticError(
           op.path.pos,
-          'A whole document cannot be replaced by SET or REMOVE; use DELETE then INSERT',
+          'A whole document cannot be replaced by SET or INSERT INTO; use DELETE then INSERT',
         );
       }
       if (op.k === 'set') {
@@ -707,7 +759,13 @@ export class Evaluator {
     return current;
   }
 
-  #targetSteps(path: Expr, alias: string, env: Env): (string | number)[] {
+  /** The steps from the document's root to what `path` names (see applyOps). */
+  dmlSteps(
+    path: Expr,
+    alias: string,
+    env: Env,
+    nested: ReadonlyMap<string, readonly (string | number)[]>,
+  ): (string | number)[] {
     const steps: (string | number)[] = [];
     let base: Expr;
     let rest: readonly PathStep[];
@@ -719,7 +777,9 @@ export class Evaluator {
       rest = path.steps;
     } else throw semanticError(path.pos, 'Expected a path to a document element');
     if (base.k !== 'id') throw semanticError(path.pos, 'Expected a path to a document element');
-    if (!sameName(base.name, alias, base.quoted)) steps.push(base.name);
+    const prefix = nested.get(base.name.toLowerCase());
+    if (prefix) steps.push(...prefix);
+    else if (!sameName(base.name, alias, base.quoted)) steps.push(base.name);
     for (const step of rest) {
       if (step.k === 'field') steps.push(step.name);
       else if (step.k === 'index') {
@@ -827,22 +887,6 @@ function independent(e: Expr, env: Env, alias: string, by: string | undefined): 
     default:
       return false;
   }
-}
-
-function likeRegExp(pattern: string, escapeChar: string | undefined, pos: Position): RegExp {
-  let re = '^';
-  const chars = Array.from(pattern);
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i];
-    if (escapeChar !== undefined && c === escapeChar) {
-      const next = chars[++i];
-      if (next === undefined) throw semanticError(pos, 'The LIKE pattern ends with its escape character');
-      re += next.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    } else if (c === '%') re += '.*';
-    else if (c === '_') re += '.';
-    else re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  }
-  return new RegExp(`${re}$`, 'su');
 }
 
 /** Rebuilds `v` with the element at steps[i..] changed by `change` (undefined removes it). */

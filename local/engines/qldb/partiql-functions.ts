@@ -1,11 +1,12 @@
 /**
  * The scalar functions QLDB lists (https://docs.aws.amazon.com/qldb/latest/developerguide/ql-functions.html)
  * and CAST: string (CHAR_LENGTH, CHARACTER_LENGTH, LOWER, UPPER, SUBSTRING, TRIM), conditional
- * (COALESCE, NULLIF; EXISTS is an expression), date and time (DATE_ADD, DATE_DIFF, EXTRACT, TO_STRING,
+ * (COALESCE, NULLIF, EXISTS of a value; EXISTS of a subquery is an expression), date and time (DATE_ADD, DATE_DIFF, EXTRACT, TO_STRING,
  * TO_TIMESTAMP, UTCNOW), scalar (TXID, SIZE), and CAST. Unless stated otherwise a NULL or MISSING
  * argument makes the result NULL, as the functions page says.
  */
 import { Decimal, dom, IonTypes, Timestamp, TimestampPrecision } from 'ion-js';
+import { QldbError } from './errors';
 import { exactDecimal, isNumeric } from './ion-compare';
 import {
   bool,
@@ -40,6 +41,7 @@ export const SCALAR_FUNCTIONS = new Set([
   'TRIM',
   'COALESCE',
   'NULLIF',
+  'EXISTS',
   'DATE_ADD',
   'DATE_DIFF',
   'EXTRACT',
@@ -108,6 +110,17 @@ export function callScalar(
       if (!unknown(b) && equalKnown(a as dom.Value, b as dom.Value)) return NULL;
       return a;
     }
+    case 'EXISTS': {
+      // ql-functions.exists.html: TRUE for a non-empty collection (list, s-expression, struct,
+      // bag), FALSE for anything else including null; "EXISTS(missing) -- error".
+      if (args.length !== 1) ctx.fail('EXISTS takes one argument');
+      const v = args[0];
+      if (v === undefined) return ctx.fail('EXISTS of MISSING is an error');
+      if (v.isNull()) return bool(false);
+      const t = v.getType();
+      const container = t === IonTypes.LIST || t === IonTypes.SEXP || t === IonTypes.STRUCT;
+      return bool(container && elementsOf(v).length > 0);
+    }
     case 'UTCNOW':
       return new dom.Timestamp(utcTimestamp(ctx.now));
     case 'TXID':
@@ -153,20 +166,44 @@ export function callScalar(
     }
     case 'EXTRACT':
       return extract(keyword ?? '', timestamp(a[0], ctx, name));
-    case 'DATE_ADD':
-      return new dom.Timestamp(dateAdd(keyword ?? '', integer(a[0], ctx, name), timestamp(a[1], ctx, name)));
+    case 'DATE_ADD': {
+      const n = integer(a[0], ctx, name);
+      const t = timestamp(a[1], ctx, name);
+      return new dom.Timestamp(
+        ionChecked(ctx, 'DATE_ADD: the result is not a timestamp Ion can hold (years 0001 to 9999)', () =>
+          dateAdd(keyword ?? '', n, t),
+        ),
+      );
+    }
     case 'DATE_DIFF':
       return int(dateDiff(keyword ?? '', timestamp(a[0], ctx, name), timestamp(a[1], ctx, name)));
     case 'TO_STRING':
       return str(formatTimestamp(timestamp(a[0], ctx, name), text(a[1], ctx, name), ctx));
     case 'TO_TIMESTAMP': {
       const s = text(a[0], ctx, name);
-      const t = a.length > 1 ? parseWithPattern(s, text(a[1], ctx, name), ctx) : Timestamp.parse(s);
+      const pattern = a.length > 1 ? text(a[1], ctx, name) : undefined;
+      const t = ionChecked(ctx, `TO_TIMESTAMP cannot parse '${s}'`, () =>
+        pattern !== undefined ? parseWithPattern(s, pattern, ctx) : Timestamp.parse(s),
+      );
       if (!t) return ctx.fail(`TO_TIMESTAMP cannot parse '${s}'`);
       return new dom.Timestamp(t);
     }
   }
   return ctx.fail(`No such function: ${name}`);
+}
+
+/**
+ * Runs an ion-js constructor or parser over values the statement supplied: ion-js throws a plain
+ * Error for an out-of-range field (month 13, year 12017, a decimal that is not one), which is the
+ * statement's fault and answers as QLDB's evaluation error.
+ */
+function ionChecked<T>(ctx: FunctionContext, message: string, make: () => T): T {
+  try {
+    return make();
+  } catch (err) {
+    if (err instanceof QldbError) throw err;
+    return ctx.fail(`${message}: ${(err as Error).message}`);
+  }
 }
 
 function equalKnown(a: dom.Value, b: dom.Value): boolean {
@@ -250,8 +287,11 @@ function dateAdd(part: string, n: number, t: Timestamp): Timestamp {
     }
     default: {
       const ms = { DAY: 86_400_000, HOUR: 3_600_000, MINUTE: 60_000, SECOND: 1000 }[part] ?? 0;
-      const base = Date.UTC(y, mo - 1, d, h, mi, 0) + ms * n;
+      // Whole seconds take part in the carry (59 s + 1 s is the next minute); the fraction stays.
+      const whole = Math.floor(seconds.numberValue());
+      const base = Date.UTC(y, mo - 1, d, h, mi, 0) + whole * 1000 + ms * n;
       const nd = new Date(base);
+      if (!Number.isFinite(nd.getTime())) throw new RangeError(`${n} ${part.toLowerCase()}s is out of range`);
       [y, mo, d, h, mi] = [
         nd.getUTCFullYear(),
         nd.getUTCMonth() + 1,
@@ -259,7 +299,8 @@ function dateAdd(part: string, n: number, t: Timestamp): Timestamp {
         nd.getUTCHours(),
         nd.getUTCMinutes(),
       ];
-      if (part === 'SECOND' && seconds === undefined) seconds = new Decimal(0, 0);
+      const newWhole = nd.getUTCSeconds();
+      if (newWhole !== whole) seconds = addWholeSeconds(seconds, newWhole - whole);
     }
   }
   // Clamp the day to the month's length (Jan 31 + 1 month = Feb 28/29).
@@ -287,6 +328,21 @@ function dateAdd(part: string, n: number, t: Timestamp): Timestamp {
   );
 }
 
+/** A seconds decimal moved by whole seconds, keeping its fraction and precision. */
+function addWholeSeconds(seconds: Decimal, delta: number): Decimal {
+  const e = seconds.getExponent();
+  const c = seconds.getCoefficient();
+  const signed = seconds.isNegative() ? -(c < 0n ? -c : c) : c < 0n ? -c : c;
+  const moved =
+    e <= 0 ? signed + BigInt(delta) * 10n ** BigInt(-e) : signed * 10n ** BigInt(e) + BigInt(delta);
+  return new Decimal(moved < 0n ? -moved : moved, Math.min(e, 0), moved < 0n);
+}
+
+/**
+ * Whole parts between two timestamps: "must be at least a full month apart to evaluate as a 1
+ * month difference" (ql-functions.date_diff.html), so a month or year counts only once the later
+ * timestamp has reached the same day and time of day in its month.
+ */
 function dateDiff(part: string, a: Timestamp, b: Timestamp): number {
   const ms = b.getDate().getTime() - a.getDate().getTime();
   switch (part) {
@@ -294,7 +350,12 @@ function dateDiff(part: string, a: Timestamp, b: Timestamp): number {
     case 'MONTH': {
       const fa = fields(a);
       const fb = fields(b);
-      const months = (fb.y - fa.y) * 12 + (fb.mo - fa.mo);
+      let months = (fb.y - fa.y) * 12 + (fb.mo - fa.mo);
+      // The rest of each timestamp within its month, as UTC instants of the same month for comparison.
+      const restA = Date.UTC(2000, 0, fa.d, fa.h, fa.mi) + fa.s.numberValue() * 1000 - fa.offset * 60_000;
+      const restB = Date.UTC(2000, 0, fb.d, fb.h, fb.mi) + fb.s.numberValue() * 1000 - fb.offset * 60_000;
+      if (months > 0 && restB < restA) months -= 1;
+      else if (months < 0 && restB > restA) months += 1;
       return part === 'YEAR' ? Math.trunc(months / 12) : months;
     }
     case 'DAY':
@@ -330,8 +391,9 @@ function offsetText(offset: number, style: string): string {
   const sign = offset < 0 ? '-' : '+';
   const h = pad(Math.trunc(Math.abs(offset) / 60), 2);
   const m = pad(Math.abs(offset) % 60, 2);
+  // Java's DateTimeFormatter: X +HH[mm], XX +HHmm, XXX +HH:mm, XXXX +HHmm[ss], XXXXX +HH:mm[:ss].
   if (style.length === 1) return `${sign}${h}${m === '00' ? '' : m}`;
-  if (style.length === 2) return `${sign}${h}${m}`;
+  if (style.length === 2 || style.length === 4) return `${sign}${h}${m}`;
   return `${sign}${h}:${m}`;
 }
 
@@ -385,6 +447,8 @@ function formatTimestamp(t: Timestamp, pattern: string, ctx: FunctionContext): s
         out += pad(secondsWhole, w);
         break;
       case 'S':
+        // Java's DateTimeFormatter (whose symbols these are) has at most 9 fraction digits.
+        if (w > 9) ctx.fail(`TO_STRING: at most 9 fraction digits (S), got ${w}`);
         out += fraction.toFixed(w).slice(2, 2 + w);
         break;
       case 'n':
@@ -433,7 +497,9 @@ function parseWithPattern(s: string, pattern: string, ctx: FunctionContext): Tim
     switch (c) {
       case 'y':
         y = digits(w === 2 ? 2 : 4);
-        if (w === 2) y += 2000;
+        // "1900 is added to values greater than or equal to 70, and 2000 is added to values less
+        // than 70" (ql-functions.to_timestamp.html).
+        if (w === 2) y += y >= 70 ? 1900 : 2000;
         break;
       case 'M':
         if (w >= 3) {
@@ -505,21 +571,22 @@ function parseWithPattern(s: string, pattern: string, ctx: FunctionContext): Tim
 
 /** CAST(v AS type), as PartiQL defines it for Ion's types. */
 export function cast(v: Val, type: string, ctx: FunctionContext): Val {
-  if (v === undefined) return type === 'MISSING' ? undefined : undefined;
-  if (v.isNull()) return NULL;
+  // ql-functions.cast.html: "CAST(missing AS null) -- null", "CAST(null AS missing) -- missing",
+  // any other target keeps the unknown as it is; "CAST(1 AS null) -- error".
+  if (v === undefined) return type === 'NULL' ? NULL : undefined;
+  if (v.isNull()) return type === 'MISSING' ? undefined : NULL;
   const t = v.getType();
   const fail = (): never => ctx.fail(`Cannot cast ${typeName(v)} to ${type}`);
   switch (type) {
     case 'NULL':
-      return NULL;
+    case 'MISSING':
+      return fail();
     case 'BOOL':
     case 'BOOLEAN':
       if (t === IonTypes.BOOL) return v;
       if (isNumeric(v)) return bool(compareNumbers(v, int(0)) !== 0);
-      if (isText(v)) {
-        const s = (v.stringValue() ?? '').toLowerCase();
-        if (s === 'true' || s === 'false') return bool(s === 'true');
-      }
+      // "CAST('a' AS boolean) -- false", "CAST('true' AS boolean) -- true".
+      if (isText(v)) return bool((v.stringValue() ?? '').toLowerCase() === 'true');
       return fail();
     case 'INT':
     case 'INTEGER':
@@ -539,6 +606,10 @@ export function cast(v: Val, type: string, ctx: FunctionContext): Val {
         const e = d.getExponent();
         let c = d.getCoefficient();
         if (c < 0n) c = -c;
+        // PartiQL's INT is 64-bit: a decimal of more than 19 integer digits cannot fit (and
+        // `1d3000000` must not be expanded to find that out).
+        if (c !== 0n && c.toString().length + e > 19)
+          return ctx.fail(`Int overflow or underflow casting ${typeName(v)} to ${type}`);
         const whole = e >= 0 ? c * 10n ** BigInt(e) : c / 10n ** BigInt(-e);
         return int(d.isNegative() ? -whole : whole);
       }
@@ -569,8 +640,14 @@ export function cast(v: Val, type: string, ctx: FunctionContext): Val {
       }
       if (t === IonTypes.BOOL) return new dom.Decimal(new Decimal(v.booleanValue() ? 1 : 0, 0));
       if (isText(v)) {
-        const d = Decimal.parse((v.stringValue() ?? '').trim());
-        if (d) return new dom.Decimal(d);
+        // A SQL number ('1.5', '-2', '3e4'); Ion's decimal parser throws on anything else.
+        const text = (v.stringValue() ?? '').trim();
+        if (/^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eEdD][+-]?[0-9]+)?$/.test(text)) {
+          const d = ionChecked(ctx, `Cannot cast '${text}' to ${type}`, () =>
+            Decimal.parse(text.replace(/^\+/, '').replace(/[eE]/, 'd')),
+          );
+          if (d) return new dom.Decimal(d);
+        }
       }
       return fail();
     case 'STRING':
@@ -592,7 +669,7 @@ export function cast(v: Val, type: string, ctx: FunctionContext): Val {
     case 'TIMESTAMP': {
       if (t === IonTypes.TIMESTAMP) return v;
       if (isText(v)) {
-        const ts = Timestamp.parse(v.stringValue() ?? '');
+        const ts = ionChecked(ctx, `Cannot cast to ${type}`, () => Timestamp.parse(v.stringValue() ?? ''));
         if (ts) return new dom.Timestamp(ts);
       }
       return fail();

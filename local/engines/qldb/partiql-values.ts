@@ -78,9 +78,76 @@ function parts(d: Decimal): [bigint, number] {
   return [d.isNegative() ? -abs : abs, d.getExponent()];
 }
 
-function align(a: [bigint, number], b: [bigint, number]): [bigint, bigint, number] {
+/**
+ * Decimal arithmetic keeps 38 significant digits, rounding half to even, as PartiQL's reference
+ * implementation does (partiql-lang-kotlin: MathContext(38, RoundingMode.HALF_EVEN)). Besides
+ * being what QLDB's PartiQL computed, it bounds the work: `1d3000000 + 1` never builds a
+ * three-million-digit coefficient.
+ */
+export const DECIMAL_PRECISION = 38;
+
+function digitCount(c: bigint): number {
+  return (c < 0n ? -c : c).toString().length;
+}
+
+/** Rounds a coefficient to DECIMAL_PRECISION digits, half to even, moving the exponent. */
+function rounded(c: bigint, e: number): [bigint, number] {
+  const digits = digitCount(c);
+  if (digits <= DECIMAL_PRECISION) return [c, e];
+  const drop = digits - DECIMAL_PRECISION;
+  const unit = 10n ** BigInt(drop);
+  const negative = c < 0n;
+  const abs = negative ? -c : c;
+  let q = abs / unit;
+  const twice = (abs % unit) * 2n;
+  if (twice > unit || (twice === unit && q % 2n === 1n)) q += 1n;
+  let exponent = e + drop;
+  // 99...9 rounded up to 10...0 has one digit too many: that digit is a zero.
+  if (digitCount(q) > DECIMAL_PRECISION) {
+    q /= 10n;
+    exponent += 1;
+  }
+  return [negative ? -q : q, exponent];
+}
+
+/**
+ * a + b to DECIMAL_PRECISION digits. When one operand lies wholly below the digits the result
+ * keeps, only its sign can matter (to the rounding), so it is replaced by a unit just below them:
+ * the result is the same and the exponents are never aligned across a huge gap.
+ */
+function addDecimals(a: [bigint, number], b: [bigint, number]): [bigint, number] {
+  if (a[0] === 0n && b[0] === 0n) return [0n, Math.min(a[1], b[1])];
+  // `hi` has the larger exponent.
+  const [hi, lower] = a[1] >= b[1] ? [a, b] : [b, a];
+  let lo = lower;
+  const gap = hi[1] - lo[1];
+  if (hi[0] === 0n) {
+    // 0 at a large exponent adds nothing but its scale: the other operand, padded to the smaller exponent.
+    return rounded(lo[0], lo[1]);
+  }
+  const room = DECIMAL_PRECISION + 2;
+  if (gap > room + digitCount(lo[0])) {
+    const sign = lo[0] < 0n ? -1n : lo[0] > 0n ? 1n : 0n;
+    lo = [sign, hi[1] - room];
+  }
+  const e = Math.min(hi[1], lo[1]);
+  const sum = hi[0] * 10n ** BigInt(hi[1] - e) + lo[0] * 10n ** BigInt(lo[1] - e);
+  return rounded(sum, e);
+}
+
+/**
+ * The integer quotient of a % b must fit in DECIMAL_PRECISION digits, as Java's
+ * BigDecimal.remainder(divisor, MathContext) requires ("Division impossible" otherwise).
+ */
+function remainderDecimals(a: [bigint, number], b: [bigint, number]): [bigint, number] {
+  const magnitude = (x: [bigint, number]) => digitCount(x[0]) + x[1];
+  if (a[0] !== 0n && magnitude(a) - magnitude(b) > DECIMAL_PRECISION) {
+    throw new RangeError(`Division impossible: the quotient has more than ${DECIMAL_PRECISION} digits`);
+  }
   const e = Math.min(a[1], b[1]);
-  return [a[0] * 10n ** BigInt(a[1] - e), b[0] * 10n ** BigInt(b[1] - e), e];
+  const x = a[0] * 10n ** BigInt(a[1] - e);
+  const y = b[0] * 10n ** BigInt(b[1] - e);
+  return rounded(x % y, e);
 }
 
 /** Numeric comparison: int and decimal exactly, a float as a double. */
@@ -176,11 +243,13 @@ export function arithmetic(op: ArithmeticOp, a: dom.Value, b: dom.Value): Val {
   switch (op) {
     case '+':
     case '-': {
-      const [x, y, e] = align(pa, pb);
-      return decimal(op === '+' ? x + y : x - y, e);
+      const [c, e] = addDecimals(pa, op === '+' ? pb : [-pb[0], pb[1]]);
+      return decimal(c, e);
     }
-    case '*':
-      return decimal(pa[0] * pb[0], pa[1] + pb[1]);
+    case '*': {
+      const [c, e] = rounded(pa[0] * pb[0], pa[1] + pb[1]);
+      return decimal(c, e);
+    }
     case '/': {
       if (pb[0] === 0n) throw new RangeError('Division by zero');
       const scale = DIVISION_DIGITS;
@@ -189,8 +258,8 @@ export function arithmetic(op: ArithmeticOp, a: dom.Value, b: dom.Value): Val {
     }
     case '%': {
       if (pb[0] === 0n) throw new RangeError('Division by zero');
-      const [x, y, e] = align(pa, pb);
-      return decimal(x % y, e);
+      const [c, e] = remainderDecimals(pa, pb);
+      return decimal(c, e);
     }
   }
 }

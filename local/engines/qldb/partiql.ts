@@ -9,8 +9,9 @@
  *   fromList   := source { (',' | [INNER | CROSS] JOIN) source [ON expr] }
  *   source     := expr [[AS] name] [AT name] [BY name]        (expr: a table, history(t, ...), a path)
  *   insert     := INSERT INTO name (VALUE expr | expr)        (a parameter, a struct, or a bag of them)
- *   update     := UPDATE name [[AS] name] [BY name] dmlOp {dmlOp} [WHERE expr]
- *   fromDml    := FROM name [[AS] name] [BY name] [WHERE expr] dmlOp {dmlOp}
+ *   update     := UPDATE name [[AS] name] [BY name] {',' source} dmlOp {dmlOp} [WHERE expr]
+ *   fromDml    := FROM name [[AS] name] [BY name] {',' source} [WHERE expr] dmlOp {dmlOp}
+ *                 (the sources after the table are collections nested in its documents, `@r.Owners AS o`)
  *   dmlOp      := SET path '=' expr {',' path '=' expr} | REMOVE path {',' path}
  *               | INSERT INTO path VALUE expr [AT expr]
  *   delete     := DELETE FROM name [[AS] name] [BY name] [WHERE expr]
@@ -24,7 +25,7 @@
  *   concat     := additive {'||' additive}   additive := mult {('+'|'-') mult}
  *   mult       := unary {('*'|'/'|'%') unary}   unary := ('-'|'+') unary | postfix
  *   postfix    := primary { '.' name | '.' '*' | '[' expr ']' | '[' '*' ']' }
- *   primary    := literal | '?' | name | '(' expr ')' | '(' select ')' | '{' [expr ':' expr {','...}] '}'
+ *   primary    := literal | '?' | name | '@' name | '(' expr ')' | '(' select ')' | '{' [expr ':' expr {','...}] '}'
  *               | '[' [exprs] ']' | '<<' [exprs] '>>' | '`' ion '`' | CAST '(' expr AS type ')'
  *               | CASE [expr] {WHEN expr THEN expr} [ELSE expr] END | EXISTS '(' select ')'
  *               | name '(' [DISTINCT] ( '*' | args ) ')'     (EXTRACT, SUBSTRING, TRIM, DATE_ADD and
@@ -154,6 +155,8 @@ export type Statement =
   | {
       readonly kind: 'update';
       readonly target: DmlTarget;
+      /** Collections nested in the target's documents (`FROM t AS r, @r.Owners AS o`), bound per row. */
+      readonly nested: readonly FromSource[];
       readonly ops: readonly DmlOp[];
       readonly where?: Expr;
     }
@@ -214,6 +217,7 @@ const PUNCTUATION = [
   '-',
   '/',
   '%',
+  '@',
 ];
 
 /** Words that end an expression or a source, so they are never taken as an implicit alias. */
@@ -416,9 +420,20 @@ function numberLiteral(text: string, negative: boolean, pos: Position): dom.Valu
   return new dom.Integer(negative ? -big : big);
 }
 
+/**
+ * How deep expressions may nest, both while parsing (parentheses, subqueries, calls, NOT and sign
+ * chains) and in the tree built (each operator of a chain like `a + b + c` is one level): deep
+ * enough for any statement a person or an ORM writes, shallow enough that parsing and evaluation
+ * never run out of stack. QLDB documents no such limit; the error is a parser error like any other.
+ * AND and OR chains are built balanced, so thousands of ORs stay shallow.
+ */
+export const MAX_EXPRESSION_DEPTH = 200;
+
 class Parser {
   #pos = 0;
   #params = 0;
+  /** Expressions open around the current token. */
+  #depth = 0;
 
   constructor(private readonly tokens: readonly Token[]) {}
 
@@ -677,17 +692,26 @@ class Parser {
   #update(): Statement {
     this.#expectWord('UPDATE');
     const target = this.#target();
+    const nested = this.#nestedSources();
     const ops = this.#dmlOps();
     const where = this.#acceptWord('WHERE') ? this.#expr() : undefined;
-    return { kind: 'update', target, ops, where };
+    return { kind: 'update', target, nested, ops, where };
   }
 
   #fromDml(): Statement {
     this.#expectWord('FROM');
     const target = this.#target();
+    const nested = this.#nestedSources();
     const where = this.#acceptWord('WHERE') ? this.#expr() : undefined;
     const ops = this.#dmlOps();
-    return { kind: 'update', target, ops, where };
+    return { kind: 'update', target, nested, ops, where };
+  }
+
+  /** `, @r.Owners.SecondaryOwners AS o ...` after a DML statement's table (ql-reference.from.html). */
+  #nestedSources(): FromSource[] {
+    const sources: FromSource[] = [];
+    while (this.#acceptPunct(',')) sources.push(this.#source());
+    return sources;
   }
 
   #delete(): Statement {
@@ -762,31 +786,66 @@ class Parser {
   // --- expressions ---
 
   #expr(): Expr {
-    return this.#or();
+    this.#enter();
+    try {
+      return this.#or();
+    } finally {
+      this.#depth -= 1;
+    }
+  }
+
+  /** One more level of nesting, refused past MAX_EXPRESSION_DEPTH; the caller leaves it. */
+  #enter(): void {
+    this.#depth += 1;
+    if (this.#depth > MAX_EXPRESSION_DEPTH) {
+      this.#depth -= 1;
+      throw tooDeep(this.#peek());
+    }
+  }
+
+  /** Parses one more level of nesting (see #enter). */
+  #nested<T>(parse: () => T): T {
+    this.#enter();
+    try {
+      return parse();
+    } finally {
+      this.#depth -= 1;
+    }
   }
 
   #or(): Expr {
-    let l = this.#and();
-    while (this.#isWord('OR')) {
-      const pos = this.#next();
-      l = { k: 'bin', op: 'OR', l, r: this.#and(), pos };
-    }
-    return l;
+    return this.#balanced('OR', () => this.#and());
   }
 
   #and(): Expr {
-    let l = this.#not();
-    while (this.#isWord('AND')) {
-      const pos = this.#next();
-      l = { k: 'bin', op: 'AND', l, r: this.#not(), pos };
+    return this.#balanced('AND', () => this.#not());
+  }
+
+  /**
+   * `a OP b OP c ...` for an associative OP (AND, OR) as a balanced tree: the same value and the same
+   * left-to-right order of evaluation as the left-deep tree, at logarithmic depth.
+   */
+  #balanced(op: 'AND' | 'OR', operand: () => Expr): Expr {
+    const first = operand();
+    if (!this.#isWord(op)) return first;
+    const operands = [first];
+    const positions: Position[] = [];
+    while (this.#isWord(op)) {
+      positions.push(this.#next());
+      operands.push(operand());
     }
-    return l;
+    const build = (from: number, to: number): Expr => {
+      if (from === to) return operands[from];
+      const mid = (from + to) >> 1;
+      return { k: 'bin', op, l: build(from, mid), r: build(mid + 1, to), pos: positions[mid] };
+    };
+    return build(0, operands.length - 1);
   }
 
   #not(): Expr {
     if (this.#isWord('NOT')) {
       const pos = this.#next();
-      return { k: 'unary', op: 'NOT', e: this.#not(), pos };
+      return this.#nested(() => ({ k: 'unary', op: 'NOT', e: this.#not(), pos }));
     }
     return this.#predicate();
   }
@@ -892,7 +951,7 @@ class Parser {
         this.#next();
         return this.#postfixOf({ k: 'lit', v: numberLiteral(t.text, pos.text === '-', pos), pos });
       }
-      return { k: 'unary', op: pos.text as '-' | '+', e: this.#unary(), pos };
+      return this.#nested(() => ({ k: 'unary', op: pos.text as '-' | '+', e: this.#unary(), pos }));
     }
     return this.#postfix();
   }
@@ -959,6 +1018,13 @@ class Parser {
     switch (t.text) {
       case '?':
         return { k: 'param', i: this.#params++, pos };
+      case '@': {
+        // `@name` is a variable, never a table: the alias of an enclosing source.
+        const name = this.#next();
+        if (name.kind !== 'ident' && name.kind !== 'qident')
+          throw this.#unexpected(name, 'expected a name after @');
+        return { k: 'id', name: name.text, quoted: name.kind === 'qident', pos };
+      }
       case '(': {
         if (this.#isWord('SELECT')) {
           const q = this.#select();
@@ -1115,9 +1181,43 @@ class Parser {
   }
 }
 
+function tooDeep(pos: Position): QldbError {
+  return parserError(
+    pos,
+    `The expression nests deeper than ${MAX_EXPRESSION_DEPTH} levels (parentheses, operators, calls and subqueries count)`,
+  );
+}
+
+/**
+ * Refuses a tree deeper than MAX_EXPRESSION_DEPTH, so evaluation (which recurses over it) never
+ * runs out of stack: a chain of 5,000 `+` parses without recursion but builds a tree that deep.
+ * Walks without recursion; a node is anything with a `k` (expressions, steps) or `kind` (queries).
+ */
+function checkTreeDepth(root: Statement): void {
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    // Literal values (`v`) and positions are never walked into.
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push([item, depth]);
+      continue;
+    }
+    const node = value as Record<string, unknown>;
+    const isNode = 'k' in node || 'kind' in node;
+    const d = isNode ? depth + 1 : depth;
+    if (d > MAX_EXPRESSION_DEPTH) throw tooDeep((node.pos as Position | undefined) ?? { line: 1, column: 1 });
+    for (const [key, child] of Object.entries(node)) if (key !== 'pos' && key !== 'v') stack.push([child, d]);
+  }
+}
+
 /** Parses one statement, or throws QLDB's BadRequestException naming the line and column. */
 export function parseStatement(text: string): ParsedStatement {
-  const parser = new Parser(tokenize(text));
+  const tokens = tokenize(text);
+  const parser = new Parser(tokens);
   const statement = parser.statement();
+  // Every node on a path from the root owns a token of its own, but for a few per SELECT (its
+  // projection list and items): a statement this short cannot build a tree too deep to evaluate.
+  if (tokens.length * 4 > MAX_EXPRESSION_DEPTH) checkTreeDepth(statement);
   return { statement, parameterCount: parser.parameterCount, text };
 }

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   let journal: Journal | undefined;
   let records: Awaited<ReturnType<typeof Journal.open>>['records'] = [];
   if (config.dataDir) {
-    const opened = await Journal.open(config.dataDir);
+    const opened = await Journal.open(config.dataDir, { sync: config.syncJournal ?? true });
     journal = opened.journal;
     records = opened.records;
     if (opened.droppedBytes > 0) {
@@ -22,10 +22,14 @@ async function main(): Promise<void> {
       );
     }
   }
-  const server = createQldbEndpoint(config, journal, records, (err) => {
-    // Memory may now be ahead of the journal: stop rather than acknowledge anything more.
-    console.error(`qldb: internal failure, stopping: ${err.stack ?? err.message}`);
-    process.exit(1);
+  const server = createQldbEndpoint(config, journal, records, {
+    onCommitFailure: (err) => {
+      // Memory may now be ahead of the journal: stop rather than acknowledge anything more.
+      console.error(`qldb: a commit failed, stopping: ${err.stack ?? err.message}`);
+      process.exit(1);
+    },
+    // Nothing changed before this error: the client got InternalFailure and the engine goes on.
+    onUnexpectedError: (err) => console.error(`qldb: internal error answered: ${err.stack ?? err.message}`),
   });
   server.listen(config.port ?? 0, '127.0.0.1');
   await once(server, 'listening');

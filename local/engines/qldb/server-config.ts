@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { createQldbHttpServer } from './http-endpoint';
+import { createQldbHttpServer, type QldbHttpEndpointOptions } from './http-endpoint';
 import type { Journal } from './journal';
 import type { CommitRecord } from './ledger';
 import { QldbSessionService } from './session-service';
@@ -10,6 +10,11 @@ export interface QldbServerConfig {
   readonly port?: number;
   /** Keep the journal in this folder (created if missing); absent keeps everything in memory. */
   readonly dataDir?: string;
+  /**
+   * fdatasync each commit before answering it (survives the machine stopping); false only writes
+   * it, which survives the process being killed (the page cache keeps it). @default true
+   */
+  readonly syncJournal?: boolean;
   /** Ledgers that exist from the start (fixtures); others are made with CreateLedger. @default none */
   readonly ledgers?: readonly string[];
   /** How long a ledger stays CREATING or DELETING, ms. @default 0 */
@@ -24,6 +29,8 @@ export interface QldbServerConfig {
   readonly sessionLifetimeMs?: number;
   /** A transaction must commit within this. @default 30 000 (QLDB) */
   readonly transactionTimeoutMs?: number;
+  /** How long one statement may evaluate before it is refused, ms. @default 1 000 */
+  readonly statementBudgetMs?: number;
   /** The HTTP endpoint closes connections idle this long, s. @default 60 */
   readonly idleTimeoutS?: number;
 }
@@ -33,7 +40,7 @@ export function createQldbEndpoint(
   config: QldbServerConfig,
   journal: Journal | undefined,
   records: readonly CommitRecord[],
-  onInternalError: (err: Error) => void,
+  handlers: Pick<QldbHttpEndpointOptions, 'onCommitFailure' | 'onUnexpectedError'>,
 ): Server {
   const service = new QldbSessionService(
     {
@@ -44,9 +51,10 @@ export function createQldbEndpoint(
       sessionIdleMs: config.sessionIdleMs,
       sessionLifetimeMs: config.sessionLifetimeMs,
       transactionTimeoutMs: config.transactionTimeoutMs,
+      statementBudgetMs: config.statementBudgetMs,
       journal,
     },
     records,
   );
-  return createQldbHttpServer(service, { onInternalError, idleTimeoutS: config.idleTimeoutS });
+  return createQldbHttpServer(service, { ...handlers, idleTimeoutS: config.idleTimeoutS });
 }

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import type { Page, SendCommandRequest, SendCommandResult, ValueHolder } from '@aws-sdk/client-qldb-session';
 import { dom, dumpBinary } from 'ion-js';
 import { ionHash, statementDigest, stringHash } from './digest';
-import { QldbError } from './errors';
+import { committing, QldbError } from './errors';
 import type { Journal } from './journal';
 import {
   type CommitRecord,
@@ -79,6 +79,8 @@ export interface QldbServiceOptions {
   readonly sessionLifetimeMs?: number;
   /** @default 30 000 */
   readonly transactionTimeoutMs?: number;
+  /** How long one statement may evaluate before it is refused (the engine serves all clients from one thread). @default 1 000 */
+  readonly statementBudgetMs?: number;
   /** Persist commits here; absent keeps everything in memory. */
   readonly journal?: Journal;
   readonly observer?: SessionObserver;
@@ -157,6 +159,7 @@ function templateLedger(name: string, now: number): LedgerEntry {
 }
 
 const PARSE_CACHE_SIZE = 256;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const SWEEP_EVERY_MS = 1_000;
 /** How long an expired session still answers with its reason before it is forgotten. */
 const FORGET_EXPIRED_AFTER_MS = 15 * 60_000;
@@ -187,7 +190,11 @@ function parameter(holder: ValueHolder): { value: dom.Value; hash: Uint8Array } 
     throw QldbError.badRequest(`A parameter is not valid Ion: ${(err as Error).message}`);
   }
   if (value === null) throw QldbError.badRequest('A parameter must hold exactly one Ion value');
-  return { value, hash: ionHash(raw) };
+  try {
+    return { value, hash: ionHash(raw) };
+  } catch (err) {
+    throw QldbError.badRequest(`A parameter cannot be hashed as Ion: ${(err as Error).message}`);
+  }
 }
 
 export class QldbSessionService {
@@ -200,6 +207,7 @@ export class QldbSessionService {
   readonly #idleMs: number;
   readonly #lifetimeMs: number;
   readonly #transactionMs: number;
+  readonly #budgetMs: number | undefined;
   readonly #journal: Journal | undefined;
   readonly #observer: SessionObserver;
   readonly #now: () => number;
@@ -215,6 +223,7 @@ export class QldbSessionService {
     this.#idleMs = options.sessionIdleMs ?? QLDB_DEFAULTS.sessionIdleMs;
     this.#lifetimeMs = options.sessionLifetimeMs ?? QLDB_DEFAULTS.sessionLifetimeMs;
     this.#transactionMs = options.transactionTimeoutMs ?? QLDB_DEFAULTS.transactionTimeoutMs;
+    this.#budgetMs = options.statementBudgetMs;
     this.#journal = options.journal;
     this.#observer = options.observer ?? {};
     if (!(Number.isInteger(this.#pageSize) && this.#pageSize > 0)) {
@@ -381,16 +390,19 @@ export class QldbSessionService {
   }
 
   async #persist(ledger: string, control: LedgerControl, now: number): Promise<void> {
-    if (!this.#journal) return;
-    await this.#journal.append({
-      ledger,
-      transactionId: randomId(),
-      committedAt: new Date(now).toISOString(),
-      tables: [],
-      indexes: [],
-      documents: [],
-      control,
-    });
+    const journal = this.#journal;
+    if (!journal) return;
+    await committing(() =>
+      journal.append({
+        ledger,
+        transactionId: randomId(),
+        committedAt: new Date(now).toISOString(),
+        tables: [],
+        indexes: [],
+        documents: [],
+        control,
+      }),
+    );
   }
 
   #replayControl(record: CommitRecord): void {
@@ -468,23 +480,34 @@ export class QldbSessionService {
         let params: { value: dom.Value; hash: Uint8Array }[] = [];
         let values: dom.Value[];
         try {
+          // Refused before it is hashed: hashing a statement far over the quota would hold the
+          // engine's one thread for as long as a statement's budget.
+          if (statement.length > QLDB_QUOTAS.statementLength) {
+            throw QldbError.badRequest(
+              `The statement is ${statement.length} characters long, over the limit of ${QLDB_QUOTAS.statementLength}`,
+            );
+          }
           params = (request?.Parameters ?? []).map(parameter);
+          // Ion strings are Unicode: a lone surrogate cannot be hashed (nor sent by a driver, which
+          // hashes each statement before sending it).
+          const surrogate = LONE_SURROGATE.exec(statement);
+          if (surrogate) {
+            throw QldbError.badRequest(
+              `The statement is not valid Unicode: a lone surrogate at character ${surrogate.index + 1}`,
+            );
+          }
           // The digest covers every statement received, as the driver's does.
           txn.digest = statementDigest(
             txn.digest,
             statement,
             params.map((p) => p.hash),
           );
-          if (statement.length > QLDB_QUOTAS.statementLength) {
-            throw QldbError.badRequest(
-              `The statement is ${statement.length} characters long, over the limit of ${QLDB_QUOTAS.statementLength}`,
-            );
-          }
           values = session.ledger.execute(
             txn,
             this.#parse(statement),
             params.map((p) => p.value),
             now,
+            this.#budgetMs,
           );
         } catch (err) {
           this.#observer.statement?.({
@@ -538,9 +561,11 @@ export class QldbSessionService {
         session.transaction = undefined;
         session.pages.clear();
         const writes = txn.writeCount;
-        const record = session.ledger.commit(txn, now);
+        // A failure from here on may leave memory ahead of the journal: a CommitFailure.
+        const record = await committing(() => session.ledger.commit(txn, now));
         // Acknowledge only what is on disk; a read-only commit waits for what it may have read.
-        if (this.#journal) await (record ? this.#journal.append(record) : this.#journal.barrier());
+        const journal = this.#journal;
+        if (journal) await committing(() => (record ? journal.append(record) : journal.barrier()));
         this.#observer.committed?.(txn.id);
         return {
           CommitTransaction: {

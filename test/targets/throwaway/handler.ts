@@ -1,4 +1,5 @@
 /** The throwaway target's functions: one export per operation it serves, over one store. */
+import { readLabFunction } from '../../../lambda/shared/env';
 import {
   makeCreateHandler,
   makeGetHandler,
@@ -8,10 +9,11 @@ import {
 } from '../../../lambda/shared/handlers';
 import { throwawayStoreFromEnv } from './store';
 
+const name = readLabFunction();
 const store = throwawayStoreFromEnv();
 
-export const create = makeCreateHandler(store, 'throwaway-create');
-export const get = makeGetHandler(store, 'throwaway-get');
-export const overwrite = makeOverwriteHandler(store, 'throwaway-overwrite');
-export const update = makeUpdateHandler(store, 'throwaway-update');
-export const query = makeQueryHandler(store, 'throwaway-query');
+export const create = makeCreateHandler(store, name);
+export const get = makeGetHandler(store, name);
+export const overwrite = makeOverwriteHandler(store, name);
+export const update = makeUpdateHandler(store, name);
+export const query = makeQueryHandler(store, name);
