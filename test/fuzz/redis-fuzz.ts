@@ -1,10 +1,10 @@
 /**
  * Fuzzes the lab's Redis as clients reach it: redis-server with a password behind the network
- * model's TLS (the redis target's front), with RESP from redis-grammar.ts written on a TLS
- * connection that trusts the lab CA. For each input: the connection answers and ends within the
- * budget once the client is done, every byte back is a whole RESP reply (errors as `-CODE
- * message`), then redis-server and the network model are the same live processes, the key
- * written before holds its value, and a well-formed GET on a new connection still answers.
+ * model's TLS (the redis target's front), with RESP from redis-grammar.ts written on a TLS 1.2
+ * or 1.3 connection that trusts the lab CA. For each input: the connection answers and ends
+ * within the budget once the client is done, every byte back is a whole RESP reply (errors as
+ * `-CODE message`), then redis-server and the network model are the same live processes, the
+ * key written before holds its value, and a well-formed GET on a new connection still answers.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -125,9 +125,16 @@ export function describeRedisFuzz(runs: FuzzRuns): void {
      * QUIET_MS without a byte the client ends the connection itself. (Not at once: the network
      * model drops replies still on their way when the client half-closes, see the report.)
      */
-    function exchange(bytes: Buffer): Promise<Buffer> {
+    function exchange(bytes: Buffer, version: tls.SecureVersion = 'TLSv1.3'): Promise<Buffer> {
       return new Promise((resolve, reject) => {
-        const socket = tls.connect({ host: '127.0.0.1', servername: 'localhost', port: model.port, ca });
+        const socket = tls.connect({
+          host: '127.0.0.1',
+          servername: 'localhost',
+          port: model.port,
+          ca,
+          minVersion: version,
+          maxVersion: version,
+        });
         const chunks: Buffer[] = [];
         let quiet: NodeJS.Timeout | undefined;
         const wait = () => {
@@ -173,10 +180,10 @@ export function describeRedisFuzz(runs: FuzzRuns): void {
           runs,
           fc.asyncProperty(respInput, async (input: RespInput) => {
             const bytes = Buffer.concat([...(input.auth ? [auth()] : []), ...input.frames]);
-            const label = JSON.stringify(bytes.toString('latin1').slice(0, 300));
+            const label = `${input.tls} ${JSON.stringify(bytes.toString('latin1').slice(0, 300))}`;
             let answer: Buffer;
             try {
-              answer = await within(DEADLINE_MS, label, exchange(bytes));
+              answer = await within(DEADLINE_MS, label, exchange(bytes, input.tls));
             } catch (err) {
               tally.add(String(err).includes('no answer within') ? 'hang' : 'connection error');
               throw err;

@@ -162,13 +162,16 @@ const brokenFrame = fc
   )
   .map((s) => Buffer.from(s, 'latin1'));
 
-/** One connection's bytes: AUTH first, or not, then commands and broken frames. */
+/** One connection: its TLS version, AUTH first or not, then commands and broken frames. */
 export interface RespInput {
+  /** AWS endpoints, and the lab's TLS fronts, take both. */
+  readonly tls: 'TLSv1.2' | 'TLSv1.3';
   readonly auth: boolean;
   readonly frames: readonly Buffer[];
 }
 
 export const respInput: fc.Arbitrary<RespInput> = fc.record({
+  tls: fc.constantFrom('TLSv1.2' as const, 'TLSv1.3' as const),
   // Three in four log in first; the rest meet NOAUTH.
   auth: fc.constantFrom(true, true, true, false),
   frames: fc.array(
