@@ -60,6 +60,7 @@ export const LONG_TESTS = [
   'test/report/cli-startup.test.ts',
   'test/infra/deploy-sequence.test.ts',
   'test/conformance/dsql.test.ts',
+  'test/fuzz/dsql-front.test.ts',
   'test/local/qldb-endpoint.test.ts',
   'test/conformance/api-gateway.test.ts',
   'test/local/choose-targets.test.ts',

@@ -47,9 +47,13 @@ const toAmzDate = (d) => d.toISOString().replace(/[:-]|\.\d{3}/g, '');
 /** @param {SignableRequest} r @param {Date} [signingDate] */
 export function toHttpRequest(r, signingDate) {
   const url = new URL(r.url);
-  /** @type {Record<string, string>} */
+  // A name given twice is signed with both values (SigV4 sorts them), not the last one alone.
+  /** @type {Record<string, string | string[]>} */
   const query = {};
-  for (const [k, v] of url.searchParams) query[k] = v;
+  for (const [k, v] of url.searchParams) {
+    const seen = query[k];
+    query[k] = seen === undefined ? v : [...(Array.isArray(seen) ? seen : [seen]), v];
+  }
   /** @type {Record<string, string>} */
   const headers = {};
   for (const [k, v] of Object.entries(r.headers)) headers[k.toLowerCase()] = v;

@@ -12,7 +12,8 @@
 //     Key, ExpressionAttributeValues, BatchWriteItem/BatchGetItem requests), a null list member or
 //     map value anywhere in a request (`{"RequestItems": {"t": [null]}}`), a TagResource tag
 //     without Key or Value, an IN whose list names an attribute the item lacks (rewritten as the
-//     ORed equalities it means), redundant parentheses, and DynamoDB's documented expression
+//     ORed equalities it means), a begins_with on two attributes the item lacks (asked only where
+//     the first exists), redundant parentheses, and DynamoDB's documented expression
 //     limits (dynamodb-expression-limits.mjs), checked before any parser runs. The parsers
 //     themselves are memoized (dynalite-packrat.mjs): nested conditions DynamoDB accepts parse in
 //     linear time instead of exponential.
@@ -548,6 +549,9 @@ function guard(body) {
 
 // `a IN (b, c)` means `a = b OR a = c`; dynalite's IN dereferences a missing b and throws. The
 // parsed tree is rewritten once validation has built it (the actions call this module property).
+// `begins_with(a, b)` is false where the item lacks `a` (DynamoDB's answer); dynalite compares two
+// missing operands as equal types and throws reading the first (found by test/fuzz), so it is
+// asked only where `a` exists.
 function rewriteIn(node) {
   if (!isObject(node)) return node;
   if ((node.type === 'in' || node.type === 'IN') && Array.isArray(node.args) && node.args.length > 1) {
@@ -555,6 +559,10 @@ function rewriteIn(node) {
     return list
       .map((v) => ({ type: '=', args: [lhs, v] }))
       .reduce((acc, eq) => ({ type: 'or', args: [acc, eq] }));
+  }
+  if (node.type === 'function' && node.name === 'begins_with' && Array.isArray(node.args)) {
+    const exists = { type: 'function', name: 'attribute_exists', args: [node.args[0]], attrType: 'BOOL' };
+    return { type: 'and', args: [exists, node] };
   }
   if (['and', 'or', 'not'].includes(node.type) && Array.isArray(node.args))
     node.args = node.args.map(rewriteIn);

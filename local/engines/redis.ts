@@ -157,6 +157,11 @@ export function redisArgs(port: number, opts: StartRedisOptions): string[] {
     '',
     '--loglevel',
     'notice',
+    // A client's SHUTDOWN would end the server and, in memory, everything it held: a hosted Redis
+    // (Upstash) has no such command, and the lab stops its server by signal. Unknown here too.
+    '--rename-command',
+    'SHUTDOWN',
+    '',
   ];
 }
 

@@ -11,6 +11,8 @@
  * - Tag.Key and Tag.Value are required: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Tag.html
  * - IN compares an operand with a list of operands, attributes included:
  *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.OperatorsAndFunctions.html
+ * - begins_with is true only where the attribute exists and begins with the operand:
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.OperatorsAndFunctions.html
  * - "The expression has redundant parentheses;" (DynamoDB's words, seen by clients:
  *   https://github.com/architect/dynalite/issues/99, https://github.com/getmoto/moto/issues/9574)
  * - a malformed BatchWriteItem (a null or empty write request, a null item or key) is a
@@ -216,6 +218,24 @@ describe('DynamoDB: requests that crashed dynalite get a 400 and lose nothing', 
     expect(answer.body.Count).toBe(2);
     const none = await call('Scan', { TableName: TABLE, FilterExpression: 'n IN (zq, zr)' });
     expect(none).toMatchObject({ status: 200, body: { Count: 0 } });
+  });
+
+  it('begins_with on attributes the items lack is false, in a filter and a condition (fuzzing found it killed dynalite)', async () => {
+    // Neither zq nor zr exists on any item: false, not a crash; NOT of it holds for both items.
+    expect(await call('Scan', { TableName: TABLE, FilterExpression: 'begins_with(zq, zr)' })).toMatchObject({
+      status: 200,
+      body: { Count: 0 },
+    });
+    expect(
+      await call('Scan', { TableName: TABLE, FilterExpression: 'NOT begins_with(zq[3], zr.x)' }),
+    ).toMatchObject({ status: 200, body: { Count: 2 } });
+    const refused = await call('DeleteItem', {
+      TableName: TABLE,
+      Key: { GovId: { S: 'A-1' } },
+      ConditionExpression: 'begins_with(zq, zr)',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.__type).toMatch(/#ConditionalCheckFailedException$/);
   });
 
   it('after all of them the engine is the same process and the table still has its items', async () => {

@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CALLER, type RunningLab, startLab } from '../../local/lab';
+import { itFuzzesTheApi } from '../fuzz/api-gateway-fuzz';
+import { FAST } from '../fuzz/support/fuzz-runs';
 import {
   person,
   type RawExchange,
@@ -304,4 +306,8 @@ describe('fuzzing the local lab over raw sockets', () => {
     },
     CASE_MS,
   );
+
+  // Generated requests (fast-check, seed-fixed): last, since they write people the cases above
+  // count as strays.
+  itFuzzesTheApi(() => lab, FAST);
 });

@@ -73,6 +73,16 @@ describe('startRedis', () => {
     await engine.stop(); // idempotent
   });
 
+  it("refuses a client's SHUTDOWN as an unknown command and keeps serving (fuzzing found it ended the server)", async () => {
+    const engine = await started();
+    const c = await client(engine, PASSWORD);
+    await c.set('kept', 'yes');
+    await expect(c.call('SHUTDOWN')).rejects.toThrow(/unknown command 'shutdown'/i);
+    await expect(c.call('SHUTDOWN', 'NOSAVE')).rejects.toThrow(/unknown command 'shutdown'/i);
+    expect(isRunning(engine.pid)).toBe(true);
+    expect(await c.get('kept')).toBe('yes');
+  });
+
   it('takes the idle timeout it is given, and the server closes idle connections', async () => {
     const engine = await started({ idleTimeoutS: 1 });
     const c = await client(engine, PASSWORD);

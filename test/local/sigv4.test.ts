@@ -45,6 +45,15 @@ describe('SigV4 on the lab API', () => {
     expect(await verifyRequest(await signed(get), creds)).toEqual({ ok: true });
   });
 
+  it('signs a query name given twice with both values, as the server checks it (fuzzing found the last alone signed)', async () => {
+    const twice: SignableRequest = {
+      method: 'GET',
+      url: 'http://127.0.0.1:3100/lab/dynamodb/person?govIdType=SSN&limit=2&govIdType=Passport',
+      headers: {},
+    };
+    expect(await verifyRequest(await signed(twice), creds)).toEqual({ ok: true });
+  });
+
   it('refuses anonymous, tampered, foreign and stale requests with 403', async () => {
     expect(await verifyRequest(received(base), creds)).toMatchObject({
       ok: false,

@@ -69,6 +69,21 @@ function timestamp(v: dom.Value, ctx: FunctionContext, fn: string): Timestamp {
   return t;
 }
 
+/**
+ * Arguments each fixed-signature function takes, [fewest, most], as the reference's signatures
+ * give them; a call outside that is refused before any argument is read. The message is the
+ * PartiQL reference implementation's (org.partiql's IncorrectNumberOfArgumentsToFunctionCall).
+ */
+const ARITY: Readonly<Record<string, readonly [number, number]>> = {
+  CHAR_LENGTH: [1, 1],
+  CHARACTER_LENGTH: [1, 1],
+  LOWER: [1, 1],
+  UPPER: [1, 1],
+  SIZE: [1, 1],
+  TO_STRING: [2, 2],
+  TO_TIMESTAMP: [1, 2],
+};
+
 /** Code points, as CHAR_LENGTH and SUBSTRING count them. */
 const codePoints = (s: string) => Array.from(s);
 
@@ -78,6 +93,11 @@ export function callScalar(
   keyword: string | undefined,
   ctx: FunctionContext,
 ): Val {
+  const arity = ARITY[name];
+  if (arity && (args.length < arity[0] || args.length > arity[1]))
+    ctx.fail(
+      `Incorrect number of arguments for '${name.toLowerCase()}'. Expected ${arity[0]}..${arity[1]} but was supplied ${args.length}.`,
+    );
   switch (name) {
     case 'COALESCE': {
       for (const a of args) if (!unknown(a)) return a;
@@ -513,6 +533,8 @@ function parseWithPattern(s: string, pattern: string, ctx: FunctionContext): Tim
         break;
       case 'S': {
         const frac = s.slice(pos, pos + w);
+        // Digits only: anything else is not a fraction of a second (and not a number to build one of).
+        if (!/^[0-9]+$/.test(frac)) ctx.fail(`TO_TIMESTAMP: '${s}' does not match pattern '${pattern}'`);
         pos += w;
         sec = new Decimal(`${sec?.numberValue() ?? 0}.${frac}`);
         break;
