@@ -79,6 +79,18 @@ export async function runDirectRedis(o: DirectRedisOptions): Promise<Omit<Direct
       if (line.startsWith('warning')) o.log(line);
     },
   });
+  try {
+    return await runScenarios(o, lab, Redis);
+  } finally {
+    await lab.stop();
+  }
+}
+
+async function runScenarios(
+  o: DirectRedisOptions,
+  lab: import('../local/lab').RunningLab,
+  Redis: typeof import('ioredis').Redis,
+): Promise<Omit<DirectRedisView, 'wallS'>> {
   const url = lab.clientEnv().REDIS_URL;
   const ca = readFileSync(lab.caCertPath);
   const connect = async () => {
@@ -140,7 +152,6 @@ export async function runDirectRedis(o: DirectRedisOptions): Promise<Omit<Direct
     }
   } finally {
     admin.disconnect();
-    await lab.stop();
   }
   return { plan: o.plan, profile: lab.profile.name, results };
 }

@@ -274,6 +274,12 @@ async function runWithLoad(
       const view = await runDirectRedis({ plan, lab: sideLab, signal: o.signal, log: (line) => o.log(line) });
       const wallS = (Date.now() - t0) / 1000;
       directViews.set(plan.name, { ...view, wallS });
+      const failed = view.results.filter((r) => r.errors > 0);
+      if (failed.length > 0) {
+        exitCode = 1;
+        for (const r of failed)
+          warnings.push(`${plan.name}: ${r.op} at ${r.level} connections got ${r.errors} errors`);
+      }
       const dir = join(o.outDir, 'steps', plan.name);
       const { mkdir, writeFile } = await import('node:fs/promises');
       await mkdir(dir, { recursive: true });
