@@ -50,6 +50,8 @@ interface Run {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
   /** Records the process tree every 300 ms for ms. */
   watch(ms: number): Promise<void>;
+  /** Records the process tree every 300 ms until a process matching pattern is seen, or ms pass. */
+  watchFor(pattern: RegExp, ms: number): Promise<void>;
   killAll(): void;
 }
 
@@ -98,6 +100,14 @@ function startCli(args: readonly string[], tmp: string): Run {
         await new Promise((r) => setTimeout(r, 300));
       }
       record();
+    },
+    async watchFor(pattern, ms) {
+      const end = Date.now() + ms;
+      record();
+      while (Date.now() < end && ![...seen.values()].some((p) => pattern.test(p.command))) {
+        await new Promise((r) => setTimeout(r, 300));
+        record();
+      }
     },
     killAll() {
       for (const p of seen.values()) {
@@ -173,7 +183,9 @@ describe('Ctrl-C on a real run stops everything the lab started', () => {
       tmp,
     );
     await run.waitFor(/\[1\/\d+\] /);
-    await run.watch(3_000);
+    // Artillery's own start comes after the phase's line: on a loaded host the first environment
+    // can take seconds more (9 s: 3x the 3 s this used to watch).
+    await run.watchFor(/runtime-worker/, 9_000);
     // The run is mid-phase: PostgreSQL (the DSQL cluster in the temp directory), Artillery, environments.
     expect(has(run, /postgres/), run.output()).toBe(true);
     expect(has(run, /artillery/)).toBe(true);
