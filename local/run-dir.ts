@@ -35,7 +35,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -344,4 +344,23 @@ function reapIn(root: string): Reaped {
     }
   }
   return { labs, processes };
+}
+
+/**
+ * Where a target's engine keeps its data: a subfolder of --data (kept at stop and fsynced), the
+ * run data (labDataDir; removed at stop), or nowhere (the bench's in-memory engines).
+ */
+export async function engineDataDir(
+  opts: { readonly dataDir?: string; readonly inMemory?: boolean },
+  name: string,
+): Promise<{ dataDir: string | undefined; durable: boolean; removeData: () => Promise<void> }> {
+  const durable = opts.dataDir !== undefined;
+  const dataDir = opts.dataDir
+    ? join(opts.dataDir, name)
+    : opts.inMemory
+      ? undefined
+      : await labDataDir(`lab-${name}-`);
+  const removeData = () =>
+    durable || dataDir === undefined ? Promise.resolve() : rm(dataDir, { recursive: true, force: true });
+  return { dataDir, durable, removeData };
 }

@@ -3,25 +3,16 @@
  * Tables and items live on files (dynalite's LevelDB, DynamoDB Local's SQLite), in --data or else
  * in the lab's run data (memory-backed, removed at stop), so a restarted engine has them all.
  */
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createTable, type Engine, startEngine, type TableSchema, tableSchemaOf } from '../engines';
 import { dynamoDbHealth } from '../engines/health';
-import { labDataDir } from '../run-dir';
+import { engineDataDir } from '../run-dir';
 import { type LocalTarget, localName, withEngine } from './types';
 
 export const dynamodbTarget: LocalTarget = {
   // dynalite is an npm dependency; DynamoDB Local (--engine dynamodb-local) says what it lacks at start.
   findEngine: () => ({ found: true, source: 'dynalite (npm package)' }),
   async start(opts) {
-    const durable = opts.dataDir !== undefined;
-    const dataDir = opts.dataDir
-      ? join(opts.dataDir, 'dynamodb')
-      : opts.inMemory
-        ? undefined
-        : await labDataDir('lab-dynamodb-');
-    const removeData = () =>
-      durable || dataDir === undefined ? Promise.resolve() : rm(dataDir, { recursive: true, force: true });
+    const { dataDir, removeData } = await engineDataDir(opts, 'dynamodb');
     const kind = opts.engine ?? 'dynalite';
     const idleTimeoutS = opts.idleTimeoutS;
     if (kind === 'dynamodb-local' && idleTimeoutS !== undefined)

@@ -4,11 +4,9 @@
  * custom resource bundle, run as CloudFormation would run it. The journal is in --data (synced
  * per commit) or in the lab's run data (written per commit), so a restart replays it all.
  */
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Assembly } from '../assembly/cloud-assembly';
 import { httpHealth } from '../engines/health';
-import { labDataDir } from '../run-dir';
+import { engineDataDir } from '../run-dir';
 import { type LocalTarget, localName, withEngine } from './types';
 
 const LEDGER = 'AWS::QLDB::Ledger';
@@ -54,14 +52,7 @@ export const qldbTarget: LocalTarget = {
   findEngine: () => ({ found: true, source: "the lab's own QLDB Session emulation (local/engines/qldb)" }),
   async start(opts) {
     const { startQldbEngine } = await import('../engines/qldb');
-    const durable = opts.dataDir !== undefined;
-    const dataDir = opts.dataDir
-      ? join(opts.dataDir, 'qldb')
-      : opts.inMemory
-        ? undefined
-        : await labDataDir('lab-qldb-');
-    const removeData = () =>
-      durable || dataDir === undefined ? Promise.resolve() : rm(dataDir, { recursive: true, force: true });
+    const { dataDir, durable, removeData } = await engineDataDir(opts, 'qldb');
     const idleTimeoutS = opts.idleTimeoutS;
     // The ledgers that exist are the template's, created through the control plane's CreateLedger
     // as CloudFormation creates an AWS::QLDB::Ledger: StartSession on any other name is refused

@@ -6,13 +6,11 @@
  * the lab CA; the certificate names localhost).
  */
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { redisHealth } from '../engines/health';
 import { checkRedisServer, startRedis } from '../engines/redis';
-import { labDataDir } from '../run-dir';
+import { engineDataDir } from '../run-dir';
 import { type LocalTarget, type ModelAddress, withEngine } from './types';
 
 /** What `redisSecretArn` is in the local synth: the local account is all zeros. */
@@ -97,18 +95,11 @@ export const redisTarget: LocalTarget = {
   findEngine: checkRedisServer,
   async start(opts) {
     // The append-only file is in --data (fsynced) or the run data (written; see engines/redis.ts).
-    const durable = opts.dataDir !== undefined;
-    const dataDir = opts.dataDir
-      ? join(opts.dataDir, 'redis')
-      : opts.inMemory
-        ? undefined
-        : await labDataDir('lab-redis-');
+    const { dataDir, durable, removeData } = await engineDataDir(opts, 'redis');
     // A new password per lab run: nothing but this lab's functions should reach this server.
     const password = randomBytes(18).toString('base64url');
     const start = (port?: number) =>
       startRedis({ port, password, dataDir, durable, idleTimeoutS: opts.idleTimeoutS, log: opts.log });
-    const removeData = () =>
-      durable || dataDir === undefined ? Promise.resolve() : rm(dataDir, { recursive: true, force: true });
     let engine: Awaited<ReturnType<typeof start>>;
     try {
       engine = await start();
