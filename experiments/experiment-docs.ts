@@ -23,6 +23,24 @@ export interface CommittedRun {
   readonly path: string;
   readonly generatedAt: string;
   readonly block: ExperimentBlock;
+  /** What produced the figures: each load step's engine, network profile and memory model. */
+  readonly conditions?: readonly string[];
+}
+
+/** `step: engine dynalite, profile in-region, Memory is CPU: cgroup-v1 ...`, from report.json's lab block. */
+function conditionsOf(lab: Readonly<Record<string, unknown>> | null): string[] {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(lab ?? {})) {
+    if (!key.startsWith('step ') || !value || typeof value !== 'object') continue;
+    const v = value as Record<string, unknown>;
+    const parts = [
+      v.engine ? `engine ${v.engine}` : '',
+      v.profile ? `network profile ${v.profile}` : '',
+      typeof v.memoryModel === 'string' ? v.memoryModel : 'memory not modeled',
+    ].filter(Boolean);
+    out.push(`${key.slice(5)}: ${parts.join('; ')}`);
+  }
+  return out;
 }
 
 /** The committed runs, in the experiments' order; an experiment without one is left out. */
@@ -34,7 +52,12 @@ export function readCommittedRuns(root = PROJECT_ROOT): CommittedRun[] {
     const report = JSON.parse(readFileSync(join(root, path), 'utf8')) as LabReport;
     if (!report.experiment?.scorecard)
       throw new Error(`${path} has no experiment scorecard: rerun the experiment on this code`);
-    runs.push({ path, generatedAt: report.generatedAt, block: report.experiment });
+    runs.push({
+      path,
+      generatedAt: report.generatedAt,
+      block: report.experiment,
+      conditions: conditionsOf(report.lab),
+    });
   }
   return runs;
 }
@@ -58,6 +81,9 @@ function section(run: CommittedRun): string {
     `Source article: \`${e.article}\`. Run: \`${command}\`, ${e.where === 'local' ? 'the local lab' : 'the deployed stack'}, ${run.generatedAt.slice(0, 10)}, wall time ${formatDuration(e.wallS)}${e.quick ? ' (--quick: shorter phases and lower parallelism, said in each note)' : ''}. Results: \`${run.path}\`.`,
     `**Scorecard:** ${scorecardLine(c)}.`,
     `${hostLoadLine(c.hostLoad)}.`,
+    ...(run.conditions && run.conditions.length > 0
+      ? [`What produced the figures, per step: ${run.conditions.join(' | ')}.`]
+      : []),
     ...e.missingTargets.map((m) => `${m.target}: ${m.reason}; its rows have no measured number.`),
     markdownExperimentTable(e.rows),
   ];
