@@ -135,6 +135,9 @@ export interface NetworkModel {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/** How long a half-closed client's connection waits for the engine to answer and close. */
+const HALF_CLOSED_BOUND_MS = 30_000;
+
 function closeServer(server: net.Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
@@ -194,6 +197,16 @@ async function startTlsTermination(
     engine.setNoDelay(true);
     track(secure);
     track(engine);
+    // A client that half-closes still gets its answers (its FIN travels on to the engine, which
+    // answers and closes); one whose engine never closes is let go after a bound, so no socket
+    // waits forever for a dead peer.
+    secure.once('end', () => {
+      const bound = setTimeout(() => {
+        secure.destroy();
+        engine.destroy();
+      }, HALF_CLOSED_BOUND_MS).unref();
+      secure.once('close', () => clearTimeout(bound));
+    });
     if (draw) {
       const clock = new ExchangeClock(draw);
       const up = new DelayedDirection(secure, engine, clock.request, 0, () => {});
@@ -228,11 +241,15 @@ async function startTlsTermination(
       });
     });
   } else {
-    // Not half-open, like any HTTPS server: a client that ends its side (or drops during the
-    // handshake) gets this side ended too, so no socket waits forever for a dead peer.
+    // Not half-open during the handshake, so a client that ends its side there gets this side
+    // ended too; half-open once secure, as HTTPS and Redis servers are, so a request sent just
+    // before the client's FIN is answered.
     const https = tls.createServer({ cert, key, ...TLS_VERSIONS, noDelay: true });
     https.on('connection', track); // raw sockets, so close() also reaches unfinished handshakes
-    https.on('secureConnection', relay);
+    https.on('secureConnection', (secure: tls.TLSSocket) => {
+      secure.allowHalfOpen = true;
+      relay(secure);
+    });
     server = https;
   }
 

@@ -205,6 +205,35 @@ describe('network model', () => {
     }
   });
 
+  // An HTTPS or Redis server answers a request whose client then half-closes (curl's upload
+  // ending, `printf 'PING\r\n' | openssl s_client -quiet` at end of input): the FIN means
+  // "no more requests", not "drop the reply". With and without a modeled service time.
+  for (const serviceTime of [null, { p50Ms: 3, p99Ms: 3 }]) {
+    it(`answers a request sent before the client half-closes (service time ${serviceTime ? 'on' : 'off'})`, async () => {
+      const upstreamPort = (httpUpstream.address() as net.AddressInfo).port;
+      const model = await startNetworkModel({
+        upstreamHost: '127.0.0.1',
+        upstreamPort,
+        rttMs: 4,
+        tls: certs,
+        serviceTime,
+      });
+      try {
+        const socket = tlsConnect(model.port, { ca, servername: 'localhost', allowHalfOpen: true });
+        await once(socket, 'secureConnect');
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.end('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n');
+        await once(socket, 'close');
+        const reply = Buffer.concat(chunks).toString();
+        expect(reply).toMatch(/^HTTP\/1\.1 200/);
+        expect(reply.endsWith('ok')).toBe(true);
+      } finally {
+        await model.close();
+      }
+    });
+  }
+
   it('leaves no socket behind when clients vanish, send garbage or reject the certificate', async () => {
     await withModel(echoUpstream, 4, async (model) => {
       const before = (await activeResources()).TCPSocketWrap ?? 0;
