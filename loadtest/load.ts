@@ -35,6 +35,7 @@ import { KEEP_ALIVE_FIGURES } from '../report/article-figures';
 import type { LabRow } from '../runs/results';
 import { loadTargetModules } from '../targets/registry';
 import { DEFAULT_LOAD_S, defaultPhaseS, MAX_DEFAULT_PHASE_S, MIN_DEFAULT_PHASE_S } from './default-duration';
+import { ENGINE_LOG_FILE } from './load-defaults';
 
 // Target modules LAB_TARGET_MODULES names join the registry before anything lists the targets.
 await loadTargetModules();
@@ -269,6 +270,11 @@ runCli(
     // Ctrl-C, SIGTERM or SIGHUP: stop Artillery, then the lab, then exit with the signal's code
     // (core/interrupt.ts; a second Ctrl-C quits at once, ending the lab's processes).
     const signal = installInterruptHandler();
+    // The SDK's own multi-line Node warning is replaced by the lab's one line, as npm run local does.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+    const { nodeEndOfLifeNotice } = await import('../local/cli/start-screen');
+    const eol = nodeEndOfLifeNotice(process.version);
+    if (eol) console.log(eol);
 
     const { runLoad } = await import('./run-load');
     const runLevel = (parallel: number | undefined, levelDir: string) =>
@@ -330,6 +336,7 @@ runCli(
         interrupted: false,
         reportHtml: runs[0].run.reportHtml,
         network: runs[0].run.network,
+        engineLog: runs[0].run.engineLog,
       };
     }
     if (run.interrupted) return 130;
@@ -371,7 +378,7 @@ runCli(
     }
     for (const line of skipped) console.log(line);
     console.log(
-      `Results in ${relative(process.cwd(), outDir) || '.'}: summary.json, artillery-*.json, timings.jsonl${where === 'local' ? ', lambda-logs.log' : ''}`,
+      `Results in ${relative(process.cwd(), outDir) || '.'}: summary.json, artillery-*.json, timings.jsonl${where === 'local' ? `, lambda-logs.log, ${ENGINE_LOG_FILE} (the engines' own lines)` : ''}`,
     );
     if (run.reportHtml)
       console.log(`Report: ${relative(process.cwd(), run.reportHtml)} (and report.md, report.json)`);
@@ -382,6 +389,11 @@ runCli(
         `Phase ${targetLabel(f.target)} keep-alive ${f.keepAlive} ${f.phase} failed: ${f.reason}`,
       );
     }
+    // The engines' lines stay off the terminal; where something failed, say where they are.
+    if ((errors > 0 || failed.length > 0) && run.engineLog)
+      console.error(
+        `The engines' own logs: ${relative(process.cwd(), run.engineLog)} (the functions': lambda-logs.log beside it)`,
+      );
     const { loadExitCode } = await import('./load-phases');
     return loadExitCode(rows, failed);
   },
