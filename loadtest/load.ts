@@ -59,7 +59,7 @@ const HELP = `Usage: npm run load -- [options]
   --keep-alive LIST     comma list of on, off (default on,off)
   --memory LIST         function memory, MB (128-10240): one value runs every function at it;
                         a comma list compares sizes, a phase per target x keep-alive x size
-                        (default: the template's, 512). Locally memory is CPU: see README
+                        (default: the template's, 512). Locally memory is CPU: docs/local-lab.md
   --operations LIST     comma list of ${OPERATIONS.join(', ')} (default create,get), one phase
                         each, create first: get, overwrite and update work on what it wrote
   --out DIR             where results go (default results/<timestamp>)
@@ -79,7 +79,7 @@ ${NETWORK_HELP}
 Deployed stack (--target aws):
   --region R --profile P --stack-prefix NAME (default LatencyLab); with --target aws,
                         --profile is the AWS CLI profile
-Load from many machines (with --target aws; see README "Load from many machines"):
+Load from many machines (with --target aws; see docs/deploying.md):
   --platform P          aws:lambda or aws:fargate: Artillery's distributed runner in your account
                         (run-lambda / run-fargate); --rate and --parallel stay the totals, divided
                         among the workers. Reads pick among Persons seeded from here first
