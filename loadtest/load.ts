@@ -44,7 +44,7 @@ const HELP = `Usage: npm run load -- [options]
 
   --duration S          seconds per phase (default: ${DEFAULT_LOAD_S} s of load shared by the phases,
                         from ${MIN_DEFAULT_PHASE_S} to ${MAX_DEFAULT_PHASE_S} s each: 3 s each for 4 targets x 2 variants x
-                        create, get, so the first run ends in about 2 minutes; give --duration
+                        create, get, so the first run ends in a few minutes; give --duration
                         60 or more for tighter p99s)
   --rate N              arrivals per second, an open loop (default 10)
   --parallel LIST       a closed loop instead: N workers, each sending its next request as soon

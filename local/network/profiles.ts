@@ -172,7 +172,7 @@ export function withRtt(
   return { ...profile, targets };
 }
 
-/** One line per target: `DynamoDB: round trip 1 ms, service time p50 3.2 / p99 17 ms`. */
+/** A target's link in words: `round trip R ms, service time p50 X / p99 Y ms (seeded log-normal)`, or the engine's own. */
 export function describeLink(link: TargetLink): string {
   const st = link.serviceTime;
   return `round trip ${link.rttMs} ms, service time ${st ? `p50 ${st.p50Ms} / p99 ${st.p99Ms} ms (seeded log-normal)` : "the local engine's own"}`;

@@ -23,7 +23,7 @@ const pages = (): string[] => [
 const prose = (text: string): string => text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
 
 /** Each heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens, -N for repeats. */
-export function anchors(markdown: string): Set<string> {
+function anchors(markdown: string): Set<string> {
   const out = new Set<string>();
   const seen = new Map<string, number>();
   for (const m of prose(markdown).matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)) {
