@@ -14,7 +14,7 @@
  *                one its IAM template lets be passed)
  * The person running the test needs Artillery's own IAM: deploy its template
  * (node_modules/artillery/lib/platform/aws/iam-cf-templates/aws-iam-<lambda|fargate>-cf-template.yml)
- * once, as README "Load from many machines" says.
+ * once, as docs/deploying.md, "Load from many machines", says.
  */
 import {
   type CloudFormationClient,

@@ -2,9 +2,8 @@
 
 /**
  * Without --duration, a run shares this much load among its phases: the first run (4 targets x
- * keep-alive on/off x create, get: 16 phases) then gets 3 s a phase and ends in about 2
- * minutes: measured 2:16 with 4 s phases on this 2-core machine at load average 12, where
- * Artillery's own start and stop cost ~3.5 s a phase beside the phase itself.
+ * keep-alive on/off x create, get: 16 phases) then gets 3 s a phase and ends in a few minutes,
+ * as each phase also pays Artillery's own start and stop beside the phase itself.
  */
 export const DEFAULT_LOAD_S = 48;
 /** A default phase is never shorter: at 10/s, 30 requests, enough for a p50. */

@@ -35,6 +35,7 @@ import { KEEP_ALIVE_FIGURES } from '../report/article-figures';
 import type { LabRow } from '../runs/results';
 import { loadTargetModules } from '../targets/registry';
 import { DEFAULT_LOAD_S, defaultPhaseS, MAX_DEFAULT_PHASE_S, MIN_DEFAULT_PHASE_S } from './default-duration';
+import { ENGINE_LOG_FILE } from './load-defaults';
 
 // Target modules LAB_TARGET_MODULES names join the registry before anything lists the targets.
 await loadTargetModules();
@@ -43,7 +44,7 @@ const HELP = `Usage: npm run load -- [options]
 
   --duration S          seconds per phase (default: ${DEFAULT_LOAD_S} s of load shared by the phases,
                         from ${MIN_DEFAULT_PHASE_S} to ${MAX_DEFAULT_PHASE_S} s each: 3 s each for 4 targets x 2 variants x
-                        create, get, so the first run ends in about 2 minutes; give --duration
+                        create, get, so the first run ends in a few minutes; give --duration
                         60 or more for tighter p99s)
   --rate N              arrivals per second, an open loop (default 10)
   --parallel LIST       a closed loop instead: N workers, each sending its next request as soon
@@ -58,7 +59,7 @@ const HELP = `Usage: npm run load -- [options]
   --keep-alive LIST     comma list of on, off (default on,off)
   --memory LIST         function memory, MB (128-10240): one value runs every function at it;
                         a comma list compares sizes, a phase per target x keep-alive x size
-                        (default: the template's, 512). Locally memory is CPU: see README
+                        (default: the template's, 512). Locally memory is CPU: docs/local-lab.md
   --operations LIST     comma list of ${OPERATIONS.join(', ')} (default create,get), one phase
                         each, create first: get, overwrite and update work on what it wrote
   --out DIR             where results go (default results/<timestamp>)
@@ -78,7 +79,7 @@ ${NETWORK_HELP}
 Deployed stack (--target aws):
   --region R --profile P --stack-prefix NAME (default LatencyLab); with --target aws,
                         --profile is the AWS CLI profile
-Load from many machines (with --target aws; see README "Load from many machines"):
+Load from many machines (with --target aws; see docs/deploying.md):
   --platform P          aws:lambda or aws:fargate: Artillery's distributed runner in your account
                         (run-lambda / run-fargate); --rate and --parallel stay the totals, divided
                         among the workers. Reads pick among Persons seeded from here first
@@ -269,6 +270,11 @@ runCli(
     // Ctrl-C, SIGTERM or SIGHUP: stop Artillery, then the lab, then exit with the signal's code
     // (core/interrupt.ts; a second Ctrl-C quits at once, ending the lab's processes).
     const signal = installInterruptHandler();
+    // The SDK's own multi-line Node warning is replaced by the lab's one line, as npm run local does.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+    const { nodeEndOfLifeNotice } = await import('../local/cli/start-screen');
+    const eol = nodeEndOfLifeNotice(process.version);
+    if (eol) console.log(eol);
 
     const { runLoad } = await import('./run-load');
     const runLevel = (parallel: number | undefined, levelDir: string) =>
@@ -330,6 +336,7 @@ runCli(
         interrupted: false,
         reportHtml: runs[0].run.reportHtml,
         network: runs[0].run.network,
+        engineLog: runs[0].run.engineLog,
       };
     }
     if (run.interrupted) return 130;
@@ -371,7 +378,7 @@ runCli(
     }
     for (const line of skipped) console.log(line);
     console.log(
-      `Results in ${relative(process.cwd(), outDir) || '.'}: summary.json, artillery-*.json, timings.jsonl${where === 'local' ? ', lambda-logs.log' : ''}`,
+      `Results in ${relative(process.cwd(), outDir) || '.'}: summary.json, artillery-*.json, timings.jsonl${where === 'local' ? `, lambda-logs.log, ${ENGINE_LOG_FILE} (the engines' own lines)` : ''}`,
     );
     if (run.reportHtml)
       console.log(`Report: ${relative(process.cwd(), run.reportHtml)} (and report.md, report.json)`);
@@ -382,6 +389,11 @@ runCli(
         `Phase ${targetLabel(f.target)} keep-alive ${f.keepAlive} ${f.phase} failed: ${f.reason}`,
       );
     }
+    // The engines' lines stay off the terminal; where something failed, say where they are.
+    if ((errors > 0 || failed.length > 0) && run.engineLog)
+      console.error(
+        `The engines' own logs: ${relative(process.cwd(), run.engineLog)} (the functions': lambda-logs.log beside it)`,
+      );
     const { loadExitCode } = await import('./load-phases');
     return loadExitCode(rows, failed);
   },

@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { InterruptedError } from '../core/errors';
 import { type HostLoadSummary, sampleHostLoad } from '../core/host-load';
 import {
   basePath,
@@ -24,6 +25,7 @@ import { linkOf } from '../local/network/profiles';
 import type { LabRow, TimingLine } from '../runs/results';
 import type { Workers } from './artillery-platform';
 import type { Bursts } from './bursts';
+import { ENGINE_LOG_FILE } from './load-defaults';
 import type { FailedPhase } from './load-phases';
 
 export interface RunLoadOptions {
@@ -107,7 +109,12 @@ export interface RunLoadResult {
   readonly reportHtml?: string;
   /** Local runs: one line naming the network profile and each target's link. */
   readonly network?: string;
+  /** Local runs: the file holding what the engines, network models and custom resources wrote. */
+  readonly engineLog?: string;
 }
+
+/** The engines' last lines, shown when the lab fails to start. */
+const ENGINE_TAIL_LINES = 15;
 
 interface Plan {
   readonly url: string;
@@ -318,6 +325,11 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
   // Batched, not a write per line: the host calls this for every log line of every invocation,
   // and the writes stay off the request path (core/line-file.ts).
   const logFile = new LineFile(join(o.outDir, 'lambda-logs.log'), { flags: 'w' });
+  // The engines' own lines (start-up banners, their logs, a refused statement's ERROR) go to a
+  // file: the terminal shows the lab's lines only, and names this file when something failed.
+  const engineLogPath = join(o.outDir, ENGINE_LOG_FILE);
+  const engineLog = o.where === 'local' ? new LineFile(engineLogPath, { flags: 'w' }) : undefined;
+  const engineTail: string[] = [];
   let lab: RunningLab | undefined;
   let hostLoad: ReturnType<typeof sampleRunHostLoad> | undefined;
   let result: Omit<RunLoadResult, 'reportHtml'>;
@@ -358,12 +370,24 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
           keepAlive: o.variants.length > 1 ? 'both' : o.variants[0],
         },
         log: o.log,
+        engineLog: (line) => {
+          engineLog?.write(line);
+          engineTail.push(line);
+          if (engineTail.length > ENGINE_TAIL_LINES) engineTail.shift();
+        },
         onFunctionLog: (fn, line) => {
           logFile.write(`[${fn}] ${line}`);
           const list = functionLogs.get(fn) ?? [];
           list.push(line);
           functionLogs.set(fn, list);
         },
+      }).catch((e: unknown) => {
+        // Not after Ctrl-C: the user stopped it, and nothing failed.
+        if (!(e instanceof InterruptedError)) {
+          o.logError(`The lab did not start. The engines' last lines (all of them: ${engineLogPath}):`);
+          for (const line of engineTail) o.logError(`  ${line}`);
+        }
+        throw e;
       });
       const both = o.variants.length > 1;
       plan = {
@@ -467,6 +491,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       url: plan.url,
       interrupted: phases.interrupted,
       ...(network ? { network: networkLine(network) ?? undefined } : {}),
+      ...(engineLog ? { engineLog: engineLogPath } : {}),
     };
     const host = hostLoad.stop();
     if (lab && host.busy) o.log(host.note);
@@ -507,6 +532,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
     hostLoad?.stop();
     await lab?.stop();
     logFile.close();
+    // After the stop: the engines' shutdown lines belong in it too.
+    engineLog?.close();
   }
   if (result.interrupted) return result;
   // After the log stream is closed: the report reads the whole lambda-logs.log.

@@ -92,8 +92,14 @@ export interface LabOptions {
   readonly reclaimIdleS?: number;
   /** Cloud assembly folder. @default localOutdir(context) under .cache/cdk.out/ */
   readonly outdir?: string;
-  /** Progress and notices. */
+  /** The lab's own progress and notices. */
   readonly log?: (line: string) => void;
+  /**
+   * What the engines, their network models and the custom resources write: a file's, not a
+   * terminal's (`npm run load` writes them to its results folder, `npm run local` to its log).
+   * @default log
+   */
+  readonly engineLog?: (line: string) => void;
   /** Every function log line (START/END/REPORT and the function's own), by function. */
   readonly onFunctionLog?: (fn: string, line: string) => void;
   readonly onRequest?: Parameters<typeof startApiServer>[0]['onRequest'];
@@ -226,6 +232,7 @@ export function localOutdir(context: Record<string, string>): string {
 
 export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   const log = opts.log ?? (() => {});
+  const engineLog = opts.engineLog ?? log;
   const context = localSynthContext(opts.context);
   const outdir = opts.outdir ?? localOutdir(context);
   const targets = requestedTargets(context);
@@ -295,7 +302,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
           engine: opts.engine,
           idleTimeoutS: opts.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
           certs,
-          log,
+          log: engineLog,
         });
         await own(() => database.stop());
         return database;
@@ -316,7 +323,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
           tls: certs,
           startTls: database.modelStartTls,
         },
-        log,
+        engineLog,
       );
       await own(() => model.close());
       // One handshake per version a client may pin: the header names what was negotiated.
@@ -353,7 +360,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     };
     for (const { database, model } of running.values()) {
       await database.prepare?.(model, async (type, env) =>
-        runCustomResources(assembly, type, { ...local, extra: { ...local.extra, ...env } }, log),
+        runCustomResources(assembly, type, { ...local, extra: { ...local.extra, ...env } }, engineLog),
       );
     }
 

@@ -19,7 +19,7 @@ export function targetDefinition(target: string): TargetDefinition {
   const definition = isBuiltinTarget(target) ? BUILTIN[target] : registeredTargetDefinition(target);
   if (!definition)
     throw new Error(
-      `target ${target} has no CDK definition: register its module (README: Adding a database target)`,
+      `target ${target} has no CDK definition: register its module (docs/targets.md: Adding a database target)`,
     );
   return definition;
 }

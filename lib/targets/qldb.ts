@@ -34,7 +34,7 @@ export const qldbTarget: TargetDefinition = {
     Validations.of(ledger).acknowledge({
       id: 'CloudFormation-Validate::E3710',
       reason:
-        'QLDB reached end of support on 2025-07-31 and new ledgers cannot be created; this ledger is synthesized only when -c targets includes qldb, for accounts that still have QLDB and for the tests (README: why QLDB is off by default).',
+        'QLDB reached end of support on 2025-07-31 and new ledgers cannot be created; this ledger is synthesized only when -c targets includes qldb, for accounts that still have QLDB and for the tests (docs/deploying.md: QLDB cannot be deployed).',
     });
     const tables = new QldbTables(stack, 'QldbTables', {
       ledgerName: ledger.ref,

@@ -3,7 +3,7 @@
  * Manager secret the user created. CloudFormation cannot create an Upstash database, and the
  * lab never creates or deletes the user's: this target makes no resource at all. Each function
  * gets the secret's ARN, read permission on exactly that secret, and the AWS Parameters and
- * Secrets Lambda Extension, which reads it for the function (README: Redis target).
+ * Secrets Lambda Extension, which reads it for the function (docs/targets.md: Redis).
  */
 import { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';

@@ -65,7 +65,7 @@ export function linkOf(profile: NetworkProfile, target: string): TargetLink {
   const link = registered?.byProfile?.[profile.name] ?? registered?.link;
   if (!link)
     throw new Error(
-      `network profile ${profile.name} has no link for target ${target}: its module registers one (README: Adding a database target)`,
+      `network profile ${profile.name} has no link for target ${target}: its module registers one (docs/targets.md: Adding a database target)`,
     );
   return link;
 }
@@ -95,7 +95,7 @@ const LAMBDA_STORE: Citation = {
 /**
  * Where a service publishes only what a client saw, its service time is derived: the published
  * figure minus the round trip and the client's own time measured on the lab with the service
- * time off (see the README's "Network profiles").
+ * time off (see docs/local-lab.md, "Network profiles").
  */
 export const IN_REGION: NetworkProfile = {
   name: 'in-region',
@@ -172,7 +172,7 @@ export function withRtt(
   return { ...profile, targets };
 }
 
-/** One line per target: `DynamoDB: round trip 1 ms, service time p50 3.2 / p99 17 ms`. */
+/** A target's link in words: `round trip R ms, service time p50 X / p99 Y ms (seeded log-normal)`, or the engine's own. */
 export function describeLink(link: TargetLink): string {
   const st = link.serviceTime;
   return `round trip ${link.rttMs} ms, service time ${st ? `p50 ${st.p50Ms} / p99 ${st.p99Ms} ms (seeded log-normal)` : "the local engine's own"}`;

@@ -19,7 +19,7 @@ export function localTarget(target: string): LocalTarget {
   const local = isBuiltinTarget(target) ? BUILTIN[target] : registeredLocalTarget(target);
   if (!local)
     throw new Error(
-      `target ${target} has no local target: register its module (README: Adding a database target)`,
+      `target ${target} has no local target: register its module (docs/targets.md: Adding a database target)`,
     );
   return local;
 }

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../core/paths';
 
+/** A line an engine, a network model or a custom resource wrote: its name in brackets first. */
+const ENGINE_LINE = /^\[(dynalite|dynamodb-local|qldb|redis|postgres|network-model|Custom::[^\]]+)\]/m;
+
 interface SummaryRow {
   target: string;
   keepAlive: string;
@@ -115,6 +118,24 @@ describe('npm run load, end to end on the local lab', () => {
     ]) {
       expect(existsSync(join(out, f)), f).toBe(true);
     }
+    // The terminal shows the lab's lines only: what the engines, their network models and the
+    // custom resources wrote is in engine-logs.log (PostgreSQL's own lines included), none of it
+    // on stdout or stderr.
+    const terminal = `${r.stdout}\n${r.stderr}`;
+    const engineLines = readFileSync(join(out, 'engine-logs.log'), 'utf8').split('\n').filter(Boolean);
+    for (const ready of [
+      '[dynalite] ready at',
+      '[redis] ready at',
+      '[qldb] ready at',
+      '[postgres] PostgreSQL 16',
+    ])
+      expect(
+        engineLines.some((l) => l.startsWith(ready)),
+        ready,
+      ).toBe(true);
+    expect(terminal).not.toMatch(ENGINE_LINE);
+    const shown = new Set(terminal.split('\n'));
+    expect(engineLines.filter((l) => shown.has(l))).toEqual([]);
     const logs = readFileSync(join(out, 'lambda-logs.log'), 'utf8');
     expect(logs).toMatch(/REPORT RequestId: \S+\tDuration: /);
     // Every environment runs Lambda's Node major and says so as Lambda does.

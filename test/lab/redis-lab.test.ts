@@ -24,8 +24,16 @@ describe('the redis target in the local lab', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'lab-redis-'));
   let lab: RunningLab;
   let admin: Redis;
+  const labLines: string[] = [];
+  const engineLines: string[] = [];
   beforeAll(async () => {
-    lab = await startLab({ port: 0, dataDir, context: LAB_TEST_CONTEXT });
+    lab = await startLab({
+      port: 0,
+      dataDir,
+      context: LAB_TEST_CONTEXT,
+      log: (line) => labLines.push(line),
+      engineLog: (line) => engineLines.push(line),
+    });
     admin = await labRedisAdmin(lab);
   }, 180_000);
   afterAll(async () => {
@@ -42,6 +50,17 @@ describe('the redis target in the local lab', () => {
     }
     const redis = lab.targets.get('redis');
     expect(redis?.database.description).toBe('redis-server');
+  });
+
+  it("keeps the engines' own lines apart from the lab's: what a terminal shows names no engine line", () => {
+    // What the engines and their network models print, prefixed with their name.
+    const engineLine = /^\[(dynalite|redis|network-model)\] /;
+    expect(engineLines.some((l) => l.startsWith('[redis] ready at'))).toBe(true);
+    expect(engineLines.some((l) => l.startsWith('[dynalite] ready at'))).toBe(true);
+    expect(engineLines.some((l) => l.startsWith('[network-model] '))).toBe(true);
+    expect(labLines.filter((l) => engineLine.test(l))).toEqual([]);
+    // The lab's own lines still come through: each target's line names its engine and link.
+    expect(labLines.some((l) => l.startsWith('Redis: redis-server (pid '))).toBe(true);
   });
 
   it('each TLS front negotiated TLS 1.2 with a client pinned to it and TLS 1.3 otherwise, as AWS endpoints do', () => {
