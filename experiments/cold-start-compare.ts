@@ -20,6 +20,7 @@ export interface ColdStartCompareOptions {
     readonly rttByTarget?: Readonly<Partial<Record<string, number>>>;
     readonly seed?: number;
     readonly nodePath?: string;
+    readonly coldStartModel?: boolean;
   };
   readonly signal?: AbortSignal;
   readonly log: (line: string) => void;

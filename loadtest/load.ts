@@ -25,6 +25,7 @@ import {
   listOption,
   memoryListOption,
   NETWORK_HELP,
+  coldStartOption,
   networkOptions,
   numberOption,
   seedOption,
@@ -135,6 +136,7 @@ runCli(
         target: { type: 'string' },
         rtt: { type: 'string' },
         seed: { type: 'string' },
+        'cold-start': { type: 'string' },
         engine: { type: 'string' },
         data: { type: 'string' },
         'max-envs': { type: 'string' },
@@ -232,6 +234,7 @@ runCli(
     if (where === 'aws' && values.rtt !== undefined)
       throw new UsageError("--rtt models the local lab's network: a deployed stack has its own");
     const seed = seedOption(values.seed);
+    const coldStart = coldStartOption(values['cold-start']);
     const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
     // A bad price file is a usage error before any engine starts.
     const pricesFile = values.prices === undefined ? undefined : resolve(values.prices);
@@ -287,6 +290,7 @@ runCli(
         local: {
           engine,
           ...network,
+          ...coldStart,
           seed,
           dataDir: values.data,
           maxEnvironments,
