@@ -10,12 +10,12 @@ import { installInterruptHandler } from '../core/interrupt';
 import { TARGETS, type Target } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
 import {
+  coldStartOption,
   engineOption,
   intOption,
   listOption,
   memoryListOption,
   NETWORK_HELP,
-  coldStartOption,
   networkOptions,
   seedOption,
 } from '../local/cli/options';

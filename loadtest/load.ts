@@ -20,12 +20,12 @@ import {
 } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
 import {
+  coldStartOption,
   engineOption,
   intOption,
   listOption,
   memoryListOption,
   NETWORK_HELP,
-  coldStartOption,
   networkOptions,
   numberOption,
   seedOption,

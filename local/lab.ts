@@ -19,7 +19,12 @@ import { type LocalResources, localEnvironment } from './assembly/environment';
 import { watchEngines } from './engine-watchdog';
 import { type EngineKind, LOCAL_CREDENTIALS, LOCAL_REGION } from './engines';
 import { type MemoryModel, memoryModelLine, openCgroups } from './host/cgroups';
-import { type Architecture, type ColdStartModel, coldStartModel, coldStartModelLine } from './host/cold-start-model';
+import {
+  type Architecture,
+  type ColdStartModel,
+  coldStartModel,
+  coldStartModelLine,
+} from './host/cold-start-model';
 import { FunctionPool, type PoolStats } from './host/function-pool';
 import { checkMemoryMb } from './host/lambda-memory';
 import { invokedVersion } from './host/lambda-version';

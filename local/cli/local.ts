@@ -20,11 +20,11 @@ import {
 import { LAB_ENV_FILE, parseEnvFile, readEnvFile, removeEnvFile, writeEnvFile } from '../lab-env';
 import { tlsLabels } from '../network/tls-versions';
 import {
+  coldStartOption,
   engineOption,
   intOption,
   listOption,
   NETWORK_HELP,
-  coldStartOption,
   networkOptions,
   seedOption,
   UsageError,

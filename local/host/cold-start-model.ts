@@ -40,7 +40,8 @@ const LAMBDA_PERF = 'https://github.com/maxday/lambda-perf/blob/main/data';
  * trend, as the init phase runs on its burst CPU whatever the memory.
  */
 const lambdaPerf = (days: readonly string[]): string[] => days.map((d) => `${LAMBDA_PERF}/${d}.json`);
-const HELLO_WORLD = 'hello-world handler, zip, Init Duration of 160 cold starts (10 a day per memory size of 128, 256, 512 and 1024 MB, over four days; lambda-perf daily benchmark)';
+const HELLO_WORLD =
+  'hello-world handler, zip, Init Duration of 160 cold starts (10 a day per memory size of 128, 256, 512 and 1024 MB, over four days; lambda-perf daily benchmark)';
 
 /**
  * What the model knows. nodejs12.x and nodejs14.x (the runtimes the 2019-2021 seed articles ran
@@ -145,7 +146,10 @@ export function isArchitecture(v: unknown): v is Architecture {
   return v === 'x86_64' || v === 'arm64';
 }
 
-export function coldStartModel(runtime: string, architecture: Architecture = DEFAULT_ARCHITECTURE): ColdStartModel {
+export function coldStartModel(
+  runtime: string,
+  architecture: Architecture = DEFAULT_ARCHITECTURE,
+): ColdStartModel {
   const published = PUBLISHED_INITS.find((p) => p.runtime === runtime && p.architecture === architecture);
   return { runtime, architecture, ...(published ? { published } : {}) };
 }

@@ -74,7 +74,7 @@ export function modelParameters(profile: NetworkProfile = IN_REGION): ModelParam
     ...PUBLISHED_INITS.map((p) => ({
       parameter: `cold start: Lambda’s sandbox and runtime start, ${p.runtime} ${p.architecture}`,
       value: `${p.initMs} ms (${p.year})`,
-      sources: p.sources.map((url) => ({ what: p.measured, url })),
+      sources: p.sources.map((url, i) => ({ what: i === 0 ? p.measured : 'the next day’s file', url })),
       fittedTo: null,
     })),
   );

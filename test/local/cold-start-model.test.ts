@@ -148,7 +148,13 @@ describe('a cold start under the model', () => {
 
   it('is waited by the client of a cold invocation and in its REPORT’s Init Duration; a warm one has neither', async () => {
     const lines: string[] = [];
-    const pool = new FunctionPool({ fn: fn(), env: {}, maxEnvironments: 1, coldStart: SLOW, log: (l) => lines.push(l) });
+    const pool = new FunctionPool({
+      fn: fn(),
+      env: {},
+      maxEnvironments: 1,
+      coldStart: SLOW,
+      log: (l) => lines.push(l),
+    });
     try {
       const t0 = performance.now();
       const cold = await pool.invoke({});
