@@ -10,6 +10,7 @@ import { installInterruptHandler } from '../core/interrupt';
 import { TARGETS, type Target } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
 import {
+  coldStartOption,
   engineOption,
   intOption,
   listOption,
@@ -119,6 +120,7 @@ runCli(
         duration: { type: 'string' },
         rtt: { type: 'string' },
         seed: { type: 'string' },
+        'cold-start': { type: 'string' },
         engine: { type: 'string' },
         'max-envs': { type: 'string' },
         node: { type: 'string' },
@@ -163,6 +165,7 @@ runCli(
     const engine = engineOption(values.engine);
     const network = where === 'local' ? networkOptions(values.profile, values.rtt) : {};
     const seed = seedOption(values.seed);
+    const coldStart = coldStartOption(values['cold-start']);
     const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
     const memories = memoryListOption(values.memory);
     if (memories.length > 0 && where === 'aws')
@@ -208,7 +211,7 @@ runCli(
         where,
         targets,
         durationS,
-        local: { engine, ...network, seed, maxEnvironments, nodePath: values.node, memories },
+        local: { engine, ...network, ...coldStart, seed, maxEnvironments, nodePath: values.node, memories },
         aws: {
           region: values.region,
           profile: where === 'aws' ? values.profile : undefined,

@@ -4,10 +4,12 @@
  * against unbundled (local/assembly/unbundled.ts: the handler transpiled, its node_modules
  * copied). Both run in the same local lab as the same function (its environment variables,
  * Node, memory and CPU share): each cold start is a fresh pool of one environment that answers
- * one request, and the two builds alternate, so a loaded machine's drift falls on both.
+ * one request, and the two builds alternate, so a loaded machine's drift falls on both. Both
+ * pay the same modeled sandbox and runtime start (local/host/cold-start-model.ts), the lab's.
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { coldStartModelLine } from '../local/host/cold-start-model';
 import { possibleLabFunctions } from '../tune/tune-args';
 import type { ColdStartPlan, ColdStartView } from './types';
 
@@ -20,6 +22,7 @@ export interface ColdStartCompareOptions {
     readonly rttByTarget?: Readonly<Partial<Record<string, number>>>;
     readonly seed?: number;
     readonly nodePath?: string;
+    readonly coldStartModel?: boolean;
   };
   readonly signal?: AbortSignal;
   readonly log: (line: string) => void;
@@ -103,6 +106,7 @@ export async function runColdStartCompare(o: ColdStartCompareOptions): Promise<O
       memoryModel: lab.memoryModel.modeled
         ? lab.memoryModel.mechanism
         : `not modeled (${lab.memoryModel.reason})`,
+      coldStartModel: coldStartModelLine(lab.coldStart),
       bundled: { zipBytes: bundledZip, initMs: initMs.bundled },
       unbundled: {
         zipBytes: unbundledZip,

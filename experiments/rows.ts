@@ -10,6 +10,17 @@ import type { ExperimentRow, RowKind, RowRole } from '../report/report-model';
 export const LOCAL_MODEL_NOTE =
   'local lab: real engines on this machine behind the network model (TLS 1.3, the profile’s round trip and service time, connection set-up charged), not a cloud region';
 
+/**
+ * The cold-start model a step ran with (local/host/cold-start-model.ts), from its lab block's
+ * line, for the note of a row that compares Init Durations.
+ */
+export function coldStartModelNote(lab: Readonly<Record<string, unknown>> | null | undefined): string {
+  const line = lab?.coldStartModel;
+  return typeof line === 'string'
+    ? line
+    : 'cold-start model not recorded: a deployed stack’s Init Duration is Lambda’s own';
+}
+
 export interface RowInput {
   readonly metric: string;
   /** the quantity compared: the article's and ours are the same one */

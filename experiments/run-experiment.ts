@@ -43,6 +43,8 @@ export interface RunExperimentOptions {
     readonly nodePath?: string;
     /** Function memory, MB: one value runs every step at it, several compare them in each step. @default the template's */
     readonly memories?: readonly number[];
+    /** Model Lambda's sandbox and runtime start in every init. @default true */
+    readonly coldStartModel?: boolean;
   };
   readonly aws?: { readonly region?: string; readonly profile?: string; readonly stackPrefix?: string };
   readonly signal?: AbortSignal;
@@ -82,6 +84,7 @@ async function runWithLoad(
     rttByTarget: o.local?.rttByTarget,
     seed: o.local?.seed,
     nodePath: o.local?.nodePath,
+    coldStartModel: o.local?.coldStartModel,
   };
   const ctx: PlanContext = {
     quick: o.quick ?? false,

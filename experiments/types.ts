@@ -161,6 +161,8 @@ export interface ColdStartView {
   readonly node: string;
   /** how memory was applied: cgroups' mechanism, or why not */
   readonly memoryModel: string;
+  /** the cold-start model's line (local/host/cold-start-model.ts): what Init Duration holds beyond the process */
+  readonly coldStartModel: string;
   readonly bundled: { readonly zipBytes: number; readonly initMs: readonly number[] };
   readonly unbundled: {
     readonly zipBytes: number;

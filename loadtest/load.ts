@@ -20,6 +20,7 @@ import {
 } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
 import {
+  coldStartOption,
   engineOption,
   intOption,
   listOption,
@@ -136,6 +137,7 @@ runCli(
         target: { type: 'string' },
         rtt: { type: 'string' },
         seed: { type: 'string' },
+        'cold-start': { type: 'string' },
         engine: { type: 'string' },
         data: { type: 'string' },
         'max-envs': { type: 'string' },
@@ -233,6 +235,7 @@ runCli(
     if (where === 'aws' && values.rtt !== undefined)
       throw new UsageError("--rtt models the local lab's network: a deployed stack has its own");
     const seed = seedOption(values.seed);
+    const coldStart = coldStartOption(values['cold-start']);
     const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
     // A bad price file is a usage error before any engine starts.
     const pricesFile = values.prices === undefined ? undefined : resolve(values.prices);
@@ -293,6 +296,7 @@ runCli(
         local: {
           engine,
           ...network,
+          ...coldStart,
           seed,
           dataDir: values.data,
           maxEnvironments,

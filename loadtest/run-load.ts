@@ -18,6 +18,7 @@ import { LineFile } from '../core/line-file';
 import { measureBundles } from '../local/assembly/bundle-size';
 import type { EngineKind } from '../local/engines/types';
 import { memoryModelLine } from '../local/host/cgroups';
+import { coldStartBlock } from '../local/host/cold-start-model';
 import { CFS_PERIOD_US, INIT_BURST_MS, MB_PER_VCPU } from '../local/host/lambda-memory';
 import type { RunningLab } from '../local/lab';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, localSigningEnv } from '../local/lab-defaults';
@@ -85,6 +86,8 @@ export interface RunLoadOptions {
     readonly memories?: readonly number[];
     /** Run environments under cgroups when the machine allows. @default true */
     readonly cgroups?: boolean;
+    /** Model Lambda's sandbox and runtime start in every init (local/host/cold-start-model.ts). @default true */
+    readonly coldStartModel?: boolean;
   };
   readonly aws?: {
     readonly region?: string;
@@ -362,6 +365,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         reclaimIdleS: o.local?.reclaimIdleS,
         memoryMb: memories[0],
         cgroups: o.local?.cgroups,
+        coldStartModel: o.local?.coldStartModel,
         context: {
           // Only the functions the phases call (and create, which seeding uses): a shorter synth.
           operations: [...new Set([...(o.seedRecords ? ['create'] : []), ...o.operations])].join(','),
@@ -520,6 +524,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
                 ...(o.local?.reclaimIdleS === undefined ? {} : { reclaimIdleS: o.local.reclaimIdleS }),
                 prewarmConnection: o.local?.context?.prewarmConnection === 'true',
                 ...memoryBlock(lab as RunningLab, memories),
+                ...coldStartBlock((lab as RunningLab).coldStart),
                 hostLoad: host.summary,
               }
             : {}),

@@ -19,6 +19,12 @@ import { type LocalResources, localEnvironment } from './assembly/environment';
 import { watchEngines } from './engine-watchdog';
 import { type EngineKind, LOCAL_CREDENTIALS, LOCAL_REGION } from './engines';
 import { type MemoryModel, memoryModelLine, openCgroups } from './host/cgroups';
+import {
+  type Architecture,
+  type ColdStartModel,
+  coldStartModel,
+  coldStartModelLine,
+} from './host/cold-start-model';
 import { FunctionPool, type PoolStats } from './host/function-pool';
 import { checkMemoryMb } from './host/lambda-memory';
 import { invokedVersion } from './host/lambda-version';
@@ -131,6 +137,18 @@ export interface LabOptions {
    * CPU share. @default true where cgroups are used
    */
   readonly freeze?: boolean;
+  /**
+   * Model Lambda's sandbox and runtime start in every init (local/host/cold-start-model.ts): a
+   * cold start waits the published empty-function init's remainder, and Init Duration includes
+   * it. false: the local process's own init only. @default true
+   */
+  readonly coldStartModel?: boolean;
+  /**
+   * The runtime and architecture whose published init the model follows, in place of each
+   * function's own (the template's Runtime and Architectures): an article's runtime, say.
+   * @default each function's
+   */
+  readonly coldStartAs?: { readonly runtime: string; readonly architecture: Architecture };
 }
 
 /** One database target as it runs locally. */
@@ -160,6 +178,8 @@ export interface RunningLab {
   readonly pools: ReadonlyMap<string, FunctionPool>;
   /** What of Lambda's memory setting this lab models, and how (cgroups, or why not). */
   readonly memoryModel: MemoryModel;
+  /** Each function's cold-start model (local/host/cold-start-model.ts); undefined when turned off. */
+  readonly coldStart: readonly ColdStartModel[] | undefined;
   /** Each function's memory setting now, MB. */
   memory(): Record<string, number>;
   /**
@@ -364,6 +384,17 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       );
     }
 
+    const coldStartOf = (fn: AssemblyFunction): ColdStartModel | undefined =>
+      opts.coldStartModel === false
+        ? undefined
+        : opts.coldStartAs
+          ? coldStartModel(opts.coldStartAs.runtime, opts.coldStartAs.architecture)
+          : coldStartModel(fn.runtime, fn.architecture);
+    const coldStart =
+      opts.coldStartModel === false
+        ? undefined
+        : assembly.routes.flatMap((r) => coldStartOf(r.function) ?? []);
+    log(coldStartModelLine(coldStart));
     const pools = new Map<string, FunctionPool>();
     for (const route of assembly.routes) {
       const fn = route.function;
@@ -377,6 +408,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         memoryMb: opts.memoryMb,
         cgroups: tree ? { tree, hostCores: memoryModel.hostCores, freeze: opts.freeze ?? true } : undefined,
         reclaimIdleMs: opts.reclaimIdleS === undefined ? undefined : opts.reclaimIdleS * 1000,
+        coldStart: coldStartOf(fn),
         log: (line) => opts.onFunctionLog?.(fn.name, line),
       });
       pools.set(fn.name, pool);
@@ -450,6 +482,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       profile,
       pools,
       memoryModel,
+      coldStart,
       memory: () => Object.fromEntries([...pools].map(([name, p]) => [name, p.memoryMb])),
       setMemory: async (memoryMb, functionName) => {
         checkMemoryMb(memoryMb);
@@ -469,6 +502,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
           version: pool.version,
           memoryMb: pool.memoryMb,
           cgroups: tree ? { tree, hostCores: memoryModel.hostCores, freeze: opts.freeze ?? true } : undefined,
+          coldStart: pool.coldStart,
           log: fnLog ?? (() => {}),
         });
       },

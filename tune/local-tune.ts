@@ -54,6 +54,7 @@ export interface LocalTuneOptions {
     readonly rttByTarget?: Readonly<Partial<Record<Target, number>>>;
     readonly seed?: number;
     readonly nodePath?: string;
+    readonly coldStartModel?: boolean;
   };
   readonly signal?: AbortSignal;
   readonly log: (line: string) => void;

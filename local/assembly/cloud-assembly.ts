@@ -32,6 +32,8 @@ export interface AssemblyFunction {
   /** `index.handler` -> file `index.mjs|js|cjs` in assetDir, export `handler`. */
   readonly handler: string;
   readonly runtime: string;
+  /** The template's first Architectures entry. @default Lambda's default, x86_64 */
+  readonly architecture?: 'x86_64' | 'arm64';
   readonly memorySize: number;
   readonly timeoutSeconds: number;
   /** Template values: strings as they are, intrinsics (Ref, ImportValue...) kept as objects. */
@@ -114,11 +116,17 @@ function readFunction(
     assetDir: isAbsolute(assetPath) ? assetPath : join(dir, assetPath),
     handler: String(p.Handler ?? 'index.handler'),
     runtime: String(p.Runtime ?? ''),
+    ...architectureOf(p.Architectures),
     memorySize: Number(p.MemorySize ?? 128),
     timeoutSeconds: Number(p.Timeout ?? 3),
     environment,
     provisionedConcurrency: 0,
   };
+}
+
+function architectureOf(v: unknown): { architecture?: 'x86_64' | 'arm64' } {
+  const first = Array.isArray(v) ? v[0] : undefined;
+  return first === 'arm64' || first === 'x86_64' ? { architecture: first } : {};
 }
 
 /** Walks Resource.ParentId up to the root to rebuild the full path. */

@@ -20,6 +20,7 @@ import {
 import { LAB_ENV_FILE, parseEnvFile, readEnvFile, removeEnvFile, writeEnvFile } from '../lab-env';
 import { tlsLabels } from '../network/tls-versions';
 import {
+  coldStartOption,
   engineOption,
   intOption,
   listOption,
@@ -104,6 +105,7 @@ runCli(
         rtt: { type: 'string' },
         profile: { type: 'string' },
         seed: { type: 'string' },
+        'cold-start': { type: 'string' },
         'keep-alive': { type: 'string' },
         'provisioned-concurrency': { type: 'string' },
         memory: { type: 'string' },
@@ -150,6 +152,7 @@ runCli(
       dataDir: values.data,
       ...networkOptions(values.profile, values.rtt),
       seed: seedOption(values.seed),
+      ...coldStartOption(values['cold-start']),
       maxEnvironments: intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS),
       nodePath: values.node,
       idleTimeoutS: intOption('idle-timeout', values['idle-timeout'], 1, 86_400, DEFAULT_IDLE_TIMEOUT_S),

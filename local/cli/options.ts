@@ -98,7 +98,17 @@ export const NETWORK_HELP = `  --profile NAME        network profile: ${PROFILE_
                         per target a round trip and a service time, each cited (docs/local-lab.md)
   --rtt MS|T=MS,...     round trip instead of the profile's, for every target or some
                         (e.g. --rtt dynamodb=0.5,redis=0.3)
-  --seed N              seeds the service-time draws (default 1): the same seed repeats a run`;
+  --seed N              seeds the service-time draws (default 1): the same seed repeats a run
+  --cold-start model|off  model Lambda's sandbox and runtime start in every init, from
+                        published empty-function Init Durations (default model; README)`;
+
+/** `--cold-start model|off`: the lab's coldStartModel (local/host/cold-start-model.ts). */
+export function coldStartOption(value: string | undefined): { coldStartModel?: boolean } {
+  if (value === undefined) return {};
+  if (value !== 'model' && value !== 'off')
+    throw new UsageError(`--cold-start must be model or off, got ${JSON.stringify(value)}`);
+  return { coldStartModel: value === 'model' };
+}
 
 /** `--seed N`: a whole number 0..2^32-1. */
 export function seedOption(value: string | undefined): number | undefined {

@@ -13,6 +13,7 @@ import type { AssemblyFunction } from '../assembly/cloud-assembly';
 import { recordChild } from '../run-dir';
 import { type NodeRuntime, resolveLambdaNode } from '../runtime/lambda-node';
 import { type CgroupTree, type CpuThrottling, type EnvironmentCgroup, joinCgroupScript } from './cgroups';
+import { type ColdStartModel, modeledRemainderMs } from './cold-start-model';
 import { initErrorType, initReportLine, initStartLine } from './lambda-log';
 import { heapFlags, INIT_BURST_MS, initCpuLimit, invokeCpuLimit, memoryLimitBytes } from './lambda-memory';
 
@@ -52,7 +53,7 @@ interface StreamBytes {
 }
 
 type WorkerMessage =
-  | { type: 'ready'; initMs: number }
+  | { type: 'ready'; initMs: number; runtimeStartMs: number }
   | { type: 'init-error'; initMs: number; error: WorkerError }
   | {
       type: 'result';
@@ -151,6 +152,12 @@ export interface EnvironmentOptions {
      */
     readonly freeze?: boolean;
   };
+  /**
+   * Lambda's sandbox and runtime start (cold-start-model.ts): the start waits the published
+   * init's remainder over the local runtime start, and Init Duration includes it.
+   * @default undefined: not modeled, the local process's own init only
+   */
+  readonly coldStart?: ColdStartModel;
 }
 
 /**
@@ -183,8 +190,12 @@ export class StartAborted extends Error {
 
 export class ExecutionEnvironment {
   readonly initType: InitType;
-  /** Time from process start to the bundle loaded, as Lambda's Init Duration. */
+  /** Time from process start to the bundle loaded, as Lambda's Init Duration, the modeled part included. */
   initMs = 0;
+  /** The part of initMs the cold-start model added (waited, not run), ms. */
+  modeledInitMs = 0;
+  /** The local runtime's own start, process start to the bundle's import, ms (part of initMs). */
+  runtimeStartMs = 0;
   invocations = 0;
   busy = false;
   private exited = false;
@@ -322,6 +333,7 @@ export class ExecutionEnvironment {
       let failure: InitError | undefined;
       let ready = false;
       let aborted = false;
+      let modeledWait: NodeJS.Timeout | undefined;
       const abort = () => {
         aborted = true;
         child.kill('SIGKILL');
@@ -335,18 +347,28 @@ export class ExecutionEnvironment {
         // Once aborted, only the exit settles the start: the caller waits for the process to be gone.
         if (aborted) return;
         if (m.type === 'ready') {
-          ready = true;
-          env.initMs = m.initMs;
+          const remainder = modeledRemainderMs(opts.coldStart, m.runtimeStartMs);
+          env.modeledInitMs = remainder;
+          env.runtimeStartMs = m.runtimeStartMs;
+          env.initMs = m.initMs + remainder;
           try {
             throttle();
           } catch {
             // The cgroup is gone only if the process is: its exit reports it.
           }
-          env.idle();
-          opts.signal?.removeEventListener('abort', abort);
           child.off('message', onInitMessage);
           child.on('message', (msg: WorkerMessage) => env.onMessage(msg));
-          resolve(env);
+          const serve = () => {
+            if (aborted || !env.alive) return; // the exit settles the start
+            ready = true;
+            env.idle();
+            opts.signal?.removeEventListener('abort', abort);
+            resolve(env);
+          };
+          // The process is loaded and idle while the start waits: the wait is the sandbox's and
+          // runtime's start, which a client of a cold start waits for as Lambda's do.
+          if (remainder > 0) modeledWait = setTimeout(serve, remainder);
+          else serve();
         } else if (m.type === 'init-error') {
           // Settled at the exit that follows, once the function's last lines are logged. A
           // bundle that left a server or timer running at init would keep it alive: end it.
@@ -357,6 +379,7 @@ export class ExecutionEnvironment {
       child.on('message', onInitMessage);
       child.once('exit', (code, signal) => {
         clearTimeout(burst);
+        clearTimeout(modeledWait);
         opts.signal?.removeEventListener('abort', abort);
         const outOfMemory = env.onExit(code, signal);
         if (ready) return; // a later exit is the invocation's business, not the start's

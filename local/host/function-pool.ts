@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { AssemblyFunction } from '../assembly/cloud-assembly';
 import type { NodeRuntime } from '../runtime/lambda-node';
 import { type CgroupTree, type CpuThrottling, sumThrottling } from './cgroups';
+import type { ColdStartModel } from './cold-start-model';
 import {
   defaultLambdaNode,
   ExecutionEnvironment,
@@ -55,6 +56,12 @@ export interface PoolOptions {
    * @default undefined: never, each environment lives until the pool stops
    */
   readonly reclaimIdleMs?: number;
+  /**
+   * Lambda's sandbox and runtime start (cold-start-model.ts), paid by every environment's init:
+   * on-demand ones on their first request, provisioned ones at start().
+   * @default undefined: not modeled
+   */
+  readonly coldStart?: ColdStartModel;
 }
 
 export type Invocation =
@@ -142,6 +149,11 @@ export class FunctionPool {
 
   get name(): string {
     return this.opts.fn.name;
+  }
+
+  /** The cold-start model its environments start with; undefined when not modeled. */
+  get coldStart(): ColdStartModel | undefined {
+    return this.opts.coldStart;
   }
 
   /** The environment variables each execution environment gets. */
@@ -456,6 +468,7 @@ export class FunctionPool {
         cgroups: this.opts.cgroups,
         node: this.node,
         initType,
+        coldStart: this.opts.coldStart,
         onLog: this.opts.log,
         signal: abort.signal,
         onExit: (e) => this.onEnvironmentExit(e),

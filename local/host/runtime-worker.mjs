@@ -11,7 +11,7 @@
  * (what is the same for every invocation of the environment comes once, in argv and the
  * environment, not in each message the worker has to parse)
  * worker -> host:
- *   { type: 'ready', initMs } | { type: 'init-error', initMs, error }
+ *   { type: 'ready', initMs, runtimeStartMs } | { type: 'init-error', initMs, error }
  *   { type: 'result', requestId, durationMs, maxMemoryUsedMb, response, output }
  *   { type: 'error', requestId, durationMs, maxMemoryUsedMb, error, output }
  * where output is { stdout, stderr }: the bytes each stream has carried since the start, which
@@ -157,6 +157,9 @@ const CALLBACK_REMOVED =
 
 /** @type {((event: unknown, context: unknown) => Promise<unknown>) & { [STREAMING]?: unknown }} */
 let handler;
+// The runtime's own start, before any of the function's code: what an empty handler's init is
+// here (the host's cold-start model, cold-start-model.ts, waits Lambda's published remainder).
+const runtimeStartMs = performance.now();
 try {
   let mod;
   try {
@@ -175,7 +178,7 @@ try {
   if (handler.length >= 3 && handler[STREAMING] !== 'response')
     throw new RuntimeError('Runtime.CallbackHandlerDeprecated', CALLBACK_REMOVED);
   // performance.now() counts from process start: runtime start-up plus the bundle's static init.
-  process.send?.({ type: 'ready', initMs: performance.now() });
+  process.send?.({ type: 'ready', initMs: performance.now(), runtimeStartMs });
 } catch (e) {
   const error = describe(e);
   // The runtime's own line for it, before the platform's INIT_REPORT (nodejs24.x calls it Init Error).

@@ -4,6 +4,7 @@
  * figure itself (the experiments mark such rows `calibration`). Read from the profiles and the
  * lab's defaults, so this list cannot drift from what the model runs. Plain data.
  */
+import { PUBLISHED_INITS } from '../host/cold-start-model';
 import { DEFAULT_IDLE_TIMEOUT_S } from '../lab-defaults';
 import { type Citation, IN_REGION, type NetworkProfile } from './profiles';
 
@@ -61,10 +62,21 @@ export function modelParameters(profile: NetworkProfile = IN_REGION): ModelParam
     {
       parameter: 'cold start: Init Duration',
       value:
-        'the bundle’s module load in a fresh process under the function’s CPU share; Lambda’s sandbox and runtime start are not modeled',
-      sources: [],
+        'the bundle’s module load in a fresh process under the function’s CPU share, plus Lambda’s sandbox and runtime start: the published hello-world Init Duration of the function’s runtime and architecture less the local runtime start, waited at each init (on-demand and provisioned), never below 0 (--cold-start off: not added)',
+      sources: [
+        {
+          what: 'the Init phase starts the extensions, bootstraps the runtime and runs the function’s static code (Lambda Developer Guide, execution environment lifecycle)',
+          url: 'https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html',
+        },
+      ],
       fittedTo: null,
     },
+    ...PUBLISHED_INITS.map((p) => ({
+      parameter: `cold start: Lambda’s sandbox and runtime start, ${p.runtime} ${p.architecture}`,
+      value: `${p.initMs} ms (${p.year})`,
+      sources: p.sources.map((url, i) => ({ what: i === 0 ? p.measured : 'the next day’s file', url })),
+      fittedTo: null,
+    })),
   );
   return out;
 }

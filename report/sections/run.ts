@@ -27,13 +27,19 @@ export function overview(report: LabReport): Section {
   if (report.lab) {
     // Memory has lines of its own below; the per-function list would drown the settings.
     const settings = Object.entries(report.lab)
-      .filter(([k]) => !MEMORY_KEYS.has(k) && k !== 'network')
+      .filter(([k]) => !MEMORY_KEYS.has(k) && k !== 'network' && k !== 'coldStart' && k !== 'coldStartModel')
       .map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join(', ');
     blocks.push({ kind: 'text', text: `Lab: ${settings}.` });
     const network = networkLine(report.lab);
     if (network) blocks.push({ kind: 'text', text: network });
     blocks.push(...memoryBlocks(report.lab));
+    // What Init Duration holds beyond the local process (local/host/cold-start-model.ts); its sources are in report.json.
+    const coldStart = report.lab.coldStartModel;
+    if (typeof coldStart === 'string') {
+      const off = (report.lab.coldStart as { modeled?: unknown } | undefined)?.modeled === false;
+      blocks.push(off ? { kind: 'notice', text: coldStart } : { kind: 'text', text: `${coldStart}.` });
+    }
   }
   const m = report.malformed;
   blocks.push(

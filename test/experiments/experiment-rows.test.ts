@@ -13,7 +13,7 @@ import { qldbVsDynamodb } from '../../experiments/definitions/qldb-vs-dynamodb';
 import { redisVsOthers } from '../../experiments/definitions/redis-vs-others';
 import { EXPERIMENTS } from '../../experiments/registry';
 import type { Call, ColdStartView, DirectRedisView, PlanContext, TuningView } from '../../experiments/types';
-import type { RowKind } from '../../report/report-model';
+import type { GroupReport, RowKind } from '../../report/report-model';
 import type { Ladder } from '../../runs/latency-histogram';
 import type { LabRow } from '../../runs/results';
 import { stepView } from '../support/step-view';
@@ -117,6 +117,7 @@ describe('qldb-vs-dynamodb', () => {
       plans.map((p) => [
         p.name,
         stepView(p, {
+          lab: { coldStartModel: 'cold start: Init Duration is at least … nodejs24.x arm64 123.8 ms' },
           row: (target, v, phase) =>
             v === 'on' && phase === 'get' ? ({ initMsP50: init[target] } as unknown as LabRow) : undefined,
         }),
@@ -126,7 +127,9 @@ describe('qldb-vs-dynamodb', () => {
       .rows(withInit, ctx, new Map())
       .rows.find((x) => x.metric === 'cold start, get, keep-alive on: DynamoDB’s Init Duration over QLDB’s');
     expect(r).toMatchObject({ kind: 'init', article: 0.6, measured: 0.45, role: 'prediction' });
-    expect(r?.cause).toContain('not modeled');
+    // Both inits hold the modeled sandbox and runtime start the step ran with: the note names it.
+    expect(r?.note).toContain('nodejs24.x arm64 123.8 ms');
+    expect(r?.cause).toContain('SDK v2');
   });
 
   it('says in the Duration rows when the phases were shorter than the article’s 300 s', () => {
@@ -177,6 +180,8 @@ describe('qldb-vs-dynamodb', () => {
       memoryMb: 512,
       node: '24.21.0',
       memoryModel: 'cgroup-v2',
+      coldStartModel:
+        'cold start: Init Duration is at least Lambda’s published empty-function init, the local runtime start counted in it: nodejs24.x arm64 123.8 ms (hello-world Init Duration, 2026)',
       bundled: { zipBytes: 113_000, initMs: [150, 170, 160, 400, 165] },
       unbundled: {
         zipBytes: 6_012_282,
@@ -206,6 +211,8 @@ describe('qldb-vs-dynamodb', () => {
     expect(saved?.note).toContain('bundled p50 165.0 ms against unbundled 255.0 ms');
     expect(saved?.note).toContain('5 on-demand cold starts of each build, alternating');
     expect(saved?.note).toContain('SDK v2');
+    // Both builds pay the modeled sandbox and runtime start: the note names the model.
+    expect(saved?.note).toContain('nodejs24.x arm64 123.8 ms');
     expect(
       by('QLDB get cold start: share of the unbundled Init Duration saved by bundling')?.measured,
     ).toBeCloseTo(1 - 165 / 255);
@@ -342,5 +349,25 @@ describe('provisioned-idle', () => {
     expect(gap?.measured).toBe(41.5);
     // The setting is named in the metric, as a setting.
     expect(gap?.metric).toContain(`setting: gap ${plan.idleGapS} s`);
+  });
+
+  it('sets the provisioned environment’s Init Duration at provisioning against the article’s, naming the cold-start model', () => {
+    const ctx: PlanContext = { quick: false, where: 'local', targets: TARGETS };
+    const plan = provisionedIdle.plan(ctx).find((p) => p.name === 'gap-90s');
+    if (!plan) throw new Error('no gap-90s step');
+    const step = stepView(plan, {
+      lab: { coldStartModel: 'cold start: … nodejs24.x arm64 123.8 ms' },
+      group: (target, variant, phase) =>
+        target === 'dynamodb' && variant === 'on' && phase === 'get'
+          ? ({ coldStarts: { init: { count: 1, p50: 180, p95: 180, max: 180 } } } as unknown as GroupReport)
+          : undefined,
+    });
+    const { rows } = provisionedIdle.rows(new Map([[plan.name, step]]), ctx);
+    const init = rows.filter((r) =>
+      r.metric.endsWith('the provisioned environment’s Init Duration (at provisioning)'),
+    );
+    expect(init).toHaveLength(1);
+    expect(init[0]).toMatchObject({ kind: 'init', article: 2229.18, measured: 180, role: 'prediction' });
+    expect(init[0].note).toContain('nodejs24.x arm64 123.8 ms');
   });
 });

@@ -19,6 +19,7 @@ import type { TimingLine } from '../../core/timing.mjs';
 import type { RunArtilleryOptions, RunArtilleryResult } from '../../loadtest/artillery-runner';
 import { loadExitCode, runLoadPhases, writeLoadSummary } from '../../loadtest/load-phases';
 import { formatSummaryTable } from '../../loadtest/summary-table';
+import { coldStartBlock, coldStartModel } from '../../local/host/cold-start-model';
 import { writeReport } from '../../report/write-report';
 
 const ARTILLERY = new URL('./fixtures/artillery-get-report.json', import.meta.url).pathname;
@@ -235,12 +236,21 @@ describe('npm run load comparing memory sizes (--memory 128,1769)', () => {
     writeFileSync(join(out, 'lambda-logs.log'), `${logLines.join('\n')}\n`);
     writeLoadSummary(
       out,
-      { target: 'local', memoryModel: 'Memory is CPU: cgroup-v1', memory: { modeled: true } },
+      {
+        target: 'local',
+        memoryModel: 'Memory is CPU: cgroup-v1',
+        memory: { modeled: true },
+        ...coldStartBlock([coldStartModel('nodejs24.x', 'arm64')]),
+      },
       rows,
       [],
     );
     await writeReport({ inDir: out, outDir: out, tuningDirs: [] });
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    // The lab block names the cold-start model that produced the Init Durations, with its sources.
+    expect(report.lab.coldStart.figures[0]).toMatchObject({ runtime: 'nodejs24.x', publishedInitMs: 123.8 });
+    expect(report.lab.coldStart.figures[0].sources[0]).toMatch(/lambda-perf/);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('nodejs24.x arm64 123.8 ms');
     const groups = report.groups as {
       id: string;
       memoryMb: number;
@@ -261,7 +271,7 @@ describe('npm run load comparing memory sizes (--memory 128,1769)', () => {
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('Memory is CPU: cgroup-v1');
   }, 30_000);
 
-  it('says in the report when memory was not modeled', async () => {
+  it('says in the report when memory or cold starts were not modeled', async () => {
     const out = mkdtempSync(join(dir, 'not-modeled-'));
     copyFileSync(ARTILLERY, join(out, 'artillery-dynamodb-keepalive-on-get.json'));
     writeLoadSummary(
@@ -270,14 +280,15 @@ describe('npm run load comparing memory sizes (--memory 128,1769)', () => {
         target: 'local',
         memoryModel: "Memory not modeled: cgroups are Linux's; this is darwin",
         memory: { modeled: false, mechanism: 'none' },
+        ...coldStartBlock(undefined),
       },
       [],
       [],
     );
     await writeReport({ inDir: out, outDir: out, tuningDirs: [] });
-    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain(
-      "Memory not modeled: cgroups are Linux's; this is darwin (memory not modeled)",
-    );
+    const md = readFileSync(join(out, 'report.md'), 'utf8');
+    expect(md).toContain("Memory not modeled: cgroups are Linux's; this is darwin (memory not modeled)");
+    expect(md).toContain('cold start: Lambda’s sandbox and runtime start not modeled (turned off)');
   }, 30_000);
 });
 

@@ -458,7 +458,17 @@ describe('the lab', () => {
       ).toBe(true);
       const r = await lab.pools.get(get)?.invoke({ httpMethod: 'GET', pathParameters: { govId: 'AB-1' } });
       expect(r?.ok).toBe(true);
-      expect(fnLines.find((l) => l.startsWith(`[${get}] REPORT`))).toContain('Memory Size: 1769 MB');
+      const report = fnLines.find((l) => l.startsWith(`[${get}] REPORT`));
+      expect(report).toContain('Memory Size: 1769 MB');
+      // The template's runtime and architecture choose the cold-start model's figure, and the cold
+      // invocation's Init Duration holds at least it.
+      const published = lab.coldStart?.find((m) => m.runtime === 'nodejs24.x' && m.architecture === 'arm64')
+        ?.published?.initMs;
+      expect(published).toBeGreaterThan(0);
+      expect(log.filter((l) => l.startsWith('cold start: Init Duration is at least'))).toHaveLength(1);
+      expect(Number(/Init Duration: ([0-9.]+) ms/.exec(report ?? '')?.[1])).toBeGreaterThanOrEqual(
+        published ?? 0,
+      );
     } finally {
       await lab.stop();
     }
@@ -469,16 +479,19 @@ describe('the lab', () => {
     expect(left).toEqual([]);
   }, 180_000);
 
-  it('says in one line when it does not model memory', async () => {
+  it('says in one line when it does not model memory, or cold starts', async () => {
     const { startLab } = await import('../../local/lab');
     const log: string[] = [];
     const lab = await startLab({
       port: 0,
       context: LAB_TEST_CONTEXT,
       cgroups: false,
+      coldStartModel: false,
       log: (l) => log.push(l),
     });
     try {
+      expect(lab.coldStart).toBeUndefined();
+      expect(log).toContain('cold start: Lambda’s sandbox and runtime start not modeled (turned off)');
       expect(lab.memoryModel).toMatchObject({ modeled: false, mechanism: 'none' });
       expect(log.filter((l) => l.startsWith('Memory not modeled: cgroups turned off'))).toHaveLength(1);
       expect(log.find((l) => l.startsWith('Memory not modeled'))).toContain('"memory not modeled"');
