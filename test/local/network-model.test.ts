@@ -219,7 +219,7 @@ describe('network model', () => {
         serviceTime,
       });
       try {
-        const socket = tlsConnect(model.port, { ca, servername: 'localhost', allowHalfOpen: true });
+        const socket = tlsConnect(model.port, { ca, servername: 'localhost' });
         await once(socket, 'secureConnect');
         const chunks: Buffer[] = [];
         socket.on('data', (chunk: Buffer) => chunks.push(chunk));
