@@ -20,7 +20,7 @@
  * On a cloud platform the subcommand is run-lambda or run-fargate (artillery-platform.ts).
  *
  * The child gets artillery-preload.cjs through NODE_OPTIONS: it stubs artillery's posthog
- * telemetry client, which otherwise holds every run ~12 s on a closed network, and notices
+ * telemetry client, which otherwise holds every run for seconds on a closed network, and notices
  * the end of a run promptly (see that file for what and why).
  */
 import { type ChildProcess, spawn } from 'node:child_process';

@@ -166,8 +166,8 @@ export async function runLocalTune(o: LocalTuneOptions): Promise<LocalTuneResult
     if (o.payload === undefined) {
       // Set-up, not a measurement: at the largest power value, where a fresh environment's first
       // call (TLS handshake, the SDK's code compiled on first use) takes the least time. At 128 MB
-      // (0.07 vCPU) it took 4.4-9 s on this project's 2-core machine, past the handlers' 5 s
-      // database deadline, and the whole tuning stopped at a 503. Back to the first value after,
+      // (0.07 vCPU) it can pass the handlers' 5 s database deadline on a small machine, and a 503
+      // would stop the whole tuning. Back to the first value after,
       // which replaces the seeding environment: each value's first invocation stays cold.
       await lab.setMemory(Math.max(...o.powerValues), create.key);
       const seed = await invokeOnce(lab, create.key, proxyEvent(create, person), reports);

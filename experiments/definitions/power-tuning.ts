@@ -13,9 +13,9 @@ import type { ExperimentDefinition, ExperimentOutcome, PlanContext, TuningPlan, 
 
 /** The memory sizes Power Tuning users try first, up to one full vCPU. */
 const POWER_VALUES = [128, 256, 512, 1024, 1769] as const;
-// --quick starts at 256 MB: on this project's 2-core machine (2026-11-26) a fresh environment's
-// first DynamoDB call at 128 MB (0.07 vCPU) ran past the 10 s function timeout, at 256 MB 3.9 s,
-// at 512 MB 0.44 s; the full run keeps 128 MB.
+// --quick starts at 256 MB: on a 2-core machine a fresh environment's first DynamoDB call at
+// 128 MB (0.07 vCPU: TLS and the SDK's first compile) can run past the 10 s function timeout,
+// which a CI run cannot afford; the full run keeps 128 MB.
 const QUICK_POWER_VALUES = [256, 512, 1769] as const;
 const FUNCTIONS = ['qldb-get', 'qldb-create', 'dynamodb-get', 'dynamodb-create'] as const;
 

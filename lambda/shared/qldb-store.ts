@@ -1,6 +1,6 @@
 /**
  * QLDB target (Amazon QLDB reached end of support on 2025-07-31; kept behind the
- * `targets` flag, see README). Each transaction costs several SendCommand round trips,
+ * `targets` flag, see docs/deploying.md). Each transaction costs several SendCommand round trips,
  * which is why QLDB latency is a multiple of DynamoDB's: the driver's pool keeps its
  * session, so a warm get is 3 (start transaction, execute, commit) and a create with its
  * SELECT + INSERT is 4; only a new session adds StartSession.

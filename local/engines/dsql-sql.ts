@@ -8,7 +8,7 @@
  * dependency for a lab that sends a handful of statement shapes; pgsql-ast-parser is its own
  * grammar and lags PostgreSQL's. What DSQL refuses is decided by a statement's leading keywords
  * and a few clauses (TEMP, LANGUAGE, ASYNC, USING, CACHE, a serial type, PROGRAM), which tokens
- * decide exactly once strings and comments cannot fool them. The limits are in the README.
+ * decide exactly once strings and comments cannot fool them. The limits are in docs/differences.md.
  *
  * Every refusal carries DSQL's SQLSTATE and message. Where they come from:
  *   measured   - messages seen from a real cluster, recorded by users (see each rule's note);

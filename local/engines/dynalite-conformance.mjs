@@ -26,11 +26,10 @@
 // the exclusive one, so no request sees half a transaction. dynalite's version is pinned in
 // package-lock.json; test/conformance/dynamodb.test.ts fails if an upgrade moves what this relies on.
 //
-// Why this and not DynamoDB Local as the default (which has all three right): measured with
-// `npm run bench -- --only-engines` on the lab's 2-core machine, DynamoDB Local took 3.4-12 s to
-// its first answer against 0.3-0.8 s, ~1.4 ms of engine CPU per request against ~0.6 ms and
-// 200-340 MB against ~110 MB, and needs Java 17, Maven and a native library it does not ship for
-// linux-arm64. This layer costs nothing measurable (start-up and per-request p50 equal to plain
+// Why this and not DynamoDB Local as the default (which has all three right): DynamoDB Local
+// starts several times slower, takes more engine CPU per request and more memory (compare them
+// with `npm run bench -- --only-engines`), and needs Java 17, Maven and a native library it does
+// not ship for linux-arm64. This layer costs nothing measurable (start-up and per-request p50 equal to plain
 // dynalite's within noise).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';

@@ -9,7 +9,7 @@ import { delimiter, join } from 'node:path';
 
 export interface EngineFound {
   readonly found: true;
-  /** Where the engine comes from, for the start line and the README: `dynalite (npm)`, `/usr/bin/redis-server`. */
+  /** Where the engine comes from, for the start line and docs/local-lab.md: `dynalite (npm)`, `/usr/bin/redis-server`. */
   readonly source: string;
 }
 
@@ -68,7 +68,7 @@ export function installCommand(pkg: SystemPackage, ctx: FindEngineContext): stri
   if (ctx.platform === 'darwin') return `brew install ${pkg.brew}`;
   if (ctx.platform === 'linux' && !findOnPath('apt-get', ctx.env.PATH) && findOnPath('dnf', ctx.env.PATH))
     return `sudo dnf install ${pkg.dnf}`;
-  // Debian and Ubuntu, and the default elsewhere on Linux: the README names the others.
+  // Debian and Ubuntu, and the default elsewhere on Linux: docs/local-lab.md names the others.
   return `sudo apt-get install ${pkg.apt}`;
 }
 

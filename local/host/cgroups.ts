@@ -121,7 +121,7 @@ export class EnvironmentCgroup {
   /**
    * The freezer file and the peak-memory file, opened once: every invocation writes the one and
    * reads the other, and an open, a write and a close cost three of libuv's thread-pool hops
-   * (0.5-2 ms p50 from thaw asked to thaw landed, measured here under load), one write none.
+   * (each one a wait on a busy host), one write none.
    */
   private freezeFd?: number;
   private peakFd?: number;
@@ -178,8 +178,7 @@ export class EnvironmentCgroup {
   /**
    * Freezes or thaws from libuv's thread pool, in the order asked; resolves once written (a
    * failure leaves the state as it was, as freeze and thaw do). The write blocks while the kernel
-   * stops or wakes every thread of the environment: measured here (cgroup v1 freezer, a Node
-   * environment), thaw p50 0.11 ms and p90 3 ms, freeze p50 0.08 ms, each per invocation. A
+   * stops or wakes every thread of the environment, which can take milliseconds in its tail. A
    * freeze is never on a request's path, so it goes here, off the event loop.
    */
   setFrozen(frozen: boolean): Promise<void> {
@@ -207,8 +206,7 @@ export class EnvironmentCgroup {
    * environment's threads, which Lambda's own sandbox pays too), or undefined when it went
    * through the thread pool behind a freeze still in flight. Synchronous when nothing is in
    * flight: the environment can run no sooner than the thaw lands, and a thread-pool hop only
-   * delays that landing (measured here: thaw asked to landed p50 0.64-2.1 ms through
-   * writeFile, against the write's own ~0.1 ms).
+   * delays that landing (a hop can cost more than the write itself).
    */
   thawForInvoke(): number | undefined {
     if (this.inFlight > 0) {

@@ -40,9 +40,9 @@ const logger =
  * What a function writes while it runs is held here and written out once its Duration is
  * measured, just before its result is sent (so the host still reads every line before the
  * result, and logs END and REPORT after them), or at the event loop's next turn (an await), or
- * once it passes HOLD_BYTES. A pipe write wakes the host to read it: on this project's 2-core
- * machine that wake-up cost 60-135 us per line inside the function's Duration, for work that is
- * the host's (Lambda's runtime hands a line to its log agent without waiting on it). The cost of
+ * once it passes HOLD_BYTES. A pipe write wakes the host to read it, and on a small machine that
+ * wake-up lands inside the function's Duration, for work that is the host's (Lambda's runtime
+ * hands a line to its log agent without waiting on it). The cost of
  * holding: a line written in the same synchronous stretch in which the process is killed (a
  * timeout, the memory ceiling) is lost. Between invocations (init, background work) every write
  * goes straight out.

@@ -15,10 +15,11 @@
  *   takes two); on a kept-alive connection it costs 1.
  * - TLS session resumption stays on, as Node does it: the server issues TLS 1.3 tickets and
  *   https.Agent caches and offers them. A resumed TLS 1.3 handshake still takes its round
- *   trip (Node sends no 0-RTT data), so resumption saves certificate work (~1 ms here), never
- *   a round trip; turning it off would charge CPU the client does not spend.
+ *   trip (Node sends no 0-RTT data), so resumption saves certificate work, never a round
+ *   trip; turning it off would charge CPU the client does not spend.
  * - rttMs is a calibration, not a ping: it stands for everything a round trip costs a
- *   function in the cloud (see DEFAULT_RTT_MS). Timers add ~0.2-0.5 ms per hop.
+ *   function in the cloud (see DEFAULT_RTT_MS). Timers fire late by a fraction of a ms per
+ *   hop (`npm run bench -- --only-overhead` prints the relay's floor).
  * - Clients verify the certificate against the local CA (NODE_EXTRA_CA_CERTS); nothing
  *   disables verification.
  * - With `startTls: 'postgres'` (the dsql target) the model speaks PostgreSQL's way into TLS:

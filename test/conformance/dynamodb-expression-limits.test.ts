@@ -18,8 +18,8 @@
  *   (https://github.com/reapit/foundations/issues/8255);
  * - "The expression attribute map contains a key that is too long; size of key: N"
  *   (https://github.com/ExtendDB/extenddb/pull/181, captured from DynamoDB).
- * Before the layer checked these, dynalite's parser took ~4x longer per nesting level: nine
- * levels took seconds and 149 never answered, holding the engine's only thread.
+ * Before the layer checked these, dynalite's parser time grew geometrically with the nesting
+ * level, so a deep condition held the engine's only thread past any deadline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTable, type Engine, startEngine } from '../../local/engines';

@@ -139,7 +139,7 @@ async function goneWithin(
     const processes = running(run).map((p) => `${p.pid} ${p.command}`);
     const left = leftIn(tmp);
     if (processes.length === 0 && left.length === 0) {
-      // The figure the README quotes; the bound above is the assertion.
+      // Printed for the reader; the bound above is the assertion.
       console.log(
         `${run.npm.spawnargs.slice(3, 4).join(' ')}: ${run.seen.size} processes and every folder gone ${Date.now() - started} ms after the signal`,
       );

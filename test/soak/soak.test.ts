@@ -8,8 +8,8 @@ import { readArtilleryReport, summarizeRun } from '../../runs/results';
 import { rawRequest } from '../support/lab-http';
 
 /**
- * The highest rate `npm run bench -- --max-rate` measured on this 2-core machine (see the
- * README); LAB_SOAK_RATE overrides it for a bigger or busier machine.
+ * A rate the lab sustains on a 2-core machine (`npm run bench -- --max-rate` prints the
+ * highest); LAB_SOAK_RATE overrides it for a bigger or busier machine.
  */
 const RATE = Number(process.env.LAB_SOAK_RATE ?? 300);
 const DURATION_S = 60;
