@@ -272,7 +272,8 @@ function parseOptionalInteger(
 function parseInstanceTypes(read: ContextReader): string[] {
   const value = read('managedInstancesTypes');
   if (isBlank(value)) return [];
-  const text = 'a comma list of arm64 (Graviton) C, M or R instance types, .large and up, e.g. m7g.large,c7g.xlarge';
+  const text =
+    'a comma list of arm64 (Graviton) C, M or R instance types, .large and up, e.g. m7g.large,c7g.xlarge';
   const parts = (Array.isArray(value) ? value.map(String) : String(value).split(','))
     .map((s) => s.trim().toLowerCase())
     .filter((s) => s !== '');
@@ -318,11 +319,18 @@ function parseManagedInstances(
     const n = Number(String(ratioValue).trim());
     const { min, max } = MANAGED_MEMORY_GIB_PER_VCPU;
     if (!(Number.isFinite(n) && n >= min && n <= max))
-      throw new ConfigError('managedInstancesMemoryGiBPerVCpu', ratioValue, `a number of GiB from ${min} to ${max}`);
+      throw new ConfigError(
+        'managedInstancesMemoryGiBPerVCpu',
+        ratioValue,
+        `a number of GiB from ${min} to ${max}`,
+      );
     memoryGiBPerVCpu = n;
   }
   // An environment gets memory / ratio vCPUs: at least one vCPU's worth of memory, and Lambda's minimum.
-  const minMemory = Math.max(MANAGED_MEMORY_MIN_MB, (memoryGiBPerVCpu ?? MANAGED_MEMORY_GIB_PER_VCPU.min) * 1024);
+  const minMemory = Math.max(
+    MANAGED_MEMORY_MIN_MB,
+    (memoryGiBPerVCpu ?? MANAGED_MEMORY_GIB_PER_VCPU.min) * 1024,
+  );
   if (memorySize < minMemory) {
     throw new ConfigError(
       'memorySize',

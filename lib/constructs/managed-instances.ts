@@ -30,7 +30,9 @@ export class ManagedInstances extends Construct {
       // The lab's functions are arm64 (constructs/perf-function.ts); the provider's instances must match.
       architectures: [lambda.Architecture.ARM_64],
       instanceTypeFilter:
-        types.length > 0 ? lambda.InstanceTypeFilter.allow(types.map((t) => new ec2.InstanceType(t))) : undefined,
+        types.length > 0
+          ? lambda.InstanceTypeFilter.allow(types.map((t) => new ec2.InstanceType(t)))
+          : undefined,
       maxVCpuCount: props.config.maxVCpu,
     });
     const operatorRole = this.capacityProvider.node.findChild('OperatorRole');
