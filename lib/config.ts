@@ -237,13 +237,11 @@ function parseProvisionedConcurrency(
  * Lambda Managed Instances limits the lab checks before CloudFormation does (docs/managed-instances.md
  * cites each): PerExecutionEnvironmentMaxConcurrency 1-1600 and ExecutionEnvironmentMemoryGiBPerVCpu
  * 2.0-8.0 (Lambda API reference, LambdaManagedInstancesCapacityProviderConfig), at least 2048 MB of
- * function memory, 100 function versions per capacity provider (Lambda Managed Instances quotas,
- * "cannot be increased"), and a vCPU ceiling of 12-15000 (CDK's CapacityProvider validation).
+ * function memory, and a vCPU ceiling of 12-15000 (CDK's CapacityProvider validation).
  */
 export const MANAGED_MAX_CONCURRENCY = { min: 1, max: 1600 } as const;
 export const MANAGED_MEMORY_GIB_PER_VCPU = { min: 2, max: 8 } as const;
 export const MANAGED_MEMORY_MIN_MB = 2048;
-export const MANAGED_FUNCTIONS_PER_CAPACITY_PROVIDER = 100;
 export const MANAGED_MAX_VCPU = { min: 12, max: 15000 } as const;
 /**
  * The lab's functions are arm64, and a capacity provider's architecture must match its functions':
@@ -291,7 +289,6 @@ function parseManagedInstances(
   compute: ComputeMode,
   memorySize: number,
   provisionedConcurrency: number,
-  functions: number,
 ): ManagedInstancesConfig | undefined {
   if (compute === 'standard') {
     const stray = MANAGED_FLAGS.find((f) => !isBlank(read(f)));
@@ -306,19 +303,13 @@ function parseManagedInstances(
       '0 with compute=managed-instances: Managed Instances keep their execution environments running and scale them by CPU use, not by provisioned concurrency',
     );
   }
-  if (functions > MANAGED_FUNCTIONS_PER_CAPACITY_PROVIDER) {
-    throw new ConfigError(
-      'targets',
-      read('targets'),
-      `at most ${MANAGED_FUNCTIONS_PER_CAPACITY_PROVIDER} functions on one capacity provider (Lambda's quota, which cannot be increased); these flags plan ${functions}`,
-    );
-  }
   const ratioValue = read('managedInstancesMemoryGiBPerVCpu');
   let memoryGiBPerVCpu: number | undefined;
   if (!isBlank(ratioValue)) {
-    const n = Number(String(ratioValue).trim());
+    const text = String(ratioValue).trim();
+    const n = Number(text);
     const { min, max } = MANAGED_MEMORY_GIB_PER_VCPU;
-    if (!(Number.isFinite(n) && n >= min && n <= max))
+    if (!(/^\d+(\.\d+)?$/.test(text) && n >= min && n <= max))
       throw new ConfigError(
         'managedInstancesMemoryGiBPerVCpu',
         ratioValue,
@@ -402,13 +393,7 @@ export function parseConfig(read: ContextReader): AppConfig {
   );
   // A cdk.json written before the flag existed lacks it: standard.
   const compute = isBlank(read('compute')) ? 'standard' : parseEnum(read, 'compute', COMPUTE_MODES);
-  const managedInstances = parseManagedInstances(
-    read,
-    compute,
-    memorySize,
-    provisionedConcurrency,
-    labFunctions(targets, keepAliveVariants, operations).length,
-  );
+  const managedInstances = parseManagedInstances(read, compute, memorySize, provisionedConcurrency);
   return {
     targets,
     keepAlive,
