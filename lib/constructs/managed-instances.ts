@@ -45,6 +45,12 @@ export class ManagedInstances extends Construct {
 
   /** Puts `fn` on the capacity provider with the configured per-environment settings. */
   add(fn: lambda.Function): void {
+    // Before addFunction, which adds the note: an acknowledgement holds back only notes added after it.
+    Validations.of(fn).acknowledge({
+      id: 'Annotation::aws-lambda:Function.CapacityProviderConfiguration',
+      reason:
+        'Known and designed for: a function on Managed Instances is its own resource (construct id ending OnInstances), so switching compute mode replaces it rather than removing the configuration (docs/managed-instances.md).',
+    });
     this.capacityProvider.addFunction(fn, {
       perExecutionEnvironmentMaxConcurrency: this.config.maxConcurrency,
       executionEnvironmentMemoryGiBPerVCpu: this.config.memoryGiBPerVCpu,
