@@ -15,6 +15,12 @@ export interface Timing {
   /** the execution environment (its log stream name); absent from timings written before it existed */
   readonly environment?: string;
   /**
+   * Invocations in flight in the function's runtime when this one started, itself included: 1 on
+   * standard Lambda, up to the per-environment maximum on Managed Instances. Absent from timings
+   * written before it existed.
+   */
+  readonly concurrency?: number;
+  /**
    * What the call was billed, counted by the client layer (lambda/shared/bill-meter.ts):
    * DynamoDB capacity units, Redis commands, DSQL's bytes and time. Absent when nothing was.
    */

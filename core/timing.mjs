@@ -23,8 +23,12 @@
  *   initType       AWS_LAMBDA_INITIALIZATION_TYPE: on-demand | provisioned-concurrency | snap-start
  *   environment    the execution environment's id: its log stream (AWS_LAMBDA_LOG_STREAM_NAME),
  *                  one per environment in Lambda and on the local host
+ *   concurrency    invocations in flight in the function's runtime when this one started, itself
+ *                  included: always 1 on standard Lambda (one invocation per environment at a
+ *                  time), up to PerExecutionEnvironmentMaxConcurrency on Managed Instances, where
+ *                  Node's runtime spreads them over worker threads and each counts its own
  *
- * dbRoundTrips and environment are absent from timings written before they existed.
+ * dbRoundTrips, environment and concurrency are absent from timings written before they existed.
  *   billed         optional: [{ key, quantity, basis }] the call's billed units (bill-meter.ts)
  */
 
@@ -92,6 +96,8 @@ export function isTiming(v) {
     typeof v.coldStart === 'boolean' &&
     typeof v.initType === 'string' &&
     (v.environment === undefined || typeof v.environment === 'string') &&
+    (v.concurrency === undefined ||
+      (typeof v.concurrency === 'number' && Number.isInteger(v.concurrency) && v.concurrency >= 1)) &&
     (v.billed === undefined || (Array.isArray(v.billed) && v.billed.every(isBilledQuantity)))
   );
 }

@@ -31,6 +31,10 @@ export const MEMORY_MAX_MB = 10240;
 /** Lambda refuses provisioned or reserved concurrency that leaves fewer unreserved executions than this. */
 export const LAMBDA_UNRESERVED_MINIMUM = 100;
 
+/** Where the functions run: Lambda's own fleet, or EC2 instances of a capacity provider (docs/managed-instances.md). */
+export const COMPUTE_MODES = ['standard', 'managed-instances'] as const;
+export type ComputeMode = (typeof COMPUTE_MODES)[number];
+
 export interface AppConfig {
   /** Databases to deploy a target for. @default ['dynamodb'] */
   readonly targets: readonly Target[];
@@ -80,6 +84,21 @@ export interface AppConfig {
    * operations its phases call (a first run's synth is a third as long). @default every operation
    */
   readonly operations: readonly Operation[];
+  /** Lambda's own fleet, or Lambda Managed Instances on a capacity provider. @default 'standard' */
+  readonly compute: ComputeMode;
+  /** The capacity provider and each function's settings; present when compute is managed-instances. */
+  readonly managedInstances?: ManagedInstancesConfig;
+}
+
+export interface ManagedInstancesConfig {
+  /** PerExecutionEnvironmentMaxConcurrency. @default - Lambda's default */
+  readonly maxConcurrency?: number;
+  /** ExecutionEnvironmentMemoryGiBPerVCpu. @default - Lambda's default */
+  readonly memoryGiBPerVCpu?: number;
+  /** Instance types the capacity provider may launch. @default - any arm64 type Lambda picks */
+  readonly instanceTypes: readonly string[];
+  /** The capacity provider's vCPU ceiling. @default - Lambda's default */
+  readonly maxVCpu?: number;
 }
 
 export class ConfigError extends Error {
@@ -214,6 +233,124 @@ function parseProvisionedConcurrency(
   );
 }
 
+/**
+ * Lambda Managed Instances limits the lab checks before CloudFormation does (docs/managed-instances.md
+ * cites each): PerExecutionEnvironmentMaxConcurrency 1-1600 and ExecutionEnvironmentMemoryGiBPerVCpu
+ * 2.0-8.0 (Lambda API reference, LambdaManagedInstancesCapacityProviderConfig), at least 2048 MB of
+ * function memory, and a vCPU ceiling of 12-15000 (CDK's CapacityProvider validation).
+ */
+export const MANAGED_MAX_CONCURRENCY = { min: 1, max: 1600 } as const;
+export const MANAGED_MEMORY_GIB_PER_VCPU = { min: 2, max: 8 } as const;
+export const MANAGED_MEMORY_MIN_MB = 2048;
+export const MANAGED_MAX_VCPU = { min: 12, max: 15000 } as const;
+/**
+ * The lab's functions are arm64, and a capacity provider's architecture must match its functions':
+ * Graviton types of the C, M and R families, .large and up (the sizes Lambda Managed Instances
+ * launches).
+ */
+export const MANAGED_INSTANCE_TYPE_PATTERN = /^[cmr]\d+g[a-z]*\.(large|\d*xlarge)$/;
+
+const MANAGED_FLAGS = [
+  'managedInstancesMaxConcurrency',
+  'managedInstancesMemoryGiBPerVCpu',
+  'managedInstancesTypes',
+  'managedInstancesMaxVCpu',
+] as const;
+
+function parseOptionalInteger(
+  read: ContextReader,
+  flag: string,
+  min: number,
+  max: number,
+  allowed: string,
+): number | undefined {
+  return isBlank(read(flag)) ? undefined : parseInteger(read, flag, min, max, allowed);
+}
+
+function parseInstanceTypes(read: ContextReader): string[] {
+  const value = read('managedInstancesTypes');
+  if (isBlank(value)) return [];
+  const text =
+    'a comma list of arm64 (Graviton) C, M or R instance types, .large and up, e.g. m7g.large,c7g.xlarge';
+  const parts = (Array.isArray(value) ? value.map(String) : String(value).split(','))
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
+  if (parts.length === 0 || parts.some((p) => !MANAGED_INSTANCE_TYPE_PATTERN.test(p)))
+    throw new ConfigError('managedInstancesTypes', value, text);
+  return [...new Set(parts)].sort();
+}
+
+/**
+ * compute=managed-instances and its companion flags; the combinations Managed Instances refuse
+ * fail here with the flag named, not half way through a deploy.
+ */
+function parseManagedInstances(
+  read: ContextReader,
+  compute: ComputeMode,
+  memorySize: number,
+  provisionedConcurrency: number,
+): ManagedInstancesConfig | undefined {
+  if (compute === 'standard') {
+    const stray = MANAGED_FLAGS.find((f) => !isBlank(read(f)));
+    if (stray !== undefined)
+      throw new ConfigError(stray, read(stray), 'no value unless compute=managed-instances');
+    return undefined;
+  }
+  if (provisionedConcurrency > 0) {
+    throw new ConfigError(
+      'provisionedConcurrency',
+      read('provisionedConcurrency'),
+      '0 with compute=managed-instances: Managed Instances keep their execution environments running and scale them by CPU use, not by provisioned concurrency',
+    );
+  }
+  const ratioValue = read('managedInstancesMemoryGiBPerVCpu');
+  let memoryGiBPerVCpu: number | undefined;
+  if (!isBlank(ratioValue)) {
+    const text = String(ratioValue).trim();
+    const n = Number(text);
+    const { min, max } = MANAGED_MEMORY_GIB_PER_VCPU;
+    if (!(/^\d+(\.\d+)?$/.test(text) && n >= min && n <= max))
+      throw new ConfigError(
+        'managedInstancesMemoryGiBPerVCpu',
+        ratioValue,
+        `a number of GiB from ${min} to ${max}`,
+      );
+    memoryGiBPerVCpu = n;
+  }
+  // An environment gets memory / ratio vCPUs: at least one vCPU's worth of memory, and Lambda's minimum.
+  const minMemory = Math.max(
+    MANAGED_MEMORY_MIN_MB,
+    (memoryGiBPerVCpu ?? MANAGED_MEMORY_GIB_PER_VCPU.min) * 1024,
+  );
+  if (memorySize < minMemory) {
+    throw new ConfigError(
+      'memorySize',
+      read('memorySize'),
+      `at least ${minMemory} MB with compute=managed-instances (Lambda Managed Instances' minimum is ${MANAGED_MEMORY_MIN_MB} MB, and an environment needs one vCPU's memory: memory per vCPU x 1024)`,
+    );
+  }
+  const { min: cMin, max: cMax } = MANAGED_MAX_CONCURRENCY;
+  const { min: vMin, max: vMax } = MANAGED_MAX_VCPU;
+  return {
+    maxConcurrency: parseOptionalInteger(
+      read,
+      'managedInstancesMaxConcurrency',
+      cMin,
+      cMax,
+      `an integer from ${cMin} to ${cMax} (concurrent invocations per execution environment)`,
+    ),
+    memoryGiBPerVCpu,
+    instanceTypes: parseInstanceTypes(read),
+    maxVCpu: parseOptionalInteger(
+      read,
+      'managedInstancesMaxVCpu',
+      vMin,
+      vMax,
+      `an integer from ${vMin} to ${vMax} (the capacity provider's vCPU ceiling)`,
+    ),
+  };
+}
+
 export function parseConfig(read: ContextReader): AppConfig {
   const targets = parseTargets(read);
   const keepAlive = parseEnum(read, 'keepAlive', KEEP_ALIVE_FLAGS);
@@ -240,25 +377,30 @@ export function parseConfig(read: ContextReader): AppConfig {
       `one of ${LOG_RETENTION_DAYS.join(', ')} (days)`,
     );
   }
+  const provisionedConcurrency = parseProvisionedConcurrency(
+    read,
+    targets,
+    keepAliveVariants,
+    accountConcurrency,
+    operations,
+  );
+  const memorySize = parseInteger(
+    read,
+    'memorySize',
+    MEMORY_MIN_MB,
+    MEMORY_MAX_MB,
+    `an integer number of MB from ${MEMORY_MIN_MB} to ${MEMORY_MAX_MB}`,
+  );
+  // A cdk.json written before the flag existed lacks it: standard.
+  const compute = isBlank(read('compute')) ? 'standard' : parseEnum(read, 'compute', COMPUTE_MODES);
+  const managedInstances = parseManagedInstances(read, compute, memorySize, provisionedConcurrency);
   return {
     targets,
     keepAlive,
     keepAliveVariants,
-    provisionedConcurrency: parseProvisionedConcurrency(
-      read,
-      targets,
-      keepAliveVariants,
-      accountConcurrency,
-      operations,
-    ),
+    provisionedConcurrency,
     accountConcurrency,
-    memorySize: parseInteger(
-      read,
-      'memorySize',
-      MEMORY_MIN_MB,
-      MEMORY_MAX_MB,
-      `an integer number of MB from ${MEMORY_MIN_MB} to ${MEMORY_MAX_MB}`,
-    ),
+    memorySize,
     tracing: parseBoolean(read, 'tracing'),
     powerTuning: parseBoolean(read, 'powerTuning'),
     sourceMaps: parseBoolean(read, 'sourceMaps'),
@@ -287,5 +429,7 @@ export function parseConfig(read: ContextReader): AppConfig {
     redisSecretArn: parseRedisSecretArn(read, targets),
     prewarmConnection: parseOptionalBoolean(read, 'prewarmConnection'),
     operations,
+    compute,
+    ...(managedInstances === undefined ? {} : { managedInstances }),
   };
 }

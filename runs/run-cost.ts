@@ -2,8 +2,10 @@
  * A run's billed units and what they cost: Lambda's Billed Duration and memory from each
  * REPORT line (init included, as Lambda bills it since 2025-08-01), one request charge and one
  * API call per invocation, and the database units each response's timing block carries
- * (DynamoDB capacity units, QLDB I/Os, Redis commands, DSQL's modeled DPUs). summary.json keeps the units
- * beside the dollars, so `recomputeCost(summary cost block, price file)` gives every figure back.
+ * (DynamoDB capacity units, QLDB I/Os, Redis commands, DSQL's modeled DPUs). A phase on Lambda
+ * Managed Instances bills its instances' hours, the management fee and a request charge instead of
+ * Billed Duration. summary.json keeps the units beside the dollars, so
+ * `recomputeCost(summary cost block, price file)` gives every figure back.
  */
 import {
   type BilledQuantity,
@@ -33,6 +35,57 @@ export interface RunCostInput {
   readonly api: ApiKind;
   /** Provisioned concurrency configured on the phase's function, and for how long (the phase's wall time). */
   readonly provisioned?: { readonly concurrency: number; readonly wallS: number; readonly memoryMb: number };
+  /**
+   * The phase ran on Lambda Managed Instances: billed by its instances' hours, the management fee
+   * on those hours and a request charge per invocation, never by GB-seconds.
+   */
+  readonly managedInstances?: ManagedInstancesPhase;
+}
+
+export interface ManagedInstancesPhase {
+  /** The capacity provider's instance type, e.g. m7g.large (a key of the price file's instance prices). */
+  readonly instanceType: string;
+  /** Instances running during the phase (the capacity provider keeps them whether or not requests come). */
+  readonly instances: number;
+  /** How long they ran for this phase, s. */
+  readonly wallS: number;
+}
+
+/** The price keys of a Managed Instances phase (core/prices/<region>.json). */
+export const managedInstancesKeys = (instanceType: string) =>
+  ({
+    requests: 'lambda.managedInstances.requests',
+    instanceHours: `lambda.managedInstances.instanceHours.${instanceType}`,
+    managementFee: `lambda.managedInstances.managementFee.${instanceType}`,
+  }) as const;
+
+/**
+ * The Lambda side of a Managed Instances phase: a request charge per invocation, and the
+ * instances' hours twice, once at the EC2 price and once at the management fee. Duration is not
+ * billed; the instances are, whether busy or idle.
+ */
+export function managedInstancesQuantities(
+  invocations: number,
+  phase: ManagedInstancesPhase,
+): BilledQuantity[] {
+  if (
+    !(
+      Number.isInteger(phase.instances) &&
+      phase.instances > 0 &&
+      Number.isFinite(phase.wallS) &&
+      phase.wallS >= 0
+    )
+  )
+    throw new RangeError(
+      `managed instances: instances must be an integer > 0 and wallS finite and >= 0, got ${phase.instances}, ${phase.wallS}`,
+    );
+  const keys = managedInstancesKeys(phase.instanceType);
+  const hours = (phase.instances * phase.wallS) / 3600;
+  return [
+    { key: keys.requests, quantity: invocations, basis: 'measured' },
+    { key: keys.instanceHours, quantity: hours, basis: 'measured' },
+    { key: keys.managementFee, quantity: hours, basis: 'measured' },
+  ];
 }
 
 const DSQL_RAW = [
@@ -94,31 +147,41 @@ export function runCost(input: RunCostInput, prices: PriceFile): RunCost | null 
   for (const line of input.timings) {
     if (reachedDatabase(line.status, line.timing)) db.push(...databaseQuantities(line, prices));
   }
+  const mi = input.managedInstances;
+  const lambdaUnits: BilledQuantity[] =
+    mi === undefined
+      ? [
+          { key: 'lambda.requests', quantity: invocations, basis: 'measured' },
+          { key: gbsKey, quantity: perInvocation.reduce((s, g) => s + g, 0), basis: 'measured' },
+        ]
+      : managedInstancesQuantities(invocations, mi);
   const units: BilledQuantity[] = [
-    { key: 'lambda.requests', quantity: invocations, basis: 'measured' },
-    { key: gbsKey, quantity: perInvocation.reduce((s, g) => s + g, 0), basis: 'measured' },
+    ...lambdaUnits,
     { key: apiKey, quantity: invocations, basis: 'measured' },
     ...db,
   ];
   const breakdown = costOf(units, invocations, prices);
-  // One invocation's Lambda + API cost, with the run's database cost per request beside it.
+  // One invocation's Lambda + API cost, with the run's database cost per request beside it. On
+  // Managed Instances every invocation costs the same: the instances' hours shared out evenly.
   const dbPerRequest = breakdown.perMillion.database / 1e6;
-  const each = perInvocation
-    .map(
-      (g) =>
-        costOf(
-          [
-            { key: 'lambda.requests', quantity: 1, basis: 'measured' },
-            { key: gbsKey, quantity: g, basis: 'measured' },
-            { key: apiKey, quantity: 1, basis: 'measured' },
-          ],
-          1,
-          prices,
-        ).perMillion.total /
-          1e6 +
-        dbPerRequest,
-    )
-    .sort((a, b) => a - b);
+  const each = (
+    mi === undefined
+      ? perInvocation.map(
+          (g) =>
+            costOf(
+              [
+                { key: 'lambda.requests', quantity: 1, basis: 'measured' },
+                { key: gbsKey, quantity: g, basis: 'measured' },
+                { key: apiKey, quantity: 1, basis: 'measured' },
+              ],
+              1,
+              prices,
+            ).perMillion.total /
+              1e6 +
+            dbPerRequest,
+        )
+      : perInvocation.map(() => breakdown.perMillion.total / 1e6)
+  ).sort((a, b) => a - b);
   const merged = breakdown.components.filter((c) => c.group === 'database');
   const order: UnitBasis[] = ['measured', 'computed', 'modeled'];
   const databaseBasis =
@@ -135,7 +198,7 @@ export function runCost(input: RunCostInput, prices: PriceFile): RunCost | null 
     unpriced: breakdown.unpriced,
     perRequestUsd: { p50: percentile(each, 50), p99: percentile(each, 99) },
     databaseBasis,
-    ...(input.provisioned !== undefined && input.provisioned.concurrency > 0
+    ...(mi === undefined && input.provisioned !== undefined && input.provisioned.concurrency > 0
       ? {
           provisionedIdle: provisionedIdleCost(
             input.provisioned.concurrency,

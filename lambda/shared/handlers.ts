@@ -19,7 +19,14 @@ import {
   validateQuery,
 } from './person';
 import { InvalidInputError, type PersonStore, type Story } from './person-store';
-import { environmentId, initType, measureDb, nextInvocationIsCold, type Timing } from './timing';
+import {
+  enterInvocation,
+  environmentId,
+  initType,
+  measureDb,
+  nextInvocationIsCold,
+  type Timing,
+} from './timing';
 
 export type ApiHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
@@ -48,7 +55,7 @@ export function makeHandler<Input, Output>(
   fn: string,
   op: Operation<Input, Output>,
 ): ApiHandler {
-  return async (event) => {
+  const handle = async (event: APIGatewayProxyEvent, concurrency: number): Promise<APIGatewayProxyResult> => {
     const coldStart = nextInvocationIsCold();
     const input = op.parse(event);
     if (!input.ok) {
@@ -60,6 +67,7 @@ export function makeHandler<Input, Output>(
         coldStart,
         initType: initType(),
         environment: environmentId(),
+        concurrency,
       };
       emitTiming(fn, 400, timing);
       return respond(400, { error: input.error, field: input.field }, timing);
@@ -75,6 +83,7 @@ export function makeHandler<Input, Output>(
       coldStart,
       initType: initType(),
       environment: environmentId(),
+      concurrency,
       ...(m.billed.length > 0 ? { billed: m.billed } : {}),
     };
     let result: APIGatewayProxyResult;
@@ -99,6 +108,15 @@ export function makeHandler<Input, Output>(
     }
     emitTiming(fn, result.statusCode, timing);
     return result;
+  };
+  return async (event) => {
+    // Counted before the first await, so invocations that overlap see each other.
+    const entered = enterInvocation();
+    try {
+      return await handle(event, entered.concurrency);
+    } finally {
+      entered.leave();
+    }
   };
 }
 

@@ -12,7 +12,7 @@ import { type ApiHandler, makeHandler, type Operation } from './handlers';
 import { emitTiming } from './metrics';
 import type { PersonStore } from './person-store';
 import { type RedisPersonStore, readRedisEnv, redisStoreFromEnv } from './redis-store';
-import { environmentId, initType, nextInvocationIsCold, type Timing } from './timing';
+import { enterInvocation, environmentId, initType, nextInvocationIsCold, type Timing } from './timing';
 
 export function makeRedisHandler<Input, Output>(
   op: Operation<Input, Output>,
@@ -35,6 +35,9 @@ export function makeRedisHandler<Input, Output>(
     try {
       handler = await ready;
     } catch (error) {
+      // The answer is synchronous from here: this invocation leaves as soon as it has counted itself.
+      const entered = enterInvocation();
+      entered.leave();
       const timing: Timing = {
         dbMs: 0,
         newConnection: false,
@@ -43,6 +46,7 @@ export function makeRedisHandler<Input, Output>(
         coldStart: nextInvocationIsCold(),
         initType: initType(env),
         environment: environmentId(env),
+        concurrency: entered.concurrency,
       };
       const message = `Redis ${op.name} failed: the database URL could not be read: ${(error as Error).message}`;
       console.error(JSON.stringify({ level: 'error', message, timing }));

@@ -16,6 +16,28 @@ export function nextInvocationIsCold(): boolean {
   return invocations === 1;
 }
 
+let inFlight = 0;
+
+/**
+ * Call once at the start of each invocation, before any await: how many invocations are in flight
+ * in this runtime (this one included), and what to call when it ends. 1 on standard Lambda, where an
+ * environment serves one invocation at a time; up to PerExecutionEnvironmentMaxConcurrency on
+ * Managed Instances. Node's Managed Instances runtime spreads an environment's invocations over
+ * worker threads, each with its own module state: this counts the worker's share.
+ */
+export function enterInvocation(): { readonly concurrency: number; leave(): void } {
+  inFlight += 1;
+  let left = false;
+  return {
+    concurrency: inFlight,
+    leave() {
+      if (left) return;
+      left = true;
+      inFlight -= 1;
+    },
+  };
+}
+
 export function initType(env: NodeJS.ProcessEnv = process.env): string {
   return env.AWS_LAMBDA_INITIALIZATION_TYPE ?? 'unknown';
 }

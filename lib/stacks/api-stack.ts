@@ -5,6 +5,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { type LabFunction, labFunctions, type Operation, type Target } from '../../core/lab-functions';
 import type { AppConfig } from '../config';
+import { ManagedInstances } from '../constructs/managed-instances';
 import { PerfFunction } from '../constructs/perf-function';
 import type { DatabaseBinding } from '../targets';
 
@@ -38,6 +39,13 @@ const REQUIRED_PARAMETERS: Record<Operation, Record<string, boolean> | undefined
 
 /** The alias the API calls when provisioned concurrency is configured. */
 export const LIVE_ALIAS = 'live';
+
+/**
+ * A function's construct id on Managed Instances. A capacity provider configuration can be neither
+ * added to a function nor removed from it once the function exists, so each compute mode has its
+ * own function resource: switching mode replaces the functions (docs/managed-instances.md).
+ */
+export const onInstancesId = (id: string): string => `${id}OnInstances`;
 
 export class ApiStack extends Stack {
   readonly api: apigateway.RestApi;
@@ -81,10 +89,26 @@ export class ApiStack extends Stack {
       validateRequestBody: false,
     });
 
+    const managed =
+      config.managedInstances === undefined
+        ? undefined
+        : new ManagedInstances(this, 'ManagedInstances', {
+            config: config.managedInstances,
+            dynamodbEndpoint: config.targets.includes('dynamodb'),
+            logRetentionDays: config.logRetentionDays,
+            removalPolicy,
+          });
+    if (managed) {
+      new CfnOutput(this, 'CapacityProviderArn', {
+        value: managed.capacityProvider.capacityProviderArn,
+        description: 'The Lambda Managed Instances capacity provider the functions run on',
+      });
+    }
+
     for (const spec of labFunctions(config.targets, config.keepAliveVariants, config.operations)) {
       const binding = props.bindings.get(spec.target);
       if (!binding) throw new Error(`ApiStack: no database binding for target ${spec.target}`);
-      const perf = new PerfFunction(this, spec.id, {
+      const perf = new PerfFunction(this, managed ? onInstancesId(spec.id) : spec.id, {
         entry: spec.entry,
         handler: spec.handlerExport,
         description: `Latency lab ${spec.key} (keep-alive ${spec.keepAlive})`,
@@ -98,6 +122,7 @@ export class ApiStack extends Stack {
       });
       const fn = perf.function;
       binding.bind(fn, spec.operation);
+      managed?.add(fn);
 
       const invoked =
         config.provisionedConcurrency > 0

@@ -6,6 +6,9 @@ const timing = { dbMs: 3.25, newConnection: true, dbRequests: 1, coldStart: fals
 describe('timingOfBody', () => {
   it('returns the timing block of a lab response', () => {
     expect(timingOfBody(JSON.stringify({ person: {}, timing }))).toEqual(timing);
+    // With the invocations in flight in its environment (absent from older timings).
+    const shared = { ...timing, concurrency: 7 };
+    expect(timingOfBody(JSON.stringify({ person: {}, timing: shared }))).toEqual(shared);
   });
 
   it.each([
@@ -15,6 +18,8 @@ describe('timingOfBody', () => {
     ['a negative dbMs', JSON.stringify({ timing: { ...timing, dbMs: -1 } })],
     ['no dbRequests', JSON.stringify({ timing: { ...timing, dbRequests: undefined } })],
     ['a fractional dbRequests', JSON.stringify({ timing: { ...timing, dbRequests: 1.5 } })],
+    ['a concurrency of 0', JSON.stringify({ timing: { ...timing, concurrency: 0 } })],
+    ['a fractional concurrency', JSON.stringify({ timing: { ...timing, concurrency: 2.5 } })],
     ['null', 'null'],
   ])('returns null for %s', (_name, body) => {
     expect(timingOfBody(body)).toBeNull();

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, CfnResource, type IPolicyValidationPluginBeta1, Lazy, Stack, Validations } from 'aws-cdk-lib';
+import { CapacityProvider } from 'aws-cdk-lib/aws-lambda';
 import { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
@@ -24,7 +25,10 @@ interface ValidationReport {
  * cdk-nag reports interrupts synth after the report is written, so that one failure is read
  * from the report; any other synth failure is rethrown, never taken for a clean result.
  */
-function nagFindings(build: (app: App) => void = (app) => buildLab(app)): string[] {
+function nagFindings(
+  build: (app: App) => void = (app) => buildLab(app),
+  flags: Record<string, string> = RICH_FLAGS,
+): string[] {
   const outdir = mkdtempSync(join(tmpdir(), 'lab-nag-'));
   try {
     const context = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context;
@@ -34,7 +38,7 @@ function nagFindings(build: (app: App) => void = (app) => buildLab(app)): string
       builtinCloudFormationValidation: false,
       context: {
         ...context,
-        ...RICH_FLAGS,
+        ...flags,
         sourceMaps: 'true',
         'aws:cdk:bundling-stacks': [],
       },
@@ -65,6 +69,23 @@ function nagFindings(build: (app: App) => void = (app) => buildLab(app)): string
 describe('cdk-nag AwsSolutions', () => {
   it('has no unacknowledged errors or warnings on any stack', () => {
     expect(nagFindings()).toEqual([]);
+  }, 120_000);
+
+  it('has none with compute=managed-instances either (the VPC, the capacity provider and its operator role)', () => {
+    // The lab must really be on Managed Instances: flags it ignored would nag nothing new.
+    const onInstances = (app: App) => {
+      const { api } = buildLab(app);
+      if (!api.node.findAll().some((c) => c instanceof CapacityProvider))
+        throw new Error('compute=managed-instances made no capacity provider');
+    };
+    const findings = nagFindings(onInstances, {
+      ...RICH_FLAGS,
+      provisionedConcurrency: '0',
+      compute: 'managed-instances',
+      memorySize: '2048',
+      managedInstancesTypes: 'm7g.large',
+    });
+    expect(findings).toEqual([]);
   }, 120_000);
 
   // The next two build only the stack they need: the lab's own findings are the first case's,

@@ -185,6 +185,98 @@ describe('context flags', () => {
     });
   });
 
+  describe('compute=managed-instances (docs/managed-instances.md cites each limit)', () => {
+    const mi = (o: Record<string, unknown> = {}) =>
+      parse({ compute: 'managed-instances', memorySize: '2048', ...o });
+    const flagOf = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        if (e instanceof ConfigError) return /flag (\w+)=/.exec(e.message)?.[1] ?? e.message;
+        throw e;
+      }
+      return 'no error';
+    };
+
+    it('is standard by default (cdk.json), and standard where an older cdk.json lacks it', () => {
+      expect(defaults.compute).toBe('standard');
+      expect(parse({}).compute).toBe('standard');
+      expect(parse({}).managedInstances).toBeUndefined();
+      const older = { ...defaults };
+      for (const k of Object.keys(older))
+        if (k === 'compute' || k.startsWith('managedInstances')) delete older[k];
+      const c = parseConfig((k) => older[k]);
+      expect(c.compute).toBe('standard');
+      expect(c.managedInstances).toBeUndefined();
+    });
+
+    it('takes its companion flags as -c strings; blank ones leave Lambda its defaults', () => {
+      expect(mi().managedInstances).toEqual({ instanceTypes: [] });
+      expect(
+        mi({
+          managedInstancesMaxConcurrency: '64',
+          managedInstancesMemoryGiBPerVCpu: '4',
+          managedInstancesTypes: 'm7g.xlarge, c7g.large,m7g.xlarge',
+          managedInstancesMaxVCpu: '12',
+          memorySize: '4096',
+        }).managedInstances,
+      ).toEqual({
+        maxConcurrency: 64,
+        memoryGiBPerVCpu: 4,
+        instanceTypes: ['c7g.large', 'm7g.xlarge'],
+        maxVCpu: 12,
+      });
+    });
+
+    it('refuses provisioned concurrency, which Managed Instances do not use', () => {
+      expect(() => mi({ provisionedConcurrency: '2' })).toThrow(ConfigError);
+      expect(flagOf(() => mi({ provisionedConcurrency: '2' }))).toBe('provisionedConcurrency');
+      expect(mi({ provisionedConcurrency: '0' }).provisionedConcurrency).toBe(0);
+    });
+
+    it('refuses less memory than 2048 MB, or than one vCPU at the chosen memory per vCPU', () => {
+      expect(flagOf(() => parse({ compute: 'managed-instances' }))).toBe('memorySize');
+      expect(flagOf(() => mi({ memorySize: '2047' }))).toBe('memorySize');
+      expect(flagOf(() => mi({ managedInstancesMemoryGiBPerVCpu: '4' }))).toBe('memorySize');
+      expect(mi({ managedInstancesMemoryGiBPerVCpu: '4', memorySize: '4096' }).memorySize).toBe(4096);
+    });
+
+    it('refuses values outside the API ranges: concurrency 1-1600, 2-8 GiB per vCPU, 12-15000 vCPUs', () => {
+      expect(flagOf(() => mi({ managedInstancesMaxConcurrency: '0' }))).toBe(
+        'managedInstancesMaxConcurrency',
+      );
+      expect(flagOf(() => mi({ managedInstancesMaxConcurrency: '1601' }))).toBe(
+        'managedInstancesMaxConcurrency',
+      );
+      expect(mi({ managedInstancesMaxConcurrency: '1600' }).managedInstances?.maxConcurrency).toBe(1600);
+      for (const bad of ['1.5', '8.5', 'x', '0x4'])
+        expect(
+          flagOf(() => mi({ managedInstancesMemoryGiBPerVCpu: bad })),
+          bad,
+        ).toBe('managedInstancesMemoryGiBPerVCpu');
+      expect(mi({ managedInstancesMemoryGiBPerVCpu: '2.0' }).managedInstances?.memoryGiBPerVCpu).toBe(2);
+      expect(flagOf(() => mi({ managedInstancesMaxVCpu: '11' }))).toBe('managedInstancesMaxVCpu');
+    });
+
+    it('takes arm64 C, M and R instance types of .large and up only (the functions are arm64)', () => {
+      for (const bad of ['m7i.large', 't4g.small', 'm7g.medium', 'g5g.xlarge', 'm7g'])
+        expect(
+          flagOf(() => mi({ managedInstancesTypes: bad })),
+          bad,
+        ).toBe('managedInstancesTypes');
+      expect(mi({ managedInstancesTypes: 'r8gd.2xlarge' }).managedInstances?.instanceTypes).toEqual([
+        'r8gd.2xlarge',
+      ]);
+    });
+
+    it('refuses a companion flag without compute=managed-instances, rather than ignoring it', () => {
+      expect(flagOf(() => parse({ managedInstancesMaxConcurrency: '8' }))).toBe(
+        'managedInstancesMaxConcurrency',
+      );
+      expect(flagOf(() => parse({ compute: 'lambda' }))).toBe('compute');
+    });
+  });
+
   it('a bad flag fails the real app with one line and exit code 1, writing no templates', () => {
     const outdir = mkdtempSync(join(tmpdir(), 'lab-synth-'));
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'bin/app.ts'], {

@@ -8,6 +8,11 @@
  * or remove an output value that is referenced by another stack"). A parameter of type
  * AWS::SSM::Parameter::Value<String> is read when its stack is updated, so it must exist then:
  * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-supplied-parameter-types.html
+ * A function's compute type is fixed when it is created: its capacity provider configuration
+ * "needs to be specified during the first function deployment. It can't be added or removed after
+ * the function resource has been created" (AWS SAM, AWS::Serverless::Function CapacityProviderConfig:
+ * https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/sam-property-function-capacityproviderconfig.html),
+ * so an update that adds it to a live function, or removes it, is refused; a new function resource is not.
  */
 import { App, CfnOutput, CfnWaitConditionHandle, Fn, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
@@ -110,10 +115,28 @@ function playDeploy(first: readonly SynthedStack[], second: readonly SynthedStac
     for (const p of ssmReadsOf(next.template)) {
       if (!written.has(p)) refused.push(`${next.name}: reads SSM parameter ${p}, which no stack makes`);
     }
+    // A live function that gains or loses its capacity provider configuration in place.
+    const before = functionsOf(live.get(next.name) ?? {});
+    for (const [id, onInstances] of functionsOf(next.template)) {
+      const was = before.get(id);
+      if (was !== undefined && was !== onInstances) {
+        refused.push(
+          `${next.name}: function ${id} cannot ${onInstances ? 'gain' : 'lose'} its capacity provider configuration`,
+        );
+      }
+    }
     live.set(next.name, next.template);
   }
   return refused;
 }
+
+/** Each function of a template, and whether it runs on a capacity provider. */
+const functionsOf = (template: Json): Map<string, boolean> =>
+  new Map(
+    Object.entries((template.Resources ?? {}) as Record<string, { Type: string; Properties?: Json }>)
+      .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
+      .map(([id, r]) => [id, r.Properties?.CapacityProviderConfig !== undefined]),
+  );
 
 const labStacks = (flags: Record<string, string>): SynthedStack[] => {
   const { stacks } = synthLab(flags);
@@ -146,6 +169,51 @@ describe('a second deploy with other targets', () => {
       expect(importsOf(s.template), s.name).toEqual([]);
       expect(exportsOf(s.template), s.name).toEqual([]);
     }
+  });
+
+  it('switches compute mode both ways: every function is replaced, none gains or loses a capacity provider in place', () => {
+    const standard = labStacks({ targets: 'dynamodb,dsql', keepAlive: 'both', powerTuning: 'true' });
+    const onInstances = labStacks({
+      targets: 'dynamodb,dsql',
+      keepAlive: 'both',
+      powerTuning: 'true',
+      compute: 'managed-instances',
+      memorySize: '2048',
+    });
+    expect(playDeploy(standard, onInstances)).toEqual([]);
+    expect(playDeploy(onInstances, standard)).toEqual([]);
+    // Not merely allowed: the API stack's functions are all on the capacity provider, and all new.
+    const api = (stacks: SynthedStack[]) =>
+      functionsOf(stacks.find((s) => s.name === 'LatencyLab-Api')?.template ?? {});
+    const labFns = (stacks: SynthedStack[]) => [...api(stacks)].filter(([id]) => !id.startsWith('AWS'));
+    expect(labFns(onInstances).length).toBeGreaterThan(0);
+    expect(labFns(onInstances).every(([, on]) => on)).toBe(true);
+    expect(labFns(onInstances).filter(([id]) => api(standard).has(id))).toEqual([]);
+  });
+
+  it('catches a function that would gain or lose its capacity provider in place (the check can fail)', () => {
+    const fnStack = (onInstances: boolean): SynthedStack[] => [
+      {
+        name: 'Fn',
+        dependsOn: [],
+        template: {
+          Resources: {
+            Handler: {
+              Type: 'AWS::Lambda::Function',
+              Properties: onInstances
+                ? { CapacityProviderConfig: { LambdaManagedInstancesCapacityProviderConfig: {} } }
+                : {},
+            },
+          },
+        },
+      },
+    ];
+    expect(playDeploy(fnStack(false), fnStack(true))).toEqual([
+      'Fn: function Handler cannot gain its capacity provider configuration',
+    ]);
+    expect(playDeploy(fnStack(true), fnStack(false))).toEqual([
+      'Fn: function Handler cannot lose its capacity provider configuration',
+    ]);
   });
 
   it('catches what exports would do (the check can fail): a dropped export still imported', () => {

@@ -799,3 +799,128 @@ describe('routes and the request validator', () => {
     });
   });
 });
+
+describe('compute=managed-instances', () => {
+  const MI_FLAGS = {
+    compute: 'managed-instances',
+    memorySize: '2048',
+    keepAlive: 'both',
+    managedInstancesMaxConcurrency: '32',
+    managedInstancesMemoryGiBPerVCpu: '2',
+    managedInstancesTypes: 'm7g.large,c7g.large',
+    managedInstancesMaxVCpu: '24',
+  } as const;
+  const { api, stacks } = synthLab(MI_FLAGS);
+  const template = api.toJSON() as { Resources: Record<string, Resource> };
+  const [[providerId, provider]] = resources(api, 'AWS::Lambda::CapacityProvider');
+
+  it('one arm64 capacity provider in the private subnets, with the flags’ instance types and vCPU ceiling', () => {
+    expect(resources(api, 'AWS::Lambda::CapacityProvider')).toHaveLength(1);
+    expect(provider.Properties.InstanceRequirements).toEqual({
+      AllowedInstanceTypes: ['c7g.large', 'm7g.large'],
+      Architectures: ['arm64'],
+    });
+    expect(provider.Properties.CapacityProviderScalingConfig).toEqual({ MaxVCpuCount: 24 });
+    const vpcConfig = provider.Properties.VpcConfig as {
+      SubnetIds: { Ref: string }[];
+      SecurityGroupIds: unknown[];
+    };
+    expect(vpcConfig.SubnetIds).toHaveLength(2);
+    for (const { Ref } of vpcConfig.SubnetIds) {
+      // Private: the subnet's default route goes to the NAT gateway, not the internet gateway.
+      const route = Object.values(template.Resources).find(
+        (r) =>
+          r.Type === 'AWS::EC2::Route' &&
+          JSON.stringify(r.Properties.RouteTableId).includes(Ref.replace(/Subnet[A-F0-9]+$/, '')),
+      );
+      expect(route?.Properties.NatGatewayId, Ref).toBeDefined();
+      expect(route?.Properties.GatewayId, Ref).toBeUndefined();
+    }
+    expect(vpcConfig.SecurityGroupIds).toHaveLength(1);
+  });
+
+  it('the VPC: one NAT gateway, DynamoDB through a gateway endpoint, a security group with no ingress', () => {
+    expect(resources(api, 'AWS::EC2::VPC')).toHaveLength(1);
+    expect(resources(api, 'AWS::EC2::NatGateway')).toHaveLength(1);
+    const endpoints = resources(api, 'AWS::EC2::VPCEndpoint');
+    expect(
+      endpoints.map(([, r]) => [r.Properties.VpcEndpointType, JSON.stringify(r.Properties.ServiceName)]),
+    ).toEqual([['Gateway', expect.stringContaining('.dynamodb')]]);
+    const groups = resources(api, 'AWS::EC2::SecurityGroup');
+    expect(groups).toHaveLength(1);
+    expect(groups[0][1].Properties.SecurityGroupIngress).toBeUndefined();
+    expect(resources(api, 'AWS::EC2::SecurityGroupIngress')).toEqual([]);
+    // Without DynamoDB targeted there is no endpoint to add.
+    const redisOnly = synthLab({ ...MI_FLAGS, targets: 'redis', redisSecretArn: SAMPLE_REDIS_SECRET_ARN });
+    expect(resources(redisOnly.api, 'AWS::EC2::VPCEndpoint')).toEqual([]);
+  });
+
+  it('the operator role: assumed by Lambda only, with AWS’s documented operator policy and nothing else', () => {
+    const roleId = (
+      provider.Properties.PermissionsConfig as { CapacityProviderOperatorRoleArn: { 'Fn::GetAtt': string[] } }
+    ).CapacityProviderOperatorRoleArn['Fn::GetAtt'][0];
+    const role = template.Resources[roleId];
+    expect(role.Properties.AssumeRolePolicyDocument).toEqual({
+      Version: '2012-10-17',
+      Statement: [
+        { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } },
+      ],
+    });
+    expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain(
+      ':iam::aws:policy/AWSLambdaManagedEC2ResourceOperator',
+    );
+    expect((role.Properties.ManagedPolicyArns as unknown[]).length).toBe(1);
+    expect(role.Properties.Policies).toBeUndefined();
+    const attached = resources(api, 'AWS::IAM::Policy').filter(([, p]) =>
+      JSON.stringify(p.Properties.Roles).includes(roleId),
+    );
+    expect(attached).toEqual([]);
+  });
+
+  it('every function runs on it with the flags’ concurrency and memory per vCPU, publishing $LATEST.PUBLISHED', () => {
+    const fns = labFunctions(api);
+    expect(fns).toHaveLength(count(['dynamodb'], BOTH));
+    for (const [id, fn] of fns) {
+      expect(fn.Properties.CapacityProviderConfig, id).toEqual({
+        LambdaManagedInstancesCapacityProviderConfig: {
+          CapacityProviderArn: { 'Fn::GetAtt': [providerId, 'Arn'] },
+          PerExecutionEnvironmentMaxConcurrency: 32,
+          ExecutionEnvironmentMemoryGiBPerVCpu: 2,
+        },
+      });
+      expect(fn.Properties.PublishToLatestPublished, id).toBe(true);
+      expect(fn.Properties.MemorySize, id).toBe(2048);
+      expect(fn.Properties.Architectures, id).toEqual(['arm64']);
+      // The instances are in the VPC; the function itself has no VPC configuration of its own.
+      expect(fn.Properties.VpcConfig, id).toBeUndefined();
+    }
+    // No alias, no provisioned concurrency: the API calls each function, whose unqualified ARN runs $LATEST.PUBLISHED.
+    expect(resources(api, 'AWS::Lambda::Alias')).toEqual([]);
+    for (const f of stacks.api.functions) expect(f.invoked).toBe(f.function);
+  });
+
+  it('blank companion flags leave Lambda its defaults: no per-function settings, no instance filter', () => {
+    const plain = synthLab({ compute: 'managed-instances', memorySize: '2048' });
+    const [[, p]] = resources(plain.api, 'AWS::Lambda::CapacityProvider');
+    expect(p.Properties.InstanceRequirements).toEqual({ Architectures: ['arm64'] });
+    expect(p.Properties.CapacityProviderScalingConfig).toBeUndefined();
+    for (const [id, fn] of labFunctions(plain.api)) {
+      const config = (fn.Properties.CapacityProviderConfig as Record<string, Record<string, unknown>>)
+        .LambdaManagedInstancesCapacityProviderConfig;
+      expect(Object.keys(config), id).toEqual(['CapacityProviderArn']);
+    }
+  });
+
+  it('functions of each mode are distinct resources, so a switch replaces them (the config cannot be added or removed)', () => {
+    const standard = synthLab({ keepAlive: 'both' });
+    const ids = (t: Template) => labFunctions(t).map(([id]) => id);
+    expect(ids(api).filter((id) => ids(standard.api).includes(id))).toEqual([]);
+    expect(resources(standard.api, 'AWS::Lambda::CapacityProvider')).toEqual([]);
+    expect(resources(standard.api, 'AWS::EC2::VPC')).toEqual([]);
+    for (const [id, fn] of labFunctions(standard.api))
+      expect(fn.Properties.CapacityProviderConfig, id).toBeUndefined();
+    // The outputs scripts read keep their names in both modes, and the provider's ARN is one more.
+    const outputs = (t: Template) => Object.keys(t.toJSON().Outputs as object);
+    expect(outputs(api).filter((o) => !outputs(standard.api).includes(o))).toEqual(['CapacityProviderArn']);
+  });
+});

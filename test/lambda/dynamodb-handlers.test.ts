@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isTiming } from '../../core/timing.mjs';
 import { createDynamoDbStore, dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
 import { makeCreateHandler, makeGetHandler } from '../../lambda/shared/handlers';
 import { createLabHttp, MAX_ATTEMPTS, REQUEST_TIMEOUT_MS } from '../../lambda/shared/http-client';
@@ -318,6 +319,7 @@ describe('timing block', () => {
     expect(Object.keys(first.timing).sort()).toEqual([
       'billed',
       'coldStart',
+      'concurrency',
       'dbMs',
       'dbRequests',
       'dbRoundTrips',
@@ -328,6 +330,23 @@ describe('timing block', () => {
     // One GetItem is one HTTP request.
     expect(first.timing.dbRequests).toBe(1);
     expect(second.timing.dbRequests).toBe(1);
+    await engine.stop();
+  });
+
+  it('records the invocations in flight in the environment: each of five overlapping calls sees those begun before it', async () => {
+    const engine = await sharedTestEngine('dynalite', TABLE);
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', engine.endpoint);
+    const get = makeGetHandler(dynamoDbStoreFromEnv(localEnv('on')), 'dynamodb-get');
+    // Started in one tick, as an environment on Managed Instances takes invocations that overlap.
+    const overlapping = await Promise.all(Array.from({ length: 5 }, (_, i) => get(getEvent(`NOPE-C${i}`))));
+    const seen = overlapping.map((r) => bodyOf(r).timing.concurrency);
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+    for (const r of overlapping) expect(isTiming(bodyOf(r).timing)).toBe(true);
+    // Every one left, the invalid request's included: the next call is alone again.
+    const invalid = await get(apiEvent({ method: 'GET', path: '/person/', pathParameters: null }));
+    expect(invalid.statusCode).toBe(400);
+    expect(bodyOf(invalid).timing.concurrency).toBe(1);
+    expect(bodyOf(await get(getEvent('NOPE-C5'))).timing.concurrency).toBe(1);
     await engine.stop();
   });
 

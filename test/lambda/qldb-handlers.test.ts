@@ -312,6 +312,7 @@ describe('timing block', () => {
       coldStart: true,
       initType: 'provisioned-concurrency',
       environment: expect.any(String),
+      concurrency: 1,
       billed: [{ key: 'qldb.writeIos', quantity: 1, basis: 'measured' }],
     });
     expect(first.dbMs).toBeGreaterThan(0);
@@ -327,6 +328,7 @@ describe('timing block', () => {
       coldStart: false,
       initType: 'provisioned-concurrency',
       environment: first.environment,
+      concurrency: 1,
       billed: [{ key: 'qldb.readIos', quantity: 1, basis: 'measured' }],
     });
     expect(ledger.sessionsStarted).toBe(1);

@@ -5,10 +5,16 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPriceFile, PRICES_DIR } from '../../core/price-file';
+import { loadPriceFile, PRICES_DIR, type PriceFile } from '../../core/price-file';
 import type { BilledQuantity, TimingLine } from '../../core/timing.mjs';
 import { isTiming } from '../../core/timing.mjs';
-import { dsqlDpuOf, provisionedIdleUsdPerHour, recomputeCost, runCost } from '../../runs/run-cost';
+import {
+  dsqlDpuOf,
+  managedInstancesKeys,
+  provisionedIdleUsdPerHour,
+  recomputeCost,
+  runCost,
+} from '../../runs/run-cost';
 
 const prices = loadPriceFile(join(PRICES_DIR, 'us-east-1.json'));
 
@@ -167,6 +173,131 @@ describe('runCost', () => {
         prices,
       )?.provisionedIdle,
     ).toBeUndefined();
+  });
+
+  describe('a phase on Lambda Managed Instances', () => {
+    // Made-up instance prices (the files' are unverified): $0.1 an hour and its 15% fee.
+    const keys = managedInstancesKeys('m7g.large');
+    const withInstancePrice = (p: PriceFile): PriceFile => ({
+      ...p,
+      prices: {
+        ...p.prices,
+        [keys.instanceHours]: { ...p.prices[keys.instanceHours], usd: 0.1, unverified: undefined },
+        [keys.managementFee]: { ...p.prices[keys.managementFee], usd: 0.015, unverified: undefined },
+      },
+    });
+    const priced = withInstancePrice(prices);
+    // 1,000 invocations at 2 GB whose Billed Duration would cost GB-seconds on standard Lambda.
+    const reports = Array.from({ length: 1000 }, (_, i) => ({
+      billedDurationMs: 20 + (i % 7),
+      memorySizeMb: 2048,
+    }));
+    const timings = Array.from({ length: 1000 }, () =>
+      line([{ key: 'dynamodb.readRequestUnits', quantity: 0.5, basis: 'computed' }]),
+    );
+    // 3 instances for 20 minutes: 1 instance-hour.
+    const phase = { instanceType: 'm7g.large', instances: 3, wallS: 1200 };
+
+    it('bills instance-hours, the management fee on them and a request charge, never GB-seconds', () => {
+      const c = runCost(
+        { reports, timings, architecture: 'arm64', api: 'rest', managedInstances: phase },
+        priced,
+      );
+      if (!c) throw new Error('no cost block');
+      expect(c.units).toEqual([
+        { key: 'lambda.managedInstances.requests', quantity: 1000, basis: 'measured' },
+        { key: 'lambda.managedInstances.instanceHours.m7g.large', quantity: 1, basis: 'measured' },
+        { key: 'lambda.managedInstances.managementFee.m7g.large', quantity: 1, basis: 'measured' },
+        { key: 'api.rest.requests', quantity: 1000, basis: 'measured' },
+        { key: 'dynamodb.readRequestUnits', quantity: 500, basis: 'computed' },
+      ]);
+      // ($0.1 + $0.015 + 1,000 x $0.2 per million) / 1,000 requests, per million.
+      expect(c.perMillion.lambda).toBeCloseTo(((0.1 + 0.015 + 0.0002) / 1000) * 1e6, 9);
+      expect(c.perMillion.api).toBeCloseTo(3.5, 9);
+      expect(c.perMillion.database).toBeCloseTo(0.0625, 9);
+      expect(c.unpriced).toEqual([]);
+      // Duration does not change the bill: every request costs the same share.
+      expect(c.perRequestUsd?.p99).toBeCloseTo(c.perRequestUsd?.p50 ?? -1, 15);
+      expect(c.perRequestUsd?.p50).toBeCloseTo(c.perMillion.total / 1e6, 15);
+      // The same phase on standard Lambda bills GB-seconds instead, and costs differently.
+      const standard = runCost({ reports, timings, architecture: 'arm64', api: 'rest' }, priced);
+      expect(standard?.units.map((u) => u.key)).toContain('lambda.gbSeconds.arm64');
+      expect(standard?.perMillion.lambda).not.toBeCloseTo(c.perMillion.lambda, 3);
+    });
+
+    it('idle instances cost the same: twice the hours, twice the instance bill for the same requests', () => {
+      const one = runCost(
+        { reports, timings, architecture: 'arm64', api: 'rest', managedInstances: phase },
+        priced,
+      );
+      const two = runCost(
+        { reports, timings, architecture: 'arm64', api: 'rest', managedInstances: { ...phase, wallS: 2400 } },
+        priced,
+      );
+      expect((two?.perMillion.lambda ?? 0) - (one?.perMillion.lambda ?? 0)).toBeCloseTo(
+        ((0.1 + 0.015) / 1000) * 1e6,
+        9,
+      );
+    });
+
+    it('with the files’ prices the instance hours and fee are unpriced, listed, and never $0; the requests are priced', () => {
+      const c = runCost(
+        { reports, timings, architecture: 'arm64', api: 'rest', managedInstances: phase },
+        prices,
+      );
+      expect(c?.unpriced).toEqual([keys.instanceHours, keys.managementFee]);
+      expect(c?.perMillion.lambda).toBeCloseTo(0.2, 12);
+      expect(c?.components.find((x) => x.key === keys.instanceHours)?.unverified).toMatch(/on-demand price/);
+      // Summary.json alone gives the figures back.
+      const stored = JSON.parse(JSON.stringify(c));
+      expect(recomputeCost(stored, prices).perMillion).toEqual(stored.perMillion);
+    });
+
+    it('refuses an instance type the price file has no price for, and a phase with no instances', () => {
+      expect(() =>
+        runCost(
+          {
+            reports,
+            timings,
+            architecture: 'arm64',
+            api: 'rest',
+            managedInstances: { ...phase, instanceType: 'm9g.large' },
+          },
+          priced,
+        ),
+      ).toThrow(/no price 'lambda.managedInstances.instanceHours.m9g.large'/);
+      expect(() =>
+        runCost(
+          {
+            reports,
+            timings,
+            architecture: 'arm64',
+            api: 'rest',
+            managedInstances: { ...phase, instances: 0 },
+          },
+          priced,
+        ),
+      ).toThrow(RangeError);
+    });
+
+    it.each(['us-east-1.json', 'eu-west-1.json'])(
+      '%s: each type’s management fee is 15%% of its instance price, or unverified with it',
+      (file) => {
+        const p = loadPriceFile(join(PRICES_DIR, file));
+        const types = Object.keys(p.prices)
+          .filter((k) => k.startsWith('lambda.managedInstances.instanceHours.'))
+          .map((k) => k.slice('lambda.managedInstances.instanceHours.'.length));
+        expect(types.sort()).toEqual(['c7g.large', 'm7g.large', 'r7g.large']);
+        for (const t of types) {
+          const k = managedInstancesKeys(t);
+          const instance = p.prices[k.instanceHours].usd;
+          const fee = p.prices[k.managementFee].usd;
+          if (instance === null) expect(fee, t).toBeNull();
+          else expect(fee, t).toBeCloseTo(Math.round(instance * 0.15 * 1e10) / 1e10, 10);
+        }
+        expect(p.prices[managedInstancesKeys('m7g.large').requests]).toBeDefined();
+      },
+    );
   });
 
   it('the timing block accepts billed units and refuses malformed ones', () => {

@@ -53,6 +53,7 @@ interface Handlers {
 
 const TIMING_KEYS = [
   'coldStart',
+  'concurrency',
   'dbMs',
   'dbRequests',
   'dbRoundTrips',
@@ -124,6 +125,8 @@ export function describeWorkloads(target: () => WorkloadTarget): void {
         newConnection: false,
         dbRequests: t.warm.overwrite,
         coldStart: false,
+        // Alone in its environment, as every call on standard Lambda is.
+        concurrency: 1,
       });
       expect(body.timing.dbMs).toBeGreaterThan(0);
       // Address was in the old record and not in the new one: it is gone, not kept.
