@@ -21,6 +21,7 @@ import {
 import { DEFAULT_MAX_ENVIRONMENTS } from '../local/lab-defaults';
 import type { ExperimentBlock } from '../report/report-model';
 import { loadTargetModules } from '../targets/registry';
+import { loadRuns } from './conditions';
 import { EXPERIMENTS, findExperiment } from './registry';
 import { missingTargets } from './rows';
 import {
@@ -76,10 +77,10 @@ function planTargets(e: ExperimentDefinition, ctx: PlanContext): string[] {
   return [...new Set([...e.plan(ctx).flatMap((s) => s.targets), ...tuned])];
 }
 
-/** Seconds an experiment should take: its load steps, its tuning runs and its cold-start comparisons. */
+/** Seconds an experiment should take: its load steps (twice where the article's conditions differ from today's), its tuning runs and its cold-start comparisons. */
 function estimate(e: ExperimentDefinition, ctx: PlanContext): number {
   return (
-    estimateS(e.plan(ctx)) +
+    estimateS(loadRuns(e.article, e.plan(ctx))) +
     (e.tunings ? estimateTuningS(e.tunings(ctx)) : 0) +
     (e.coldStarts ? estimateColdStartsS(e.coldStarts(ctx)) : 0) +
     (e.directs ? estimateDirectS(e.directs(ctx)) : 0)

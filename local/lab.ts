@@ -13,8 +13,8 @@ import { stopOnInterrupt } from '../core/interrupt';
 import {
   isTarget,
   TARGETS,
-  TLS_MAX_VERSION_ENV,
   type Target,
+  TLS_MAX_VERSION_ENV,
   type TlsMaxVersion,
   targetLabel,
   targetNotice,

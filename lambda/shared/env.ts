@@ -37,7 +37,6 @@ export function readLabFunction(env: NodeJS.ProcessEnv = process.env): string {
   return requireEnv('LAB_FUNCTION', env);
 }
 
-
 /**
  * The newest TLS version the function's database clients offer: `TLSv1.2` reproduces an article
  * whose AWS endpoints negotiated TLS 1.2 at most (experiments/conditions.ts); unset, Node's own

@@ -20,7 +20,13 @@
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { Redis, ReplyError } from 'ioredis';
-import { type KeepAliveVariant, readKeepAlive, readTlsMaxVersion, requireEnv, type TlsMaxVersion } from './env';
+import {
+  type KeepAliveVariant,
+  readKeepAlive,
+  readTlsMaxVersion,
+  requireEnv,
+  type TlsMaxVersion,
+} from './env';
 import { CONNECTION_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './http-client';
 import { PERSON_FIELDS, type Person } from './person';
 import { type PersonStore, type Story, TOP_STORIES } from './person-store';
@@ -481,5 +487,9 @@ export function readRedisEnv(env: NodeJS.ProcessEnv = process.env): RedisEnv {
 export async function redisStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<RedisPersonStore> {
   const { secretId, keepAlive, tlsMaxVersion } = readRedisEnv(env);
   const target = await readRedisSecret(secretId, env);
-  return createRedisStore({ target, keepAlive, ...(tlsMaxVersion ? { tls: { maxVersion: tlsMaxVersion } } : {}) });
+  return createRedisStore({
+    target,
+    keepAlive,
+    ...(tlsMaxVersion ? { tls: { maxVersion: tlsMaxVersion } } : {}),
+  });
 }
