@@ -392,8 +392,8 @@ export function differences(a: AppliedConditions, b: AppliedConditions): string[
   const tls = (v: string) => v.replace(/^TLSv/, 'TLS ');
   if (a.tlsMaxVersion !== b.tlsMaxVersion)
     out.push(`${tls(a.tlsMaxVersion)} against ${tls(b.tlsMaxVersion)}`);
-  if (a.memoryMb !== b.memoryMb)
-    out.push(`${a.memoryMb ?? 'the template’s'} MB against ${b.memoryMb ?? 'the template’s'} MB`);
+  const mb = (v: number | undefined) => (v === undefined ? 'the template’s memory' : `${v} MB`);
+  if (a.memoryMb !== b.memoryMb) out.push(`${mb(a.memoryMb)} against ${mb(b.memoryMb)}`);
   return out;
 }
 
