@@ -194,6 +194,7 @@ runCli(
     const { formatExperimentTable } = await import('./format-table');
     const { combineScorecards } = await import('./scorecard');
     const { scorecardText } = await import('../report/scorecard-text');
+    const { stepConditionLines } = await import('../report/conditions-text');
     const blocks: ExperimentBlock[] = [];
     let exitCode = 0;
     for (const definition of definitions) {
@@ -222,7 +223,7 @@ runCli(
       if (run.interrupted || !run.block) return 130;
       blocks.push(run.block);
       console.log(
-        `\nArticle vs this run (${definition.article}):\n\n${formatExperimentTable(run.block.rows)}\n`,
+        `\nArticle vs this run (${definition.article}):\n\n${formatExperimentTable(run.block.rows)}\n${run.block.conditions ? `\n${stepConditionLines(run.block.conditions).join('\n')}\n` : ''}`,
       );
       for (const m of run.block.missingTargets)
         console.log(`${m.target}: ${m.reason} (rows without a measurement)`);

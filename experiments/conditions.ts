@@ -11,6 +11,7 @@ import type { KeepAliveVariant, TlsMaxVersion } from '../core/lab-functions';
 import type { Citation } from '../local/network/profiles';
 import { SEEDS } from '../report/article-figures';
 import type { ConditionsRecord } from '../report/report-model';
+import type { StepPlan } from './types';
 
 export interface ConditionParameter<T> {
   /** null: the article does not say, and no source gives it */
@@ -466,10 +467,16 @@ export function conditionNotes(c: Conditions, where: 'local' | 'aws', sideRuns: 
   return out;
 }
 
-/** The load runs a plan makes on the local lab: a step whose conditions differ runs twice (for the wall-time estimate). */
-export function loadRuns<S extends { readonly memoryMb?: number }>(article: string, plan: readonly S[]): S[] {
+/**
+ * The load runs a plan makes on the local lab (for the wall-time estimate): a step whose
+ * conditions differ runs twice, its second run without the targets that have no today.
+ */
+export function loadRuns(article: string, plan: readonly StepPlan[]): StepPlan[] {
   const c = articleConditions(article);
-  return plan.flatMap((s) =>
-    differences(applied(c, s.memoryMb), applied(TODAY, s.memoryMb)).length > 0 ? [s, s] : [s],
-  );
+  return plan.flatMap((s) => {
+    if (s.todayOnly || differences(applied(c, s.memoryMb), applied(TODAY, s.memoryMb)).length === 0)
+      return [s];
+    const today = s.targets.filter((t) => !s.notToday?.targets.includes(t));
+    return today.length > 0 ? [s, { ...s, targets: today }] : [s];
+  });
 }

@@ -120,6 +120,9 @@ async function runWithLoad(
   const articleC = articleConditions(d.article);
   const todayViews = new Map<string, StepView>();
   const stepConditions: { name: string; differences: string[] }[] = [];
+  // Lines for the conditions' notes, and the targets with no today run.
+  const conditionSteps: string[] = [];
+  const notToday = new Set<string>();
   for (const [i, step] of plan.entries()) {
     if (step.targets.length === 0) {
       warnings.push(`step ${step.name} did not run: none of its targets is among those chosen`);
@@ -128,22 +131,47 @@ async function runWithLoad(
     const underArticle = applied(articleC, step.memoryMb);
     const underToday = applied(TODAY, step.memoryMb);
     // The deployed stack runs what was deployed: today's conditions, once.
-    const differ = where === 'local' ? differences(underArticle, underToday) : [];
+    const differ = where === 'local' && !step.todayOnly ? differences(underArticle, underToday) : [];
     stepConditions.push({ name: step.name, differences: differ });
+    if (step.todayOnly) conditionSteps.push(`${step.name}: today’s conditions only, ${step.todayOnly}`);
+    const todayTargets = step.targets.filter((t) => !step.notToday?.targets.includes(t));
+    if (differ.length > 0 && step.notToday && todayTargets.length < step.targets.length)
+      conditionSteps.push(
+        `${step.name}: ${step.notToday.targets.join(', ')} under the article’s conditions only, ${step.notToday.reason}`,
+      );
+    for (const t of step.targets) if (!todayTargets.includes(t) && differ.length > 0) notToday.add(t);
     const runs =
       differ.length === 0
-        ? [{ which: 'both' as const, settings: underArticle, name: step.name }]
+        ? [
+            {
+              which: 'both' as const,
+              settings: step.todayOnly ? underToday : underArticle,
+              name: step.name,
+              targets: step.targets,
+            },
+          ]
         : [
-            { which: 'article' as const, settings: underArticle, name: step.name },
-            { which: 'today' as const, settings: underToday, name: `${step.name}-today` },
+            { which: 'article' as const, settings: underArticle, name: step.name, targets: step.targets },
+            ...(todayTargets.length > 0
+              ? [
+                  {
+                    which: 'today' as const,
+                    settings: underToday,
+                    name: `${step.name}-today`,
+                    targets: todayTargets,
+                  },
+                ]
+              : []),
           ];
     for (const r of runs) {
       const dir = join(o.outDir, 'steps', r.name);
       const under =
         r.which === 'both'
-          ? differ.length === 0 && where === 'local'
-            ? 'the article’s conditions and today’s (nothing the lab applies differs)'
-            : 'the deployed stack'
+          ? step.todayOnly
+            ? 'today’s conditions only'
+            : where === 'local'
+              ? 'the article’s conditions and today’s (nothing the lab applies differs)'
+              : 'the deployed stack'
           : r.which === 'article'
             ? `${articleC.label}’s conditions (${differ.join('; ')})`
             : 'today’s conditions';
@@ -151,7 +179,7 @@ async function runWithLoad(
       const t0 = Date.now();
       const run = await runLoad({
         outDir: dir,
-        targets: step.targets,
+        targets: r.targets,
         variants: step.variants,
         operations: step.operations,
         durationS: step.durationS,
@@ -339,8 +367,9 @@ async function runWithLoad(
   const outcome = d.rows(views, ctx, tuningViews, coldStartViews, directViews);
   const anyDiffer = stepConditions.some((c) => c.differences.length > 0);
   // The same definition reads today's runs: its rows line up with the article's one for one.
+  const todayCtx = { ...ctx, targets: ctx.targets.filter((t) => !notToday.has(t)) };
   const todayRows = anyDiffer
-    ? d.rows(todayViews, ctx, tuningViews, coldStartViews, directViews).rows
+    ? d.rows(todayViews, todayCtx, tuningViews, coldStartViews, directViews).rows
     : outcome.rows;
   const rows = withTodayColumn(outcome.rows, todayRows, anyDiffer);
   const sideRuns = steps.filter((s) => s.kind !== undefined).map((s) => s.name);
@@ -361,7 +390,7 @@ async function runWithLoad(
       article: conditionsRecord(articleC),
       today: conditionsRecord(TODAY),
       steps: stepConditions,
-      notes: conditionNotes(articleC, where, sideRuns),
+      notes: [...conditionSteps, ...conditionNotes(articleC, where, sideRuns)],
     },
   };
   const { writeExperimentReport } = await import('../report/experiment-report');

@@ -10,6 +10,7 @@ import {
 } from '../../experiments/conditions';
 import { EXPERIMENTS } from '../../experiments/registry';
 import { row, withTodayColumn } from '../../experiments/rows';
+import type { StepPlan } from '../../experiments/types';
 import { SEEDS } from '../../report/article-figures';
 
 const PARAMETERS = [
@@ -77,10 +78,36 @@ describe('conditions', () => {
   });
 
   it('doubles only the load runs whose conditions differ (the wall-time estimate)', () => {
-    const plan = [{ name: 'a' }, { name: 'b', memoryMb: 256 }];
-    expect(loadRuns(SEEDS.keepAlive, plan).map((s) => s.name)).toEqual(['a', 'a', 'b', 'b']);
+    const step = (name: string, more: Partial<StepPlan> = {}): StepPlan => ({
+      name,
+      description: name,
+      targets: ['dynamodb', 'qldb'],
+      variants: ['on'],
+      operations: ['get'],
+      durationS: 1,
+      ...more,
+    });
+    const plan = [step('a'), step('b', { memoryMb: 256 })];
+    const names = (steps: readonly StepPlan[]) => steps.map((s) => `${s.name} ${s.targets.join('+')}`);
+    expect(names(loadRuns(SEEDS.keepAlive, plan))).toEqual([
+      'a dynamodb+qldb',
+      'a dynamodb+qldb',
+      'b dynamodb+qldb',
+      'b dynamodb+qldb',
+    ]);
     // The provisioned article's 256 MB differs from the template's; its TLS is unknown, so runs as today's.
-    expect(loadRuns(SEEDS.provisioned, plan).map((s) => s.name)).toEqual(['a', 'a', 'b']);
+    expect(names(loadRuns(SEEDS.provisioned, plan))).toEqual([
+      'a dynamodb+qldb',
+      'a dynamodb+qldb',
+      'b dynamodb+qldb',
+    ]);
+    // A gone service has no today run; a step of the lab's own runs today only.
+    const gone = step('c', { notToday: { targets: ['qldb'], reason: 'gone' } });
+    expect(names(loadRuns(SEEDS.qldb, [gone, step('d', { todayOnly: 'new' })]))).toEqual([
+      'c dynamodb+qldb',
+      'c dynamodb',
+      'd dynamodb+qldb',
+    ]);
   });
 });
 
