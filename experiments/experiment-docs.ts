@@ -42,6 +42,7 @@ function conditionsOf(lab: Readonly<Record<string, unknown>> | null): string[] {
     const parts = [
       v.engine ? `engine ${v.engine}` : '',
       v.profile ? `network profile ${v.profile}` : '',
+      typeof v.tlsMaxVersion === 'string' ? `TLS at most ${v.tlsMaxVersion.replace(/^TLSv/, '')}` : '',
       typeof v.memoryModel === 'string' ? v.memoryModel : 'memory not modeled',
     ].filter(Boolean);
     out.push(`${key.slice(5)}: ${parts.join('; ')}`);

@@ -173,7 +173,7 @@ async function runWithLoad(
               ? 'the article’s conditions and today’s (nothing the lab applies differs)'
               : 'the deployed stack'
           : r.which === 'article'
-            ? `${articleC.label}’s conditions (${differ.join('; ')})`
+            ? `the article’s conditions (${articleC.year}: ${differ.join('; ')})`
             : 'today’s conditions';
       o.log(`\n=== ${d.name} step ${i + 1}/${plan.length}: ${r.name}: ${step.description}; under ${under}`);
       const t0 = Date.now();

@@ -42,7 +42,7 @@ export function stepConditionLines(c: ExperimentConditions): string[] {
 /** The paragraph above an experiment's table saying how to read its three columns. */
 export function columnsLine(e: ExperimentBlock): string {
   if (!e.conditions) return BEFORE_CONDITIONS;
-  return `${COLUMN_ARTICLE_CONDITIONS}: the lab under ${e.conditions.article.label}’s conditions, counted by the scorecard; ${COLUMN_TODAY}: the lab under today’s (${e.conditions.today.parameters
+  return `${COLUMN_ARTICLE_CONDITIONS}: the lab under the article’s conditions (${e.conditions.article.year}), counted by the scorecard; ${COLUMN_TODAY}: the lab under today’s (${e.conditions.today.parameters
     .filter((p) => ['runtime', 'SDK', 'TLS, newest negotiated', 'network profile'].includes(p.parameter))
     .map((p) => p.value)
     .join(', ')})`;
