@@ -119,7 +119,7 @@ async function runWithLoad(
   // differ (experiments/conditions.ts); a step whose conditions match runs once for both columns.
   const articleC = articleConditions(d.article);
   const todayViews = new Map<string, StepView>();
-  const stepConditions: { name: string; differences: string[] }[] = [];
+  const stepConditions: { name: string; differences: string[]; note?: string }[] = [];
   // Lines for the conditions' notes, and the targets with no today run.
   const conditionSteps: string[] = [];
   const notToday = new Set<string>();
@@ -132,8 +132,11 @@ async function runWithLoad(
     const underToday = applied(TODAY, step.memoryMb);
     // The deployed stack runs what was deployed: today's conditions, once.
     const differ = where === 'local' && !step.todayOnly ? differences(underArticle, underToday) : [];
-    stepConditions.push({ name: step.name, differences: differ });
-    if (step.todayOnly) conditionSteps.push(`${step.name}: today’s conditions only, ${step.todayOnly}`);
+    stepConditions.push({
+      name: step.name,
+      differences: differ,
+      ...(step.todayOnly ? { note: `today’s conditions only: ${step.todayOnly}` } : {}),
+    });
     const todayTargets = step.targets.filter((t) => !step.notToday?.targets.includes(t));
     if (differ.length > 0 && step.notToday && todayTargets.length < step.targets.length)
       conditionSteps.push(

@@ -33,9 +33,11 @@ export function conditionLines(c: ExperimentConditions): string[] {
 /** Per step: what differed (two runs) or that one run served both columns. */
 export function stepConditionLines(c: ExperimentConditions): string[] {
   return c.steps.map((s) =>
-    s.differences.length > 0
-      ? `${s.name}: run twice, ${s.differences.join('; ')}`
-      : `${s.name}: one run for both columns (nothing the lab applies differs)`,
+    s.note
+      ? `${s.name}: ${s.note}`
+      : s.differences.length > 0
+        ? `${s.name}: run twice, ${s.differences.join('; ')}`
+        : `${s.name}: one run for both columns (nothing the lab applies differs)`,
   );
 }
 

@@ -395,7 +395,12 @@ export interface ExperimentConditions {
   readonly article: ConditionsRecord;
   readonly today: ConditionsRecord;
   /** Per load step: what differed between the two runs ([]: one run served both columns). */
-  readonly steps: readonly { readonly name: string; readonly differences: readonly string[] }[];
+  readonly steps: readonly {
+    readonly name: string;
+    readonly differences: readonly string[];
+    /** why the step ran under one of the two only */
+    readonly note?: string;
+  }[];
   /** What did not run under the article's conditions, and why (side runs, the deployed stack). */
   readonly notes: readonly string[];
 }
