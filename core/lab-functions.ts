@@ -98,6 +98,10 @@ export function baselineTarget(ran: readonly string[]): string | undefined {
 export type KeepAliveVariant = 'on' | 'off';
 export const KEEP_ALIVE_VARIANTS: readonly KeepAliveVariant[] = ['on', 'off'];
 
+/** The newest TLS version a function's database clients offer (an article's year), by LAB_TLS_MAX_VERSION. */
+export type TlsMaxVersion = 'TLSv1.2' | 'TLSv1.3';
+export const TLS_MAX_VERSION_ENV = 'LAB_TLS_MAX_VERSION';
+
 /** Every operation with its REST method and the path under `/{target}/...`. */
 export const OPERATION_ROUTES = {
   create: { method: 'POST', path: 'person' },

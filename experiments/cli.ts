@@ -22,6 +22,7 @@ import {
 import { DEFAULT_MAX_ENVIRONMENTS } from '../local/lab-defaults';
 import type { ExperimentBlock } from '../report/report-model';
 import { loadTargetModules } from '../targets/registry';
+import { loadRuns } from './conditions';
 import { EXPERIMENTS, findExperiment } from './registry';
 import { missingTargets } from './rows';
 import {
@@ -77,10 +78,10 @@ function planTargets(e: ExperimentDefinition, ctx: PlanContext): string[] {
   return [...new Set([...e.plan(ctx).flatMap((s) => s.targets), ...tuned])];
 }
 
-/** Seconds an experiment should take: its load steps, its tuning runs and its cold-start comparisons. */
+/** Seconds an experiment should take: its load steps (twice where the article's conditions differ from today's), its tuning runs and its cold-start comparisons. */
 function estimate(e: ExperimentDefinition, ctx: PlanContext): number {
   return (
-    estimateS(e.plan(ctx)) +
+    estimateS(loadRuns(e.article, e.plan(ctx))) +
     (e.tunings ? estimateTuningS(e.tunings(ctx)) : 0) +
     (e.coldStarts ? estimateColdStartsS(e.coldStarts(ctx)) : 0) +
     (e.directs ? estimateDirectS(e.directs(ctx)) : 0)
@@ -196,6 +197,7 @@ runCli(
     const { formatExperimentTable } = await import('./format-table');
     const { combineScorecards } = await import('./scorecard');
     const { scorecardText } = await import('../report/scorecard-text');
+    const { stepConditionLines } = await import('../report/conditions-text');
     const blocks: ExperimentBlock[] = [];
     let exitCode = 0;
     for (const definition of definitions) {
@@ -224,7 +226,7 @@ runCli(
       if (run.interrupted || !run.block) return 130;
       blocks.push(run.block);
       console.log(
-        `\nArticle vs this run (${definition.article}):\n\n${formatExperimentTable(run.block.rows)}\n`,
+        `\nArticle vs this run (${definition.article}):\n\n${formatExperimentTable(run.block.rows)}\n${run.block.conditions ? `\n${stepConditionLines(run.block.conditions).join('\n')}\n` : ''}`,
       );
       for (const m of run.block.missingTargets)
         console.log(`${m.target}: ${m.reason} (rows without a measurement)`);

@@ -1,4 +1,5 @@
 /** The experiment's rows as a plain-text table for the terminal (the notes are in the report). */
+import { COLUMN_ARTICLE, COLUMN_ARTICLE_CONDITIONS, COLUMN_TODAY } from '../report/conditions-text';
 import type { ExperimentRow } from '../report/report-model';
 
 export function formatNumber(v: number | null, unit: string): string {
@@ -13,35 +14,46 @@ export function articleCell(r: ExperimentRow): string {
   return r.article === null ? r.articleText : `${Number(r.article.toPrecision(6))} (${r.articleText})`;
 }
 
+/** The today column: its number, or a dash (the note says why). */
+export function todayCell(r: ExperimentRow): string {
+  return r.today === undefined ? '–' : formatNumber(r.today, r.unit);
+}
+
 export function formatExperimentTable(rows: readonly ExperimentRow[]): string {
   const table = [
-    ['Metric', 'Quantity', 'Article', 'This run', 'Unit'],
+    ['Metric', 'Quantity', COLUMN_ARTICLE, COLUMN_ARTICLE_CONDITIONS, COLUMN_TODAY, 'Unit'],
     ...rows.map((r) => [
       r.metric,
       `${r.kind}, ${r.statistic}`,
       articleCell(r),
       formatNumber(r.measured, r.unit),
+      todayCell(r),
       r.unit,
     ]),
   ];
   const widths = table[0].map((_, i) => Math.max(...table.map((line) => line[i].length)));
   const line = (cells: readonly string[]) =>
     cells
-      .map((c, i) => (i === 3 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .map((c, i) => (i === 3 || i === 4 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
       .join('  ')
       .trimEnd();
   return [line(table[0]), line(widths.map((w) => '-'.repeat(w))), ...table.slice(1).map(line)].join('\n');
+}
+
+/** A row's note with what its today column is (the same run, its own, or none). */
+export function noteWithToday(r: ExperimentRow): string {
+  return r.todayNote ? `${r.note}; today: ${r.todayNote}` : r.note;
 }
 
 /** The rows as a Markdown table with their roles and notes, as the docs show them. */
 export function markdownExperimentTable(rows: readonly ExperimentRow[]): string {
   const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
   return [
-    '| Metric | Quantity | Article | This run | Unit | Role | Note |',
-    '|---|---|---|---:|---|---|---|',
+    `| Metric | Quantity | ${COLUMN_ARTICLE} | ${COLUMN_ARTICLE_CONDITIONS} | ${COLUMN_TODAY} | Unit | Role | Note |`,
+    '|---|---|---|---:|---:|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${cell(r.metric)} | ${r.kind}, ${r.statistic} | ${cell(articleCell(r))} | ${formatNumber(r.measured, r.unit)} | ${r.unit} | ${r.article === null ? 'lab only' : r.role} | ${cell(r.note)} |`,
+        `| ${cell(r.metric)} | ${r.kind}, ${r.statistic} | ${cell(articleCell(r))} | ${formatNumber(r.measured, r.unit)} | ${todayCell(r)} | ${r.unit} | ${r.article === null ? 'lab only' : r.role} | ${cell(noteWithToday(r))} |`,
     ),
   ].join('\n');
 }

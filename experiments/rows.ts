@@ -8,7 +8,7 @@ import type { ExperimentRow, RowKind, RowRole } from '../report/report-model';
 
 /** How the local lab differs from the articles' clouds: the usual reason two numbers differ. */
 export const LOCAL_MODEL_NOTE =
-  'local lab: real engines on this machine behind the network model (TLS 1.3, the profile’s round trip and service time, connection set-up charged), not a cloud region';
+  'local lab: real engines on this machine behind the network model (the TLS version of the column’s conditions, the profile’s round trip and service time, connection set-up charged), not a cloud region';
 
 /**
  * The cold-start model a step ran with (local/host/cold-start-model.ts), from its lab block's
@@ -109,4 +109,38 @@ export function missingTargets(
   return articleTargets
     .filter((t) => !labTargets.includes(t))
     .map((t) => ({ target: t, reason: MISSING_TARGETS[t] ?? 'not a target of this lab' }));
+}
+
+/**
+ * The article-conditions rows with today's value beside each: `today` is the row at the same
+ * place in today's rows (the same definition read them, so they line up), or the article run's
+ * own value where nothing differed. A row whose quantity does not match stays without one.
+ */
+export function withTodayColumn(
+  article: readonly ExperimentRow[],
+  today: readonly ExperimentRow[],
+  ranTwice: boolean,
+): ExperimentRow[] {
+  return article.map((r, i) => {
+    if (!ranTwice)
+      return {
+        ...r,
+        today: r.measured,
+        todayNote: 'one run for both columns: no condition the lab applies differed',
+      };
+    const t = today[i];
+    if (!t || t.kind !== r.kind || t.statistic !== r.statistic || t.unit !== r.unit)
+      return { ...r, today: null, todayNote: 'today’s run has no row of this quantity here' };
+    const same = t.measured === r.measured;
+    return {
+      ...r,
+      today: t.measured,
+      todayNote:
+        t.measured === null
+          ? `no number under today’s conditions: ${t.note}`
+          : same
+            ? 'the same value: the row reads runs made once (nothing differed for them)'
+            : 'its own run under today’s conditions',
+    };
+  });
 }

@@ -9,7 +9,15 @@ import type { Target } from '../core/lab-functions';
 import type { EngineKind } from '../local/engines/types';
 import type { ExperimentStepReport } from '../report/experiment-report';
 import type { ExperimentBlock, ExperimentStep } from '../report/report-model';
-import { missingTargets } from './rows';
+import {
+  applied,
+  articleConditions,
+  conditionNotes,
+  conditionsRecord,
+  differences,
+  TODAY,
+} from './conditions';
+import { missingTargets, withTodayColumn } from './rows';
 import { sampleHostLoad, scoreRows } from './scorecard';
 import type {
   ColdStartView,
@@ -110,66 +118,128 @@ async function runWithLoad(
   const steps: ExperimentStep[] = [];
   const warnings: string[] = [];
   let exitCode = 0;
+  // Each load step runs under the article's conditions, and again under today's where they
+  // differ (experiments/conditions.ts); a step whose conditions match runs once for both columns.
+  const articleC = articleConditions(d.article);
+  const todayViews = new Map<string, StepView>();
+  const stepConditions: { name: string; differences: string[]; note?: string }[] = [];
+  // Lines for the conditions' notes, and the targets with no today run.
+  const conditionSteps: string[] = [];
+  const notToday = new Set<string>();
   for (const [i, step] of plan.entries()) {
-    const dir = join(o.outDir, 'steps', step.name);
     if (step.targets.length === 0) {
       warnings.push(`step ${step.name} did not run: none of its targets is among those chosen`);
       continue;
     }
-    o.log(`\n=== ${d.name} step ${i + 1}/${plan.length}: ${step.name}: ${step.description}`);
-    const t0 = Date.now();
-    const run = await runLoad({
-      outDir: dir,
-      targets: step.targets,
-      variants: step.variants,
-      operations: step.operations,
-      durationS: step.durationS,
-      ratePerS: step.ratePerS ?? 10,
-      parallel: step.parallel,
-      bursts: step.bursts,
-      idleGapS: step.idleGapS,
-      warmupS: step.warmupS,
-      seedRecords: step.seedRecords,
-      where,
-      local: {
-        ...o.local,
-        ...(step.profile ? { profile: step.profile } : {}),
-        // The step's memory unless --memory chose sizes; a deployed stack has the memory it was deployed with.
-        memories:
-          o.local?.memories && o.local.memories.length > 0
-            ? o.local.memories
-            : where === 'local' && step.memoryMb !== undefined
-              ? [step.memoryMb]
-              : undefined,
-        idleTimeoutS: step.idleTimeoutS,
-        reclaimIdleS: step.reclaimIdleS,
-        context: step.context,
-      },
-      aws: o.aws,
-      signal: o.signal,
-      log: (line) => o.log(line),
-      logError: (line) => o.logError(line),
-    });
-    const wallS = (Date.now() - t0) / 1000;
-    if (run.interrupted) return { interrupted: true, block: null, exitCode: 130 };
-    if (run.failed.length > 0 || run.rows.some((r) => r.errors > 0)) exitCode = 1;
-    for (const f of run.failed)
-      warnings.push(`step ${step.name}: phase ${f.target} ${f.phase} failed: ${f.reason}`);
-    let report: ExperimentStepReport['report'] | undefined;
-    try {
-      report = await buildFromResultsDir(dir);
-      reports.push({ name: step.name, report });
-    } catch (e) {
-      // Its rows say they have no measurement; the other steps still report.
-      warnings.push(`step ${step.name} has no report: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    views.set(step.name, readStepView(step, dir, run.rows, wallS, report));
-    steps.push({
+    const underArticle = applied(articleC, step.memoryMb);
+    const underToday = applied(TODAY, step.memoryMb);
+    // The deployed stack runs what was deployed: today's conditions, once.
+    const differ = where === 'local' && !step.todayOnly ? differences(underArticle, underToday) : [];
+    stepConditions.push({
       name: step.name,
-      description: step.description,
-      dir: relative(o.outDir, dir),
-      wallS,
+      differences: differ,
+      ...(step.todayOnly ? { note: `today’s conditions only: ${step.todayOnly}` } : {}),
     });
+    const todayTargets = step.targets.filter((t) => !step.notToday?.targets.includes(t));
+    if (differ.length > 0 && step.notToday && todayTargets.length < step.targets.length)
+      conditionSteps.push(
+        `${step.name}: ${step.notToday.targets.join(', ')} under the article’s conditions only, ${step.notToday.reason}`,
+      );
+    for (const t of step.targets) if (!todayTargets.includes(t) && differ.length > 0) notToday.add(t);
+    const runs =
+      differ.length === 0
+        ? [
+            {
+              which: 'both' as const,
+              settings: step.todayOnly ? underToday : underArticle,
+              name: step.name,
+              targets: step.targets,
+            },
+          ]
+        : [
+            { which: 'article' as const, settings: underArticle, name: step.name, targets: step.targets },
+            ...(todayTargets.length > 0
+              ? [
+                  {
+                    which: 'today' as const,
+                    settings: underToday,
+                    name: `${step.name}-today`,
+                    targets: todayTargets,
+                  },
+                ]
+              : []),
+          ];
+    for (const r of runs) {
+      const dir = join(o.outDir, 'steps', r.name);
+      const under =
+        r.which === 'both'
+          ? step.todayOnly
+            ? 'today’s conditions only'
+            : where === 'local'
+              ? 'the article’s conditions and today’s (nothing the lab applies differs)'
+              : 'the deployed stack'
+          : r.which === 'article'
+            ? `the article’s conditions (${articleC.year}: ${differ.join('; ')})`
+            : 'today’s conditions';
+      o.log(`\n=== ${d.name} step ${i + 1}/${plan.length}: ${r.name}: ${step.description}; under ${under}`);
+      const t0 = Date.now();
+      const run = await runLoad({
+        outDir: dir,
+        targets: r.targets,
+        variants: step.variants,
+        operations: step.operations,
+        durationS: step.durationS,
+        ratePerS: step.ratePerS ?? 10,
+        parallel: step.parallel,
+        bursts: step.bursts,
+        idleGapS: step.idleGapS,
+        warmupS: step.warmupS,
+        seedRecords: step.seedRecords,
+        where,
+        local: {
+          ...o.local,
+          ...(step.profile ? { profile: step.profile } : {}),
+          // The conditions' memory unless --memory chose sizes; a deployed stack has the memory it was deployed with.
+          memories:
+            o.local?.memories && o.local.memories.length > 0
+              ? o.local.memories
+              : where === 'local' && r.settings.memoryMb !== undefined
+                ? [r.settings.memoryMb]
+                : undefined,
+          idleTimeoutS: step.idleTimeoutS,
+          reclaimIdleS: step.reclaimIdleS,
+          tlsMaxVersion: r.settings.tlsMaxVersion,
+          context: step.context,
+        },
+        aws: o.aws,
+        signal: o.signal,
+        log: (line) => o.log(line),
+        logError: (line) => o.logError(line),
+      });
+      const wallS = (Date.now() - t0) / 1000;
+      if (run.interrupted) return { interrupted: true, block: null, exitCode: 130 };
+      if (run.failed.length > 0 || run.rows.some((x) => x.errors > 0)) exitCode = 1;
+      for (const f of run.failed)
+        warnings.push(`step ${r.name}: phase ${f.target} ${f.phase} failed: ${f.reason}`);
+      let report: ExperimentStepReport['report'] | undefined;
+      try {
+        report = await buildFromResultsDir(dir);
+        reports.push({ name: r.name, report });
+      } catch (e) {
+        // Its rows say they have no measurement; the other steps still report.
+        warnings.push(`step ${r.name} has no report: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      const view = readStepView(step, dir, run.rows, wallS, report);
+      if (r.which !== 'today') views.set(step.name, view);
+      if (r.which !== 'article') todayViews.set(step.name, view);
+      steps.push({
+        name: r.name,
+        description: step.description,
+        dir: relative(o.outDir, dir),
+        wallS,
+        conditions: r.which,
+      });
+    }
   }
   const coldStartViews = new Map<string, ColdStartView>();
   for (const c of d.coldStarts?.(ctx) ?? []) {
@@ -301,6 +371,14 @@ async function runWithLoad(
     }
   }
   const outcome = d.rows(views, ctx, tuningViews, coldStartViews, directViews);
+  const anyDiffer = stepConditions.some((c) => c.differences.length > 0);
+  // The same definition reads today's runs: its rows line up with the article's one for one.
+  const todayCtx = { ...ctx, targets: ctx.targets.filter((t) => !notToday.has(t)) };
+  const todayRows = anyDiffer
+    ? d.rows(todayViews, todayCtx, tuningViews, coldStartViews, directViews).rows
+    : outcome.rows;
+  const rows = withTodayColumn(outcome.rows, todayRows, anyDiffer);
+  const sideRuns = steps.filter((s) => s.kind !== undefined).map((s) => s.name);
   const block: ExperimentBlock = {
     name: d.name,
     article: d.article,
@@ -310,9 +388,16 @@ async function runWithLoad(
     wallS: (Date.now() - started) / 1000,
     missingTargets: missingTargets(d.articleTargets, TARGETS),
     steps,
-    rows: outcome.rows,
+    rows,
     tables: outcome.tables ?? [],
-    scorecard: scoreRows(outcome.rows, load.stop(), outcome.notReproduced),
+    // Counted against the article's conditions: the column the article's figure was measured under.
+    scorecard: scoreRows(rows, load.stop(), outcome.notReproduced),
+    conditions: {
+      article: conditionsRecord(articleC),
+      today: conditionsRecord(TODAY),
+      steps: stepConditions,
+      notes: [...conditionSteps, ...conditionNotes(articleC, where, sideRuns)],
+    },
   };
   const { writeExperimentReport } = await import('../report/experiment-report');
   const { readTuning } = await import('../report/build-report');

@@ -55,6 +55,16 @@ export interface StepPlan {
   readonly context?: Readonly<Record<string, string>>;
   /** Local lab only: this network profile, whatever --profile says. @default --profile's */
   readonly profile?: string;
+  /**
+   * The step runs under today's conditions only, with why (a target the article never had has
+   * no article conditions): one run serves both columns. @default under both where they differ
+   */
+  readonly todayOnly?: string;
+  /**
+   * Targets left out of the step's run under today's conditions, with why (a service that is
+   * gone has no today): their rows' today column is empty. @default none
+   */
+  readonly notToday?: { readonly targets: readonly Target[]; readonly reason: string };
 }
 
 export interface PlanContext {

@@ -13,6 +13,7 @@ import {
   type Operation,
   parseFunctionKey,
   type Target,
+  type TlsMaxVersion,
 } from '../core/lab-functions';
 import { LineFile } from '../core/line-file';
 import { measureBundles } from '../local/assembly/bundle-size';
@@ -76,6 +77,8 @@ export interface RunLoadOptions {
     readonly idleTimeoutS?: number;
     /** The host ends an on-demand environment idle this long, s (Lambda's reclaiming). @default never */
     readonly reclaimIdleS?: number;
+    /** The newest TLS version the functions' database clients offer (an article's conditions). @default Node's (1.3) */
+    readonly tlsMaxVersion?: TlsMaxVersion;
     /** More context flags for the local synth (provisionedConcurrency, prewarmConnection, ...). */
     readonly context?: Readonly<Record<string, string>>;
     /**
@@ -363,6 +366,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         nodePath: o.local?.nodePath,
         idleTimeoutS: o.local?.idleTimeoutS,
         reclaimIdleS: o.local?.reclaimIdleS,
+        tlsMaxVersion: o.local?.tlsMaxVersion,
         memoryMb: memories[0],
         cgroups: o.local?.cgroups,
         coldStartModel: o.local?.coldStartModel,
@@ -522,6 +526,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
                 maxEnvironments: o.local?.maxEnvironments,
                 idleTimeoutS: o.local?.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
                 ...(o.local?.reclaimIdleS === undefined ? {} : { reclaimIdleS: o.local.reclaimIdleS }),
+                ...(o.local?.tlsMaxVersion ? { tlsMaxVersion: o.local.tlsMaxVersion } : {}),
                 prewarmConnection: o.local?.context?.prewarmConnection === 'true',
                 ...memoryBlock(lab as RunningLab, memories),
                 ...coldStartBlock((lab as RunningLab).coldStart),

@@ -10,7 +10,15 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InterruptedError } from '../core/errors';
 import { stopOnInterrupt } from '../core/interrupt';
-import { isTarget, TARGETS, type Target, targetLabel, targetNotice } from '../core/lab-functions';
+import {
+  isTarget,
+  TARGETS,
+  type Target,
+  TLS_MAX_VERSION_ENV,
+  type TlsMaxVersion,
+  targetLabel,
+  targetNotice,
+} from '../core/lab-functions';
 import { CACHE_DIR } from '../core/paths';
 import { targetModulePaths } from '../core/target-modules';
 import { type Assembly, type AssemblyFunction, readAssembly } from './assembly/cloud-assembly';
@@ -91,6 +99,11 @@ export interface LabOptions {
   readonly nodePath?: string;
   /** Every engine closes connections idle longer than this, s. @default DEFAULT_IDLE_TIMEOUT_S */
   readonly idleTimeoutS?: number;
+  /**
+   * The newest TLS version every function's database clients offer (LAB_TLS_MAX_VERSION): TLS
+   * 1.2 runs an article's conditions (experiments/conditions.ts). @default Node's (1.3)
+   */
+  readonly tlsMaxVersion?: TlsMaxVersion;
   /**
    * The host ends an on-demand execution environment idle this long, s, as Lambda reclaims idle
    * environments (FunctionPool.reclaimIdleMs). @default never: environments live as long as the lab
@@ -375,6 +388,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
         AWS_SESSION_TOKEN: LOCAL_SESSION_TOKEN,
         NODE_EXTRA_CA_CERTS: certs.caCertPath,
+        ...(opts.tlsMaxVersion ? { [TLS_MAX_VERSION_ENV]: opts.tlsMaxVersion } : {}),
         ...Object.assign({}, ...[...running.values()].map((r) => r.database.functionEnv(r.model))),
       },
     };

@@ -295,8 +295,19 @@ export interface ExperimentRow {
   readonly article: number | null;
   /** The article's figure as the article put it (`~40 ms`, `70-180 ms`), or why there is none. */
   readonly articleText: string;
-  /** This run's number; null only with a note that says why. */
+  /**
+   * The lab under the article's conditions (experiments/conditions.ts): the number the scorecard
+   * counts; null only with a note that says why.
+   */
   readonly measured: number | null;
+  /**
+   * The lab under today's conditions (nodejs24.x, SDK v3, TLS 1.3, the in-region profile): the
+   * same number as `measured` where no condition differed for the row's steps (todayNote says
+   * so); null with todayNote when it has none. Absent in runs made before the lab ran conditions.
+   */
+  readonly today?: number | null;
+  /** Why the today column is what it is: the same run, a run of its own, or none. */
+  readonly todayNote?: string;
   readonly unit: string;
   readonly note: string;
   /**
@@ -364,6 +375,36 @@ export interface ExperimentTable {
   readonly rows: readonly (readonly string[])[];
 }
 
+/** A Conditions value (experiments/conditions.ts) as report.json records it. */
+export interface ConditionsRecord {
+  /** `today`, or the article's seed file */
+  readonly name: string;
+  readonly label: string;
+  readonly year: number;
+  readonly parameters: readonly {
+    readonly parameter: string;
+    readonly value: string;
+    readonly sources: readonly string[];
+    /** how the lab applied it, or why it could not */
+    readonly lab: string;
+  }[];
+}
+
+/** The two conditions an experiment ran under, and what differed per step. */
+export interface ExperimentConditions {
+  readonly article: ConditionsRecord;
+  readonly today: ConditionsRecord;
+  /** Per load step: what differed between the two runs ([]: one run served both columns). */
+  readonly steps: readonly {
+    readonly name: string;
+    readonly differences: readonly string[];
+    /** why the step ran under one of the two only */
+    readonly note?: string;
+  }[];
+  /** What did not run under the article's conditions, and why (side runs, the deployed stack). */
+  readonly notes: readonly string[];
+}
+
 /** One step of an experiment: one load run, its results folder beside the combined report. */
 export interface ExperimentStep {
   readonly name: string;
@@ -376,6 +417,8 @@ export interface ExperimentStep {
    * unbundled cold starts (cold-starts.json in dir); not a load run. @default load
    */
   readonly kind?: 'tuning' | 'cold-starts' | 'direct';
+  /** The conditions the step ran under: the article's, today's, or both (nothing differed). @default both */
+  readonly conditions?: 'article' | 'today' | 'both';
 }
 
 /** What `npm run experiment` adds to the report it writes: the article's figures beside ours. */
@@ -393,6 +436,8 @@ export interface ExperimentBlock {
   readonly rows: readonly ExperimentRow[];
   readonly tables: readonly ExperimentTable[];
   readonly scorecard: Scorecard;
+  /** The article's conditions and today's; absent in runs made before the lab ran conditions. */
+  readonly conditions?: ExperimentConditions;
 }
 
 export type ReportMode = 'results' | 'logs' | 'cloudwatch';

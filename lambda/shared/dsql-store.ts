@@ -29,7 +29,14 @@ import {
   newDsqlClient,
 } from './dsql-client';
 import { clusterEndpoint, type DsqlTokenSource, dsqlTokenSource } from './dsql-token';
-import { EnvError, type KeepAliveVariant, readKeepAlive, requireEnv } from './env';
+import {
+  EnvError,
+  type KeepAliveVariant,
+  readKeepAlive,
+  readTlsMaxVersion,
+  requireEnv,
+  type TlsMaxVersion,
+} from './env';
 import type { Person } from './person';
 import { InvalidInputError, type PersonStore, type Story, TOP_STORIES } from './person-store';
 
@@ -490,6 +497,8 @@ export interface DsqlEnv {
   readonly endpoint: DsqlEndpoint;
   readonly region: string;
   readonly keepAlive: KeepAliveVariant;
+  /** LAB_TLS_MAX_VERSION: the newest TLS version the connection offers. @default Node's */
+  readonly tlsMaxVersion?: TlsMaxVersion;
 }
 
 /**
@@ -507,12 +516,23 @@ export function readDsqlEnv(env: NodeJS.ProcessEnv = process.env): DsqlEnv {
     throw new EnvError(`Environment variable DSQL_PORT must be a TCP port, got ${JSON.stringify(portText)}`);
   }
   const host = env.DSQL_ENDPOINT?.trim() || clusterEndpoint(clusterId, region);
-  return { endpoint: { host, port, user }, region, keepAlive: readKeepAlive(env) };
+  const tlsMaxVersion = readTlsMaxVersion(env);
+  return {
+    endpoint: { host, port, user },
+    region,
+    keepAlive: readKeepAlive(env),
+    ...(tlsMaxVersion ? { tlsMaxVersion } : {}),
+  };
 }
 
 /** The store a deployed function uses, built once per execution environment (no network at init). */
 export function dsqlStoreFromEnv(env: NodeJS.ProcessEnv = process.env): DsqlPersonStore {
-  const { endpoint, region, keepAlive } = readDsqlEnv(env);
+  const { endpoint, region, keepAlive, tlsMaxVersion } = readDsqlEnv(env);
   const tokens = dsqlTokenSource({ hostname: endpoint.host, region, action: 'DbConnect' });
-  return createDsqlStore({ endpoint, tokens, keepAlive });
+  return createDsqlStore({
+    endpoint,
+    tokens,
+    keepAlive,
+    ...(tlsMaxVersion ? { tls: { maxVersion: tlsMaxVersion } } : {}),
+  });
 }

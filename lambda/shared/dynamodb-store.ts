@@ -19,8 +19,8 @@ import {
   TOP_STORIES_INDEX,
   VIEWS,
 } from './dynamodb-schema';
-import { readKeepAlive, requireEnv } from './env';
-import { createLabHttp, MAX_ATTEMPTS } from './http-client';
+import { requireEnv } from './env';
+import { labHttpFromEnv, MAX_ATTEMPTS } from './http-client';
 import { PERSON_FIELDS, type Person } from './person';
 import { type PersonStore, type Story, TOP_STORIES } from './person-store';
 
@@ -283,7 +283,7 @@ export function createDynamoDbStore(
 /** The store a deployed function uses: built once per execution environment from its env. */
 export function dynamoDbStoreFromEnv(env: NodeJS.ProcessEnv = process.env): PersonStore {
   const tableName = requireEnv('TABLE_NAME', env);
-  const http = createLabHttp(readKeepAlive(env));
+  const http = labHttpFromEnv(env);
   const client = new DynamoDBClient({ requestHandler: http.handler, maxAttempts: MAX_ATTEMPTS });
   return createDynamoDbStore(client, tableName, http);
 }

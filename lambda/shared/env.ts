@@ -1,8 +1,8 @@
 /** Environment read once at init; a missing or bad value fails the init with a clear message. */
 
-import type { KeepAliveVariant } from '../../core/lab-functions';
+import { type KeepAliveVariant, TLS_MAX_VERSION_ENV, type TlsMaxVersion } from '../../core/lab-functions';
 
-export type { KeepAliveVariant } from '../../core/lab-functions';
+export type { KeepAliveVariant, TlsMaxVersion } from '../../core/lab-functions';
 
 export class EnvError extends Error {
   constructor(message: string) {
@@ -35,4 +35,20 @@ export function readKeepAlive(env: NodeJS.ProcessEnv = process.env): KeepAliveVa
  */
 export function readLabFunction(env: NodeJS.ProcessEnv = process.env): string {
   return requireEnv('LAB_FUNCTION', env);
+}
+
+/**
+ * The newest TLS version the function's database clients offer: `TLSv1.2` reproduces an article
+ * whose AWS endpoints negotiated TLS 1.2 at most (experiments/conditions.ts); unset, Node's own
+ * (1.3). Read by the SDK agents, the Redis client and the PostgreSQL client alike.
+ */
+export function readTlsMaxVersion(env: NodeJS.ProcessEnv = process.env): TlsMaxVersion | undefined {
+  const value = env[TLS_MAX_VERSION_ENV];
+  if (value === undefined || value.trim() === '') return undefined;
+  if (value !== 'TLSv1.2' && value !== 'TLSv1.3') {
+    throw new EnvError(
+      `Environment variable ${TLS_MAX_VERSION_ENV} must be "TLSv1.2" or "TLSv1.3", got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
 }

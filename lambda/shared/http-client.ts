@@ -12,7 +12,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { NodeHttpHandler, type NodeHttpHandlerOptions } from '@smithy/node-http-handler';
-import type { KeepAliveVariant } from './env';
+import { type KeepAliveVariant, readKeepAlive, readTlsMaxVersion, type TlsMaxVersion } from './env';
 
 /**
  * Timeouts, chosen so a dead database answers within a Lambda timeout instead of hanging:
@@ -69,14 +69,20 @@ export interface LabHttp {
 /**
  * @param requestTimeoutMs one request's limit; the handlers keep the default, the QLDB tables
  *   custom resource gives CREATE TABLE and CREATE INDEX on a new ledger longer (its function has 90 s)
+ * @param tlsMaxVersion the newest TLS version the https agent offers. @default Node's (1.3)
  */
-export function createLabHttp(keepAlive: KeepAliveVariant, requestTimeoutMs = REQUEST_TIMEOUT_MS): LabHttp {
+export function createLabHttp(
+  keepAlive: KeepAliveVariant,
+  requestTimeoutMs = REQUEST_TIMEOUT_MS,
+  tlsMaxVersion?: TlsMaxVersion,
+): LabHttp {
   const counter: Counter = { opened: 0, requests: 0 };
   const agentOptions = { keepAlive: keepAlive === 'on', maxSockets: 50 };
+  const tlsOptions = tlsMaxVersion ? { maxVersion: tlsMaxVersion } : {};
   const options: NodeHttpHandlerOptions = {
     // Local engines may be plain http; AWS is https.
     httpAgent: counting(new http.Agent(agentOptions), counter),
-    httpsAgent: counting(new https.Agent(agentOptions), counter),
+    httpsAgent: counting(new https.Agent({ ...agentOptions, ...tlsOptions }), counter),
     connectionTimeout: CONNECTION_TIMEOUT_MS,
     requestTimeout: requestTimeoutMs,
     // Without this the handler only logs a warning when requestTimeout passes, and keeps waiting.
@@ -88,4 +94,9 @@ export function createLabHttp(keepAlive: KeepAliveVariant, requestTimeoutMs = RE
     options,
     handler: new NodeHttpHandler(options),
   };
+}
+
+/** The HTTP layer a deployed function builds from its env: KEEP_ALIVE and LAB_TLS_MAX_VERSION. */
+export function labHttpFromEnv(env: NodeJS.ProcessEnv = process.env): LabHttp {
+  return createLabHttp(readKeepAlive(env), REQUEST_TIMEOUT_MS, readTlsMaxVersion(env));
 }

@@ -10,8 +10,8 @@ import type { NodeHttpHandlerOptions } from '@smithy/node-http-handler';
 import { QldbDriver, RetryConfig } from 'amazon-qldb-driver-nodejs';
 import type { dom } from 'ion-js';
 import { BillMeter } from './bill-meter';
-import { readKeepAlive, requireEnv } from './env';
-import { createLabHttp, MAX_ATTEMPTS } from './http-client';
+import { requireEnv } from './env';
+import { labHttpFromEnv, MAX_ATTEMPTS } from './http-client';
 import { CREATED_AT, PERSON_FIELDS, type Person } from './person';
 import type { PersonStore } from './person-store';
 
@@ -260,7 +260,7 @@ export function createQldbStore(
 export function qldbStoreFromEnv(env: NodeJS.ProcessEnv = process.env): PersonStore {
   const ledgerName = requireEnv('LEDGER_NAME', env);
   const tableName = requireEnv('TABLE_NAME', env);
-  const http = createLabHttp(readKeepAlive(env));
+  const http = labHttpFromEnv(env);
   const driver = createQldbDriver(ledgerName, http.options);
   return createQldbStore(driver, tableName, http);
 }

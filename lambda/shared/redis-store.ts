@@ -20,7 +20,13 @@
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { Redis, ReplyError } from 'ioredis';
-import { type KeepAliveVariant, readKeepAlive, requireEnv } from './env';
+import {
+  type KeepAliveVariant,
+  readKeepAlive,
+  readTlsMaxVersion,
+  requireEnv,
+  type TlsMaxVersion,
+} from './env';
 import { CONNECTION_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './http-client';
 import { PERSON_FIELDS, type Person } from './person';
 import { type PersonStore, type Story, TOP_STORIES } from './person-store';
@@ -460,14 +466,17 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
 export interface RedisEnv {
   readonly secretId: string;
   readonly keepAlive: KeepAliveVariant;
+  /** LAB_TLS_MAX_VERSION: the newest TLS version a rediss:// connection offers. @default Node's */
+  readonly tlsMaxVersion?: TlsMaxVersion;
 }
 
 /** Fails the init with the variable's name when one is missing or bad (the extension's token included). */
 export function readRedisEnv(env: NodeJS.ProcessEnv = process.env): RedisEnv {
   const secretId = requireEnv('REDIS_SECRET_ARN', env);
   const keepAlive = readKeepAlive(env);
+  const tlsMaxVersion = readTlsMaxVersion(env);
   extensionSettings(env);
-  return { secretId, keepAlive };
+  return { secretId, keepAlive, ...(tlsMaxVersion ? { tlsMaxVersion } : {}) };
 }
 
 /**
@@ -476,7 +485,11 @@ export function readRedisEnv(env: NodeJS.ProcessEnv = process.env): RedisEnv {
  * extension serves INVOKE only): lambda/shared/redis-handler.ts does, once per environment.
  */
 export async function redisStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<RedisPersonStore> {
-  const { secretId, keepAlive } = readRedisEnv(env);
+  const { secretId, keepAlive, tlsMaxVersion } = readRedisEnv(env);
   const target = await readRedisSecret(secretId, env);
-  return createRedisStore({ target, keepAlive });
+  return createRedisStore({
+    target,
+    keepAlive,
+    ...(tlsMaxVersion ? { tls: { maxVersion: tlsMaxVersion } } : {}),
+  });
 }

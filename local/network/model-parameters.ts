@@ -50,7 +50,7 @@ export function modelParameters(profile: NetworkProfile = IN_REGION): ModelParam
     {
       parameter: 'TLS: every front',
       value:
-        'the handshake and records of Node’s TLS, run by the environment’s own CPU share; round trips charged by the delay layer',
+        'the handshake and records of Node’s TLS, run by the environment’s own CPU share; round trips charged by the delay layer; TLS 1.3 today, TLS 1.2 where an article’s conditions say its endpoints negotiated it (experiments/conditions.ts)',
       sources: [
         {
           what: 'TLS 1.3 completes a full handshake in one round trip, TLS 1.2 in two (RFC 8446, section 1.2)',

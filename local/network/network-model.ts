@@ -123,6 +123,8 @@ export interface NetworkModelStats {
   readonly bytesUp: number;
   /** Bytes (TLS records) delivered engine side -> client. */
   readonly bytesDown: number;
+  /** Finished TLS handshakes by the version negotiated (`TLSv1.2`, `TLSv1.3`). */
+  readonly handshakes: Readonly<Record<string, number>>;
 }
 
 export interface NetworkModel {
@@ -178,7 +180,7 @@ export class ExchangeClock {
 async function startTlsTermination(
   options: NetworkModelOptions,
   host: LoopbackAddress,
-): Promise<{ port: number; close(): Promise<void> }> {
+): Promise<{ port: number; handshakes: Record<string, number>; close(): Promise<void> }> {
   const [cert, key] = await Promise.all([readFile(options.tls.certPath), readFile(options.tls.keyPath)]);
   const sockets = new Set<net.Socket>();
   const track = (socket: net.Socket): void => {
@@ -189,7 +191,11 @@ async function startTlsTermination(
 
   // One stream of draws per model (per target): the same seed repeats a run's service times.
   const draw = options.serviceTime ? serviceTimeSampler(options.serviceTime, options.seed ?? 1) : undefined;
+  // What each client negotiated: a client pinned to TLS 1.2 (an article's conditions) shows here.
+  const handshakes: Record<string, number> = {};
   const relay = (secure: tls.TLSSocket): void => {
+    const version = secure.getProtocol() ?? 'unknown';
+    handshakes[version] = (handshakes[version] ?? 0) + 1;
     const engine = net.connect({
       host: options.upstreamHost,
       port: options.upstreamPort,
@@ -264,6 +270,7 @@ async function startTlsTermination(
 
   return {
     port: (server.address() as AddressInfo).port,
+    handshakes,
     close: async () => {
       const closed = closeServer(server);
       for (const socket of sockets) socket.destroy();
@@ -304,7 +311,7 @@ export async function startNetworkModel(options: NetworkModelOptions): Promise<N
   return {
     url: `https://${urlHost}:${delay.port}`,
     port: delay.port,
-    stats: () => delay.stats(),
+    stats: () => ({ ...delay.stats(), handshakes: { ...termination.handshakes } }),
     close: () => {
       closing ??= Promise.all([delay.close(), termination.close()]).then(() => undefined);
       return closing;

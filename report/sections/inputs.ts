@@ -1,5 +1,13 @@
 /** What came with the input: Logs Insights, Power Tuning, malformed lines, an experiment's rows. */
 
+import {
+  COLUMN_ARTICLE,
+  COLUMN_ARTICLE_CONDITIONS,
+  COLUMN_TODAY,
+  columnsLine,
+  conditionLines,
+  stepConditionLines,
+} from '../conditions-text';
 import { type Plot, tuningPlotId } from '../plots';
 import type { ExperimentRow, LabReport } from '../report-model';
 import type { Block, Section } from '../report-sections';
@@ -114,9 +122,11 @@ const experimentCells = (r: ExperimentRow) => [
   // The article's constant as written (0.657919, 33), not rounded to our precision.
   r.article === null ? r.articleText : `${Number(r.article.toPrecision(6))} (${r.articleText})`,
   figure(r.measured, r.unit),
+  // A run from before conditions has no today column (the text above the table says why).
+  r.today === undefined ? DASH : figure(r.today, r.unit),
   r.unit,
   r.article === null ? 'lab only' : r.role,
-  r.note,
+  r.todayNote ? `${r.note}; today: ${r.todayNote}` : r.note,
 ];
 
 /** `npm run experiment`: the article's figures beside this run's, before anything else. */
@@ -131,21 +141,36 @@ export function experiment(report: LabReport): Section | null {
     ...e.missingTargets.map(
       (m): Block => ({ kind: 'notice', text: `${m.target}: ${m.reason}; its rows have no measured number.` }),
     ),
+    { kind: 'text', text: `${columnsLine(e)}.` },
     {
       kind: 'table',
       columns: [
         { title: 'Metric', wrap: true },
         { title: 'Quantity' },
-        { title: 'Article' },
-        { title: 'This run', numeric: true },
+        { title: COLUMN_ARTICLE },
+        { title: COLUMN_ARTICLE_CONDITIONS, numeric: true },
+        { title: COLUMN_TODAY, numeric: true },
         { title: 'Unit' },
         { title: 'Role' },
         { title: 'Why they agree or differ', wrap: true },
       ],
       rows: e.rows.map(experimentCells),
     },
+    ...(e.conditions
+      ? ([
+          { kind: 'heading', text: 'Conditions: the article’s and today’s' },
+          ...[
+            ...stepConditionLines(e.conditions),
+            ...conditionLines(e.conditions),
+            ...e.conditions.notes,
+          ].map((text): Block => ({ kind: 'text', text: `${text}.` })),
+        ] as Block[])
+      : []),
     { kind: 'heading', text: 'Scorecard' },
-    { kind: 'text', text: `${scorecardLine(e.scorecard)}.` },
+    {
+      kind: 'text',
+      text: `${scorecardLine(e.scorecard)} (counted against the ${COLUMN_ARTICLE_CONDITIONS} column).`,
+    },
     e.scorecard.hostLoad?.exceeded
       ? { kind: 'notice', text: hostLoadLine(e.scorecard.hostLoad) }
       : { kind: 'text', text: `${hostLoadLine(e.scorecard.hostLoad)}.` },
@@ -158,7 +183,7 @@ export function experiment(report: LabReport): Section | null {
       columns: [
         { title: 'Prediction outside the band', wrap: true },
         { title: 'Article', numeric: true },
-        { title: 'This run', numeric: true },
+        { title: COLUMN_ARTICLE_CONDITIONS, numeric: true },
         { title: 'Ratio', numeric: true },
         { title: 'Cause', wrap: true },
       ],

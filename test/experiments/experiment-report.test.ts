@@ -134,9 +134,12 @@ describe('combineExperimentReport', () => {
     const sections = md.split('\n## ').slice(1);
     expect(sections[0].startsWith('Article vs this run')).toBe(true);
     expect(sections[0]).toContain(
-      '| put, keep-alive off | db, mean | 33 (~33 ms) | 30.00 | ms | prediction |',
+      '| put, keep-alive off | db, mean | 33 (~33 ms) | 30.00 | – | ms | prediction |',
     );
-    expect(sections[0]).toContain('| FaunaDB p99 | db, p99 | 900 (~900 ms) | – | ms | gone |');
+    expect(sections[0]).toContain('| FaunaDB p99 | db, p99 | 900 (~900 ms) | – | – | ms | gone |');
+    // A block from before conditions: the three columns, the today one empty with the reason.
+    expect(sections[0]).toContain('| Metric | Quantity | Article | Lab, article’s conditions | Lab today |');
+    expect(sections[0]).toContain('This run predates conditions');
     expect(sections[0]).toContain('faunadb: service shut down 2025-05-30; its rows have no measured number.');
     expect(sections[0]).toContain(
       'figures 3, predictions 2, within ±30% 1 (50%), outside 1; not counted: calibration 0, settings 0, gone 1',

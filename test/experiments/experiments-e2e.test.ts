@@ -61,8 +61,12 @@ describe('npm run experiment -- NAME --quick, on the local lab', () => {
       expect(e?.article).toBe(article);
       expect(e?.quick).toBe(true);
       expect(e?.rows.length).toBeGreaterThan(0);
+      // The article's conditions and today's, each row with both lab columns (today's said why).
+      expect(e?.conditions?.article.name).toBe(article);
+      expect(e?.conditions?.today.name).toBe('today');
       for (const row of e?.rows ?? []) {
         expect(row.note.length, row.metric).toBeGreaterThan(0);
+        expect(row.today !== undefined && (row.todayNote ?? '').length > 0, row.metric).toBe(true);
         expect(row.article !== null || row.articleText.length > 0, row.metric).toBe(true);
         if (/FaunaDB/.test(row.metric)) {
           expect(row.measured, row.metric).toBeNull();

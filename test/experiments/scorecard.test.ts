@@ -54,6 +54,16 @@ describe('scoreRows', () => {
     ]);
   });
 
+  it('counts the article-conditions column, never the today one', () => {
+    // Within the band under the article's conditions, far from it today (TLS 1.3, kept connections).
+    const under = { ...figure('article conditions agree', 33, 30), today: 12 };
+    // Far under the article's conditions, within the band today: still a miss.
+    const over = { ...figure('today agrees', 10, 25), today: 10 };
+    const c = scoreRows([under, over], null);
+    expect(c).toMatchObject({ predictions: 2, within: 1 });
+    expect(c.outside.map((m) => [m.metric, m.measured])).toEqual([['today agrees', 25]]);
+  });
+
   it('the band is ±30% on either side, inclusive', () => {
     expect(withinBand(figure('a', 10, 13))).toBe(true);
     expect(withinBand(figure('b', 10, 13.01))).toBe(false);
