@@ -100,6 +100,8 @@ const seed = (file: string, what: string): Citation => ({ what, seed: file });
 
 const NOT_MODELED_RUNTIME =
   'recorded only: the environments run the lab’s Node (nodejs24.x’s major); the runtime’s own init comes from the cold-start model';
+const INIT_APPLIED =
+  'applied to the init: the cold-start model’s published Init Duration for this runtime on x86_64 (the only architecture then); the environments still run the lab’s Node';
 const SAME_PROFILE =
   'the in-region profile: the lab has one cited profile for a function and its database in one region';
 const TLS_APPLIED =
@@ -269,7 +271,7 @@ const PROVISIONED_ARTICLE: Conditions = {
   runtime: {
     value: 'nodejs20.x',
     sources: [seed(SEEDS.provisioned, 'INIT_START Runtime Version: nodejs:20.v18')],
-    lab: NOT_MODELED_RUNTIME,
+    lab: INIT_APPLIED,
   },
   sdk: {
     value: { name: 'AWS SDK for JavaScript v3 (3.518.0)', keepsAliveByDefault: true },
@@ -311,7 +313,7 @@ const NEWS_ARTICLE: Conditions = {
   runtime: {
     value: 'nodejs14.x',
     sources: [seed(SEEDS.newsTop10, 'runtime nodejs14.x')],
-    lab: NOT_MODELED_RUNTIME,
+    lab: INIT_APPLIED,
   },
   sdk: {
     value: { name: 'AWS SDK for JavaScript v2', keepsAliveByDefault: false },
@@ -376,6 +378,8 @@ export interface AppliedConditions {
   readonly tlsMaxVersion: TlsMaxVersion;
   /** undefined: the step's own memory */
   readonly memoryMb: number | undefined;
+  /** A runtime whose published init the cold-start model uses instead of the template's; undefined: the template's */
+  readonly initRuntime: string | undefined;
 }
 
 /** What a step runs under `c`: its own memory first (an experiment that names the article's), else the conditions'. */
@@ -384,6 +388,11 @@ export function applied(c: Conditions, stepMemoryMb: number | undefined): Applie
     // A version the article does not give runs as today's: nothing is invented.
     tlsMaxVersion: c.tlsMaxVersion.value ?? (TODAY.tlsMaxVersion.value as TlsMaxVersion),
     memoryMb: stepMemoryMb ?? c.memoryMb.value ?? undefined,
+    // A Node runtime of its own, other than today's: its init is the model's for that runtime.
+    initRuntime:
+      c.runtime.value?.startsWith('nodejs') && c.runtime.value !== TODAY.runtime.value
+        ? c.runtime.value
+        : undefined,
   };
 }
 
@@ -395,6 +404,10 @@ export function differences(a: AppliedConditions, b: AppliedConditions): string[
     out.push(`${tls(a.tlsMaxVersion)} against ${tls(b.tlsMaxVersion)}`);
   const mb = (v: number | undefined) => (v === undefined ? 'the template’s memory' : `${v} MB`);
   if (a.memoryMb !== b.memoryMb) out.push(`${mb(a.memoryMb)} against ${mb(b.memoryMb)}`);
+  if (a.initRuntime !== b.initRuntime) {
+    const rt = (v: string | undefined) => `${v ?? TODAY.runtime.value}’s init`;
+    out.push(`${rt(a.initRuntime)} against ${rt(b.initRuntime)}`);
+  }
   return out;
 }
 

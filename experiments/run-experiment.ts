@@ -209,6 +209,9 @@ async function runWithLoad(
           idleTimeoutS: step.idleTimeoutS,
           reclaimIdleS: step.reclaimIdleS,
           tlsMaxVersion: r.settings.tlsMaxVersion,
+          ...(r.settings.initRuntime
+            ? { coldStartAs: { runtime: r.settings.initRuntime, architecture: 'x86_64' as const } }
+            : {}),
           context: step.context,
         },
         aws: o.aws,

@@ -19,7 +19,7 @@ import { LineFile } from '../core/line-file';
 import { measureBundles } from '../local/assembly/bundle-size';
 import type { EngineKind } from '../local/engines/types';
 import { memoryModelLine } from '../local/host/cgroups';
-import { coldStartBlock } from '../local/host/cold-start-model';
+import { type Architecture, coldStartBlock } from '../local/host/cold-start-model';
 import { CFS_PERIOD_US, INIT_BURST_MS, MB_PER_VCPU } from '../local/host/lambda-memory';
 import type { RunningLab } from '../local/lab';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, localSigningEnv } from '../local/lab-defaults';
@@ -91,6 +91,8 @@ export interface RunLoadOptions {
     readonly cgroups?: boolean;
     /** Model Lambda's sandbox and runtime start in every init (local/host/cold-start-model.ts). @default true */
     readonly coldStartModel?: boolean;
+    /** Model another runtime's init than the template's (an article's conditions). */
+    readonly coldStartAs?: { readonly runtime: string; readonly architecture: Architecture };
   };
   readonly aws?: {
     readonly region?: string;
@@ -370,6 +372,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         memoryMb: memories[0],
         cgroups: o.local?.cgroups,
         coldStartModel: o.local?.coldStartModel,
+        ...(o.local?.coldStartAs ? { coldStartAs: o.local.coldStartAs } : {}),
         context: {
           // Only the functions the phases call (and create, which seeding uses): a shorter synth.
           operations: [...new Set([...(o.seedRecords ? ['create'] : []), ...o.operations])].join(','),

@@ -68,7 +68,12 @@ describe('conditions', () => {
   it('an article that does not give a condition runs as today, and says so; a step’s own memory wins', () => {
     const provisioned = articleConditions(SEEDS.provisioned);
     expect(provisioned.tlsMaxVersion.value).toBeNull();
-    expect(differences(applied(provisioned, 256), applied(TODAY, 256))).toEqual([]);
+    // Its TLS is not stated, so only its runtime's init differs from today's.
+    expect(differences(applied(provisioned, 256), applied(TODAY, 256))).toEqual([
+      'nodejs20.x’s init against nodejs24.x’s init',
+    ]);
+    expect(applied(provisioned, 256).initRuntime).toBe('nodejs20.x');
+    expect(applied(TODAY, 256).initRuntime).toBeUndefined();
     const qldb = articleConditions(SEEDS.qldb);
     expect(differences(applied(qldb, undefined), applied(TODAY, undefined))).toEqual([
       'TLS 1.2 against TLS 1.3',
@@ -95,12 +100,16 @@ describe('conditions', () => {
       'b dynamodb+qldb',
       'b dynamodb+qldb',
     ]);
-    // The provisioned article's 256 MB differs from the template's; its TLS is unknown, so runs as today's.
+    // The provisioned article's TLS is unknown, so runs as today's; its nodejs20.x init differs
+    // from today's nodejs24.x in every step.
     expect(names(loadRuns(SEEDS.provisioned, plan))).toEqual([
       'a dynamodb+qldb',
       'a dynamodb+qldb',
       'b dynamodb+qldb',
+      'b dynamodb+qldb',
     ]);
+    // An article with no Node runtime of its own (the 2019 one states none) adds no init run.
+    expect(applied(articleConditions(SEEDS.keepAlive), undefined).initRuntime).toBeUndefined();
     // A gone service has no today run; a step of the lab's own runs today only.
     const gone = step('c', { notToday: { targets: ['qldb'], reason: 'gone' } });
     expect(names(loadRuns(SEEDS.qldb, [gone, step('d', { todayOnly: 'new' })]))).toEqual([
