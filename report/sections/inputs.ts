@@ -1,8 +1,8 @@
 /** What came with the input: Logs Insights, Power Tuning, malformed lines, an experiment's rows. */
 
-import { type Plot, tuningPlotId } from '../plots';
+import type { Block, Plot, Section } from '../page';
+import { tuningPlotId } from '../plot-style';
 import type { ExperimentRow, LabReport } from '../report-model';
-import type { Block, Section } from '../report-sections';
 import { hostLoadLine, scorecardLine } from '../scorecard-text';
 import { DASH, insightsCell, ms, usd } from './format';
 
