@@ -19,7 +19,7 @@ import {
   validateQuery,
 } from './person';
 import { InvalidInputError, type PersonStore, type Story } from './person-store';
-import { environmentId, initType, measureDb, nextInvocationIsCold, type Timing } from './timing';
+import { environmentId, initType, measureDb, nextInvocationIsCold, type Timing } from './timing-meter';
 
 export type ApiHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
