@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Cleanup } from '../core/cleanup';
 import { type HostLoadSummary, sampleHostLoad } from '../core/host-load';
 import {
   basePath,
@@ -318,8 +319,10 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
   // Batched, not a write per line: the host calls this for every log line of every invocation,
   // and the writes stay off the request path (core/line-file.ts).
   const logFile = new LineFile(join(o.outDir, 'lambda-logs.log'), { flags: 'w' });
+  // Stopped last-first when the run ends: the host-load sampler, the lab, then the log file.
+  const cleanup = new Cleanup();
+  cleanup.add(() => logFile.close());
   let lab: RunningLab | undefined;
-  let hostLoad: ReturnType<typeof sampleRunHostLoad> | undefined;
   let result: Omit<RunLoadResult, 'reportHtml'>;
   try {
     let plan: Plan;
@@ -365,6 +368,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
           functionLogs.set(fn, list);
         },
       });
+      const started = lab;
+      cleanup.add(() => started.stop());
       const both = o.variants.length > 1;
       plan = {
         url: lab.url,
@@ -387,7 +392,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
     const phasesStarted = performance.now();
     // A CPU share is a ceiling, not a guarantee: on a host busier than its cores, an environment
     // gets less than its memory's share, and the run must say so.
-    hostLoad = sampleRunHostLoad();
+    const hostLoad = sampleRunHostLoad();
+    cleanup.add(() => hostLoad.stop());
     // The lines of the function a phase ran: its target, operation and keep-alive variant.
     const linesOf = (target: string, variant: string, phase: string) =>
       [...functionLogs]
@@ -504,9 +510,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       );
     }
   } finally {
-    hostLoad?.stop();
-    await lab?.stop();
-    logFile.close();
+    await cleanup.run();
   }
   if (result.interrupted) return result;
   // After the log stream is closed: the report reads the whole lambda-logs.log.
