@@ -5,6 +5,7 @@
  */
 import { join, relative } from 'node:path';
 import type { StepSettings } from '../aws/deployed-settings';
+import { withCleanup } from '../core/cleanup';
 import type { Target } from '../core/lab-functions';
 import type { EngineKind } from '../local/engines/types';
 import type { ExperimentStepReport } from '../report/experiment-report';
@@ -69,14 +70,13 @@ export interface RunExperimentResult {
   readonly exitCode: number;
 }
 
-export async function runExperiment(o: RunExperimentOptions): Promise<RunExperimentResult> {
-  // Sampled through the whole run: the scorecard says when the host had more work than cores.
-  const load = sampleHostLoad();
-  try {
-    return await runWithLoad(o, load);
-  } finally {
-    load.stop();
-  }
+export function runExperiment(o: RunExperimentOptions): Promise<RunExperimentResult> {
+  return withCleanup((cleanup) => {
+    // Sampled through the whole run: the scorecard says when the host had more work than cores.
+    const load = sampleHostLoad();
+    cleanup.add(() => load.stop());
+    return runWithLoad(o, load);
+  });
 }
 
 async function runWithLoad(

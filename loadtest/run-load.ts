@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Cleanup } from '../core/cleanup';
 import { InterruptedError } from '../core/errors';
 import { type HostLoadSummary, sampleHostLoad } from '../core/host-load';
 import {
@@ -338,8 +339,12 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
   const engineLogPath = join(o.outDir, ENGINE_LOG_FILE);
   const engineLog = o.where === 'local' ? new LineFile(engineLogPath, { flags: 'w' }) : undefined;
   const engineTail: string[] = [];
+  // Stopped last-first when the run ends: the host-load sampler, the lab, then the log files
+  // (the engines' shutdown lines belong in theirs).
+  const cleanup = new Cleanup();
+  cleanup.add(() => logFile.close());
+  cleanup.add(() => engineLog?.close());
   let lab: RunningLab | undefined;
-  let hostLoad: ReturnType<typeof sampleRunHostLoad> | undefined;
   let result: Omit<RunLoadResult, 'reportHtml'>;
   try {
     let plan: Plan;
@@ -400,6 +405,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         }
         throw e;
       });
+      const started = lab;
+      cleanup.add(() => started.stop());
       const both = o.variants.length > 1;
       plan = {
         url: lab.url,
@@ -422,7 +429,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
     const phasesStarted = performance.now();
     // A CPU share is a ceiling, not a guarantee: on a host busier than its cores, an environment
     // gets less than its memory's share, and the run must say so.
-    hostLoad = sampleRunHostLoad();
+    const hostLoad = sampleRunHostLoad();
+    cleanup.add(() => hostLoad.stop());
     // The lines of the function a phase ran: its target, operation and keep-alive variant.
     const linesOf = (target: string, variant: string, phase: string) =>
       [...functionLogs]
@@ -542,11 +550,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       );
     }
   } finally {
-    hostLoad?.stop();
-    await lab?.stop();
-    logFile.close();
-    // After the stop: the engines' shutdown lines belong in it too.
-    engineLog?.close();
+    await cleanup.run();
   }
   if (result.interrupted) return result;
   // After the log stream is closed: the report reads the whole lambda-logs.log.

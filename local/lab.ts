@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Cleanup } from '../core/cleanup';
 import { InterruptedError } from '../core/errors';
 import { stopOnInterrupt } from '../core/interrupt';
 import {
@@ -281,28 +282,18 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     log(
       `Removed what ${reaped.labs} stopped lab(s) left in ${tmpdir()}: their folders, and ${reaped.processes} process group(s) still running`,
     );
-  const cleanup: (() => Promise<void>)[] = [];
-  let stopping: Promise<void> | undefined;
+  const cleanup = new Cleanup();
+  // Run last: the run folder goes once everything that wrote to it has stopped.
+  cleanup.add(tidyRunDir);
   // Idempotent: a signal (core/interrupt.ts) and the run unwinding may both call it.
-  const stopAll = (): Promise<void> => {
-    stopping ??= (async () => {
-      while (cleanup.length > 0) await (cleanup.pop() as () => Promise<void>)().catch(() => {});
-      unregister();
-      tidyRunDir();
-    })();
-    return stopping;
-  };
-  const unregister = stopOnInterrupt(stopAll);
+  const stopAll = (): Promise<void> => cleanup.run();
+  cleanup.add(stopOnInterrupt(stopAll));
   /** Owns what was just started; if the lab is already stopping (a signal), stops it and gives up. */
   const own = async (stop: () => Promise<void>): Promise<void> => {
-    if (stopping) {
-      await stop().catch(() => {});
-      throw new InterruptedError('the lab was stopped while it started');
-    }
-    cleanup.push(stop);
+    if (!(await cleanup.own(stop))) throw new InterruptedError('the lab was stopped while it started');
   };
   const checkStopping = (): void => {
-    if (stopping) throw new InterruptedError('the lab was stopped while it started');
+    if (cleanup.stopping) throw new InterruptedError('the lab was stopped while it started');
   };
   try {
     const cgroups = opts.cgroups === false ? undefined : await openCgroups();
@@ -473,7 +464,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         healthIntervalMs: opts.healthIntervalMs,
         healthDeadlineMs: opts.healthDeadlineMs,
       });
-      cleanup.push(async () => {
+      cleanup.add(async () => {
         watchdog.stop();
         for (const t of running.keys()) restarting.add(t);
       });

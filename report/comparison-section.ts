@@ -12,10 +12,9 @@ import {
   READ_PHASE,
   WRITE_PHASE,
 } from '../runs/comparison';
+import type { Block, Column, Plot, PlotSpec, Section } from './page';
 import { CATEGORY_AXIS, CONFIG } from './plot-style';
-import type { Plot, PlotSpec } from './plots';
 import type { LabReport } from './report-model';
-import type { Block, Column, Section } from './report-sections';
 
 /** The id of the comparison chart. */
 export const COMPARISON_PLOT_ID = 'run-comparison';

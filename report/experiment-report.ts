@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { KEEP_ALIVE_REFERENCE } from './article-figures';
-import type { Plot } from './plots';
+import type { Plot } from './page';
 import type { ExperimentBlock, GroupReport, LabReport, MalformedSummary, TuningReport } from './report-model';
 import type { ReportFiles } from './write-report';
 

@@ -5,8 +5,9 @@
  * legend, its units in its axis titles, and comes with a caption for the figure.
  */
 import { logger, None, parse, View } from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import { compile } from 'vega-lite';
 import { comparisonSpec } from './comparison-section';
+import type { Plot, PlotSpec } from './page';
 import {
   coldStartSpec,
   connectionSpec,
@@ -19,35 +20,6 @@ import { tuningSpecs } from './plot-specs/tuning';
 import type { LabReport } from './report-model';
 
 export { COST_PLOT_ID, cdfPlotId, TARGET_PLOT_ID, tuningPlotId } from './plot-style';
-
-export type PlotSection =
-  | 'comparison'
-  | 'targets'
-  | 'ladders'
-  | 'keep-alive'
-  | 'cold-starts'
-  | 'connections'
-  | 'over-time'
-  | 'functions'
-  | 'tuning'
-  | 'cost';
-
-export interface Plot {
-  /** unique, usable as an HTML id: `plot-<id>` */
-  readonly id: string;
-  readonly section: PlotSection;
-  readonly title: string;
-  readonly caption: string;
-  readonly svg: string;
-}
-
-export interface PlotSpec {
-  readonly id: string;
-  readonly section: PlotSection;
-  readonly title: string;
-  readonly caption: string;
-  readonly spec: TopLevelSpec;
-}
 
 /** Every plot the report has data for, as specs (exported for tests and for reuse). */
 export function plotSpecs(report: LabReport): PlotSpec[] {

@@ -3,9 +3,9 @@
  * external font, image or stylesheet, so it renders the same offline, in a mail or an archive.
  * Its Content-Security-Policy forbids every fetch, so a stray reference would show as missing.
  */
-import type { Plot } from './plots';
+import type { Block, Column, Plot, Section } from './page';
 import type { LabReport } from './report-model';
-import { type Block, type Column, REPORT_TITLE, reportSections, type Section } from './report-sections';
+import { REPORT_TITLE, reportSections } from './report-sections';
 
 export const escapeHtml = (s: string) =>
   s

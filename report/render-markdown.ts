@@ -3,9 +3,9 @@
  * and point to report.html, where they are drawn.
  */
 
-import type { Plot } from './plots';
+import type { Block, Plot } from './page';
 import type { LabReport } from './report-model';
-import { type Block, REPORT_TITLE, reportSections } from './report-sections';
+import { REPORT_TITLE, reportSections } from './report-sections';
 
 /** Table cells cannot hold a pipe or a line break. */
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');

@@ -26,7 +26,7 @@ import {
   measureDb,
   nextInvocationIsCold,
   type Timing,
-} from './timing';
+} from './timing-meter';
 
 export type ApiHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 

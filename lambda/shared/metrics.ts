@@ -6,7 +6,7 @@
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { reachedDatabase } from '../../core/timing.mjs';
-import type { Timing } from './timing';
+import type { Timing } from './timing-meter';
 
 export const METRICS_NAMESPACE = 'LatencyLab';
 

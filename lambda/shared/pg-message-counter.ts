@@ -20,10 +20,8 @@
  * FunctionCall. Terminate and CancelRequest wait for nothing.
  */
 import type { Client } from 'pg';
+import { CANCEL_REQUEST_CODE, GSSENC_REQUEST_CODE, SSL_REQUEST_CODE } from '../../core/pg-wire';
 
-const SSL_REQUEST_CODE = 80877103;
-const GSSENC_REQUEST_CODE = 80877104;
-const CANCEL_REQUEST_CODE = 80877102;
 /** Typed messages the client waits after: PasswordMessage, Sync, Query, Flush, FunctionCall. */
 const FLIGHT_ENDS = new Set(['p', 'S', 'Q', 'H', 'F'].map((c) => c.charCodeAt(0)));
 

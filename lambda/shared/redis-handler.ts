@@ -12,7 +12,7 @@ import { type ApiHandler, makeHandler, type Operation } from './handlers';
 import { emitTiming } from './metrics';
 import type { PersonStore } from './person-store';
 import { type RedisPersonStore, readRedisEnv, redisStoreFromEnv } from './redis-store';
-import { enterInvocation, environmentId, initType, nextInvocationIsCold, type Timing } from './timing';
+import { enterInvocation, environmentId, initType, nextInvocationIsCold, type Timing } from './timing-meter';
 
 export function makeRedisHandler<Input, Output>(
   op: Operation<Input, Output>,

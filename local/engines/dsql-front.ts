@@ -42,9 +42,24 @@ import net from 'node:net';
 import { dirname } from 'node:path';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import pg from 'pg';
+import {
+  authenticationCleartextPassword,
+  BodyReader,
+  CANCEL_REQUEST_CODE,
+  errorFields,
+  errorResponse,
+  GSSENC_REQUEST_CODE,
+  MessageReader,
+  PROTOCOL_3,
+  parseMessage,
+  queryMessage,
+  readyForQuery,
+  SSL_REQUEST_CODE,
+  startupMessage,
+  startupParameters,
+} from '../../core/pg-wire';
 import { verifyDsqlToken } from '../auth/dsql-token';
 import { endThenDestroy } from '../network/delay-layer';
-import { pgFatal } from '../network/network-model';
 import {
   type Classified,
   classify,
@@ -57,10 +72,6 @@ import {
 } from './dsql-sql';
 import { SUPERUSER } from './postgres';
 
-const SSL_REQUEST_CODE = 80877103;
-const GSSENC_REQUEST_CODE = 80877104;
-const CANCEL_REQUEST_CODE = 80877102;
-const PROTOCOL_3 = 196608;
 /** How often, and how many times, a waiting write looks for the open transaction it waits on (under LOCK_TIMEOUT). */
 const BLOCK_POLL_MS = 15;
 const BLOCK_POLLS = 30;
@@ -109,119 +120,6 @@ function signingKeyOf(
   const scope = new URLSearchParams(token.slice(token.indexOf('/?') + 2)).get('X-Amz-Credential') ?? '';
   const keyId = scope.split('/')[0];
   return list.find((k) => k.accessKeyId === keyId) ?? (list[0] as AwsCredentialIdentity);
-}
-
-/** Reads whole messages from a socket: untyped (length first) until the startup, typed after. */
-class MessageReader {
-  #buffer: Buffer = Buffer.alloc(0);
-  push(chunk: Buffer): void {
-    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
-  }
-  /** One untyped message (length + body), or undefined until it is whole. */
-  untyped(): Buffer | undefined {
-    if (this.#buffer.length < 4) return undefined;
-    const length = this.#buffer.readInt32BE(0);
-    if (length < 8 || length > MAX_HANDSHAKE_MESSAGE) throw new Error(`bad startup length ${length}`);
-    return this.#take(length);
-  }
-  /** One typed message (type byte + length + body), or undefined until it is whole. */
-  typed(max = Number.POSITIVE_INFINITY): Buffer | undefined {
-    if (this.#buffer.length < 5) return undefined;
-    const length = this.#buffer.readInt32BE(1);
-    if (length < 4 || length > max) throw new Error(`bad message length ${length}`);
-    return this.#take(length + 1);
-  }
-  rest(): Buffer {
-    const out = this.#buffer;
-    this.#buffer = Buffer.alloc(0);
-    return out;
-  }
-  #take(n: number): Buffer | undefined {
-    if (this.#buffer.length < n) return undefined;
-    const out = this.#buffer.subarray(0, n);
-    this.#buffer = this.#buffer.subarray(n);
-    return out;
-  }
-}
-
-function startupParameters(message: Buffer): Map<string, string> {
-  const parts = message.subarray(8).toString('utf8').split('\0');
-  const out = new Map<string, string>();
-  for (let i = 0; i + 1 < parts.length && parts[i] !== ''; i += 2) out.set(parts[i], parts[i + 1]);
-  return out;
-}
-
-function startupMessage(params: Map<string, string>): Buffer {
-  const body = Buffer.from(`${[...params].map(([k, v]) => `${k}\0${v}\0`).join('')}\0`, 'utf8');
-  const head = Buffer.alloc(8);
-  head.writeInt32BE(body.length + 8, 0);
-  head.writeInt32BE(PROTOCOL_3, 4);
-  return Buffer.concat([head, body]);
-}
-
-const AUTH_CLEARTEXT = Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 3]);
-
-function typedMessage(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(5);
-  head.write(type, 0, 'latin1');
-  head.writeInt32BE(body.length + 4, 1);
-  return Buffer.concat([head, body]);
-}
-
-const cstring = (text: string): Buffer => Buffer.from(`${text}\0`, 'utf8');
-
-function queryMessage(sql: string): Buffer {
-  return typedMessage('Q', cstring(sql));
-}
-
-/** Parse: statement name, query, no parameter types. */
-function parseMessage(name: string, sql: string): Buffer {
-  return typedMessage('P', Buffer.concat([cstring(name), cstring(sql), Buffer.from([0, 0])]));
-}
-
-/** A FATAL ErrorResponse with a HINT (DSQL's refusal of a token says why there). */
-function fatalWithHint(code: string, message: string, hint: string): Buffer {
-  const fields = `SFATAL\0VFATAL\0C${code}\0M${message}\0H${hint}\0`;
-  return typedMessage('E', Buffer.concat([Buffer.from(fields, 'utf8'), Buffer.from([0])]));
-}
-
-/** An ErrorResponse as DSQL sends one: severity, SQLSTATE, message. */
-export function errorResponse(error: DsqlError, severity = 'ERROR'): Buffer {
-  const fields = `S${severity}\0V${severity}\0C${error.code}\0M${error.message}\0`;
-  return typedMessage('E', Buffer.concat([Buffer.from(fields, 'utf8'), Buffer.from([0])]));
-}
-
-/** Reads NUL-terminated strings from a message body. */
-class BodyReader {
-  #at: number;
-  constructor(
-    private readonly body: Buffer,
-    at = 5,
-  ) {
-    this.#at = at;
-  }
-  cstring(): string {
-    const end = this.body.indexOf(0, this.#at);
-    const out = this.body.subarray(this.#at, end === -1 ? this.body.length : end).toString('utf8');
-    this.#at = end === -1 ? this.body.length : end + 1;
-    return out;
-  }
-  rest(): Buffer {
-    return this.body.subarray(this.#at);
-  }
-}
-
-function errorFields(message: Buffer): Map<string, string> {
-  const out = new Map<string, string>();
-  let at = 5;
-  while (at < message.length && message[at] !== 0) {
-    const type = String.fromCharCode(message[at]);
-    const end = message.indexOf(0, at + 1);
-    if (end === -1) break;
-    out.set(type, message.subarray(at + 1, end).toString('utf8'));
-    at = end + 1;
-  }
-  return out;
 }
 
 /** The marker sent in place of a refused statement: it fails to parse, naming itself. */
@@ -454,7 +352,7 @@ export class Session {
     this.#statements.set(name, c);
     if (c.refusal) return parseMessage(name, this.#refuse(c.refusal));
     if (c.rewritten === undefined) return message;
-    return typedMessage('P', Buffer.concat([cstring(name), cstring(c.rewritten), types]));
+    return parseMessage(name, c.rewritten, types);
   }
 
   /** A server message, as it goes to the client; undefined: the client must not see it. */
@@ -478,7 +376,7 @@ export class Session {
           this.#doomed = false;
         }
       }
-      return idle ? typedMessage('Z', Buffer.from('I', 'latin1')) : message;
+      return idle ? readyForQuery('I') : message;
     }
     if (message[0] !== 0x45 /* E */) return message;
     const fields = errorFields(message);
@@ -632,7 +530,7 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
     const fail = (sqlstate: string, message: string, hint?: string): void => {
       stage = 'relay';
       client.off('data', onData);
-      client.end(hint === undefined ? pgFatal(sqlstate, message) : fatalWithHint(sqlstate, message, hint));
+      client.end(errorResponse({ code: sqlstate, message, hint }, 'FATAL'));
     };
 
     const authenticate = async (password: string): Promise<void> => {
@@ -708,7 +606,7 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
       reader.push(chunk);
       try {
         while (stage === 'startup') {
-          const message = reader.untyped();
+          const message = reader.untyped(MAX_HANDSHAKE_MESSAGE);
           if (message === undefined) return;
           const code = message.readInt32BE(4);
           if (code === SSL_REQUEST_CODE || code === GSSENC_REQUEST_CODE) {
@@ -732,7 +630,7 @@ export async function startDsqlFront(opts: DsqlFrontOptions): Promise<DsqlFront>
             return;
           }
           stage = 'password';
-          client.write(AUTH_CLEARTEXT);
+          client.write(authenticationCleartextPassword());
         }
         if (stage === 'password') {
           const message = reader.typed(MAX_HANDSHAKE_MESSAGE);

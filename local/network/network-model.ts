@@ -33,6 +33,7 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
+import { errorResponse, SSL_REQUEST } from '../../core/pg-wire';
 import { DelayedDirection, type DelayLayer, endThenDestroy, startDelayLayer } from './delay-layer';
 import { type ServiceTimeSpec, serviceTimeSampler } from './service-time';
 
@@ -78,21 +79,6 @@ export type StartTls = 'immediate' | 'postgres';
 /** The TLS versions every front accepts: AWS endpoints take TLS 1.2 and 1.3 (1.2 at least). */
 export const TLS_VERSIONS = { minVersion: 'TLSv1.2', maxVersion: 'TLSv1.3' } as const;
 
-/** PostgreSQL's SSLRequest: int32 length 8, int32 code 80877103. */
-export const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
-
-/** A FATAL ErrorResponse message, as a PostgreSQL server sends before closing. */
-export function pgFatal(sqlstate: string, message: string): Buffer {
-  const fields = Buffer.concat([
-    Buffer.from(`SFATAL\0VFATAL\0C${sqlstate}\0M${message}\0`, 'utf8'),
-    Buffer.from([0]),
-  ]);
-  const head = Buffer.alloc(5);
-  head.write('E', 0, 'latin1');
-  head.writeInt32BE(fields.length + 4, 1);
-  return Buffer.concat([head, fields]);
-}
-
 /**
  * Reads the first 8 bytes of a PostgreSQL connection: an SSLRequest is answered 'S' and the
  * socket handed to `secure`; anything else is refused, as DSQL refuses a client without TLS.
@@ -105,7 +91,12 @@ function acceptSslRequest(socket: net.Socket, secure: (socket: net.Socket) => vo
     socket.off('data', onData);
     socket.pause();
     if (!head.subarray(0, 8).equals(SSL_REQUEST)) {
-      socket.end(pgFatal('28000', 'TLS is required: send SSLRequest first (sslmode=require)'));
+      socket.end(
+        errorResponse(
+          { code: '28000', message: 'TLS is required: send SSLRequest first (sslmode=require)' },
+          'FATAL',
+        ),
+      );
       return;
     }
     // A client waits for 'S' before its ClientHello; anything already here belongs to TLS.

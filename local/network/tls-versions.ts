@@ -6,7 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import tls from 'node:tls';
-import { SSL_REQUEST, type StartTls } from './network-model';
+import { SSL_REQUEST } from '../../core/pg-wire';
+import type { StartTls } from './network-model';
 
 /** The versions a client may pin, oldest first: what AWS endpoints accept. */
 export const PINNED_VERSIONS = ['TLSv1.2', 'TLSv1.3'] as const;

@@ -1,7 +1,7 @@
 /** What the functions did, as plots: keep-alive, cold starts, connection reuse, the run over time, REPORT lines. */
 import { KEEP_ALIVE_REFERENCE } from '../article-figures';
+import type { PlotSpec } from '../page';
 import { CATEGORY_AXIS, CONFIG, cdfRows } from '../plot-style';
-import type { PlotSpec } from '../plots';
 import { type FunctionStats, type GroupReport, LAYERS, type LabReport } from '../report-model';
 
 export function keepAliveSpec(report: LabReport): PlotSpec[] {

@@ -1,7 +1,7 @@
 /** The run's plots: latency distributions per target and phase, targets side by side, latency against cost. */
 import { TARGET_REFERENCE } from '../article-figures';
+import type { PlotSpec } from '../page';
 import { CONFIG, COST_PLOT_ID, cdfPlotId, cdfRows, TARGET_PLOT_ID, variantScale } from '../plot-style';
-import type { PlotSpec } from '../plots';
 import { type GroupReport, LAYER_TITLES, LAYERS, type LabReport } from '../report-model';
 
 export function latencyCdfSpecs(groups: readonly GroupReport[]): PlotSpec[] {

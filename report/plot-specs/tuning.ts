@@ -1,7 +1,7 @@
 /** Power Tuning's curves: cost and duration per memory size. */
 import type { TopLevelSpec } from 'vega-lite';
+import type { PlotSpec } from '../page';
 import { CONFIG, tuningPlotId } from '../plot-style';
-import type { PlotSpec } from '../plots';
 import type { TuningReport } from '../report-model';
 
 export function tuningSpecs(tuning: readonly TuningReport[]): PlotSpec[] {

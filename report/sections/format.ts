@@ -1,8 +1,7 @@
 /** Cells and helpers every report section formats its figures with. */
 import { targetLabel } from '../../core/lab-functions';
-import type { Plot, PlotSection } from '../plots';
+import type { Block, Plot, PlotSection } from '../page';
 import type { GroupCost, GroupReport, LayerStats, RequestCount } from '../report-model';
-import type { Block } from '../report-sections';
 
 export const DASH = '–';
 

@@ -8,9 +8,9 @@ import {
   conditionLines,
   stepConditionLines,
 } from '../conditions-text';
-import { type Plot, tuningPlotId } from '../plots';
+import type { Block, Plot, Section } from '../page';
+import { tuningPlotId } from '../plot-style';
 import type { ExperimentRow, LabReport } from '../report-model';
-import type { Block, Section } from '../report-sections';
 import { hostLoadLine, scorecardLine } from '../scorecard-text';
 import { DASH, insightsCell, ms, usd } from './format';
 

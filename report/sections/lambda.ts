@@ -1,6 +1,6 @@
 /** What the functions did: keep-alive, cold starts, connection reuse, the run over time, REPORT lines. */
 
-import type { Plot } from '../plots';
+import type { Block, Plot, Section } from '../page';
 import {
   type ColdStarts,
   type DurationSummary,
@@ -8,7 +8,6 @@ import {
   LAYER_TITLES,
   type LabReport,
 } from '../report-model';
-import type { Block, Section } from '../report-sections';
 import { DASH, int, ms, percent, plotsOf, rate, ratio } from './format';
 
 export function keepAlive(report: LabReport, plots: readonly Plot[]): Section | null {

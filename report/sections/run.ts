@@ -1,8 +1,8 @@
 /** The run's own sections: its overview, the percentile ladders, the phases after an idle gap. */
 
-import { cdfPlotId, type Plot } from '../plots';
+import type { Block, Plot, Section } from '../page';
+import { cdfPlotId } from '../plot-style';
 import { type GroupReport, LAYER_TITLES, type LabReport } from '../report-model';
-import type { Block, Section } from '../report-sections';
 import {
   DASH,
   int,

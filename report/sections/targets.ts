@@ -1,9 +1,9 @@
 /** The targets side by side per phase, and each phase's cost beside its latency. */
 import { targetLabel } from '../../core/lab-functions';
 import { TARGET_REFERENCE } from '../article-figures';
-import { type Plot, TARGET_PLOT_ID } from '../plots';
+import type { Block, Plot, Section } from '../page';
+import { TARGET_PLOT_ID } from '../plot-style';
 import type { GroupReport, LabReport, P50P99, TargetComparison, TargetRow } from '../report-model';
-import type { Block, Section } from '../report-sections';
 import { COST_COLUMNS, costCells, DASH, int, ms, plotsOf } from './format';
 
 const pair = (v: P50P99 | null) => [ms(v?.p50), ms(v?.p99)];

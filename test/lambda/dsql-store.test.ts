@@ -20,7 +20,7 @@ import {
 import { EnvError } from '../../lambda/shared/env';
 import { createPerson, makeCreateHandler, makeGetHandler, makeHandler } from '../../lambda/shared/handlers';
 import { DB_DEADLINE_MS } from '../../lambda/shared/http-client';
-import { measureDb } from '../../lambda/shared/timing';
+import { measureDb } from '../../lambda/shared/timing-meter';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
 import { OC000 } from '../../local/engines/dsql-front';
 import { type DsqlLocal, LOCAL_DSQL_HOST, startDsqlLocal } from '../support/dsql-local';

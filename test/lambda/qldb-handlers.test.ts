@@ -11,7 +11,7 @@ import { createLabHttp, DB_DEADLINE_MS } from '../../lambda/shared/http-client';
 import type { Person } from '../../lambda/shared/person';
 import type { PersonStore } from '../../lambda/shared/person-store';
 import { createQldbDriver, createQldbStore } from '../../lambda/shared/qldb-store';
-import { measureDb, type Timing } from '../../lambda/shared/timing';
+import { measureDb, type Timing } from '../../lambda/shared/timing-meter';
 import { type FakeQldbLedger, mockQldbLedger, TEST_CLIENT_CONFIG } from '../support/qldb-session-mock';
 
 interface ResponseBody {

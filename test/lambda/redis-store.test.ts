@@ -26,7 +26,7 @@ import {
   VIEWS_KEY,
 } from '../../lambda/shared/redis-store';
 import { readSecretViaExtension } from '../../lambda/shared/secrets-extension';
-import { measureDb } from '../../lambda/shared/timing';
+import { measureDb } from '../../lambda/shared/timing-meter';
 import { type RedisEngine, startRedis } from '../../local/engines/redis';
 import { startNetworkModel } from '../../local/network/network-model';
 import { type ExtensionStandIn, startExtensionStandIn } from '../../local/targets/redis';

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../core/paths';
-import { type NetworkModel, SSL_REQUEST, startNetworkModel } from '../../local/network/network-model';
+import { SSL_REQUEST } from '../../core/pg-wire';
+import { type NetworkModel, startNetworkModel } from '../../local/network/network-model';
 import { ensureCertificates } from '../../local/tls/certificates';
 
 let upstream: net.Server;

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { dom } from 'ion-js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { QldbControlPlane } from '../../local/engines/qldb/control-plane';
 import { QldbError } from '../../local/engines/qldb/errors';
 import { JOURNAL_FILE, Journal } from '../../local/engines/qldb/journal';
 import { Ledger, type Transaction, toIon } from '../../local/engines/qldb/ledger';
@@ -212,10 +213,10 @@ describe('the control plane in the journal', () => {
     dir = undefined;
   });
 
-  async function reopen(path: string): Promise<{ service: QldbSessionService; journal: Journal }> {
+  async function reopen(path: string): Promise<{ service: QldbControlPlane; journal: Journal }> {
     const opened = await Journal.open(path);
     return {
-      service: new QldbSessionService({ journal: opened.journal }, opened.records),
+      service: new QldbControlPlane({ journal: opened.journal }, opened.records),
       journal: opened.journal,
     };
   }
@@ -253,5 +254,31 @@ describe('the control plane in the journal', () => {
     ({ service, journal } = await reopen(dir));
     expect(service.describeLedger('kept').DeletionProtection).toBe(false);
     await journal.close();
+  });
+});
+
+describe('the control plane beside the Session API', () => {
+  it('ends the sessions open on a ledger when DeleteLedger starts deleting it, and no others', async () => {
+    const service = new QldbSessionService({ ledgers: ['other'] });
+    await service.control.createLedger({
+      Name: 'doomed',
+      PermissionsMode: 'STANDARD',
+      DeletionProtection: false,
+    });
+    const start = async (LedgerName: string) =>
+      (await service.send({ StartSession: { LedgerName } })).StartSession?.SessionToken ?? '';
+    const doomed = await start('doomed');
+    const other = await start('other');
+    await service.control.deleteLedger('doomed');
+    await expect(service.send({ SessionToken: doomed, StartTransaction: {} })).rejects.toMatchObject({
+      code: 'InvalidSessionException',
+      message: 'Ledger doomed is being deleted',
+    });
+    await expect(service.send({ SessionToken: other, StartTransaction: {} })).resolves.toHaveProperty(
+      'StartTransaction.TransactionId',
+    );
+    await expect(service.send({ StartSession: { LedgerName: 'doomed' } })).rejects.toMatchObject({
+      code: 'BadRequestException',
+    });
   });
 });

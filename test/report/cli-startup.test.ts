@@ -83,3 +83,26 @@ describe('a report of a results folder', () => {
     }
   }, 60_000);
 });
+
+describe('report.md', () => {
+  it('renders from a built report without loading the chart renderer (report/plots.ts, vega)', () => {
+    const inDir = copyFixtureResults();
+    try {
+      const r = runNode([
+        '--input-type=module',
+        '-e',
+        `const { buildFromResultsDir } = await import('./report/build-report.ts');
+         const { renderMarkdown } = await import('./report/render-markdown.ts');
+         process.stdout.write(renderMarkdown(await buildFromResultsDir(${JSON.stringify(inDir)}), []));`,
+      ]);
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/^# Serverless database latency report\n/);
+      expect(r.files.some((f) => f.endsWith('report/render-markdown.ts'))).toBe(true);
+      expect(r.files.filter((f) => /report\/(plots|plot-specs\/)/.test(f))).toEqual([]);
+      expect(heavyPackages(r.files)).toEqual([]);
+    } finally {
+      rmSync(join(inDir, '..'), { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,40 +1,44 @@
 /**
- * The house's structure, checked: no top-level folder imports a folder that imports it back,
- * and the shared kernel imports nothing of the project's, so any CLI can load it cheaply.
+ * The house's structure, checked: no file imports a file that imports it back, however long
+ * the circle and whether the imports are of values or of types; no top-level folder imports
+ * a folder that imports it back; and the shared kernel imports nothing of the project's, so
+ * any CLI can load it cheaply.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../core/paths';
+import { fileGraph, importCycles } from './import-graph';
 
-const SKIP = new Set(['node_modules', '.cache', 'cdk.out', 'results', '.git']);
-const SOURCE = /\.(ts|mts|mjs|cjs)$/;
-const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
-
-function* sources(dir: string): Generator<string> {
-  for (const entry of readdirSync(dir)) {
-    if (SKIP.has(entry)) continue;
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) yield* sources(path);
-    else if (SOURCE.test(entry)) yield path;
-  }
-}
+const files = fileGraph(PROJECT_ROOT);
 
 /** top-level folder -> the top-level folders its files import */
 function folderGraph(): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
-  for (const file of sources(PROJECT_ROOT)) {
-    const from = relative(PROJECT_ROOT, file).split('/')[0];
-    if (!relative(PROJECT_ROOT, file).includes('/')) continue;
-    for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-      const target = relative(PROJECT_ROOT, normalize(join(dirname(file), m[1]))).split('/')[0];
-      if (target === from || target.startsWith('..')) continue;
+  for (const [file, targets] of files) {
+    if (!file.includes('/')) continue;
+    const from = file.split('/')[0];
+    for (const target of targets) {
+      const to = target.split('/')[0];
+      if (to === from) continue;
       if (!graph.has(from)) graph.set(from, new Set());
-      graph.get(from)?.add(target);
+      graph.get(from)?.add(to);
     }
   }
   return graph;
 }
+
+describe('file imports', () => {
+  it('finds the imports it checks, type-only ones included', () => {
+    expect(files.get('report/render-markdown.ts')?.has('report/report-sections.ts')).toBe(true);
+    // `import type { Plot, PlotSpec } from './page'`: erased at run time, still an edge
+    expect(files.get('report/plots.ts')?.has('report/page.ts')).toBe(true);
+    // `await import('./plots')`
+    expect(files.get('report/write-report.ts')?.has('report/plots.ts')).toBe(true);
+  });
+
+  it('has no file-level import cycle', () => {
+    expect(importCycles(files)).toEqual([]);
+  });
+});
 
 describe('folder imports', () => {
   const graph = folderGraph();
@@ -63,11 +67,10 @@ describe('folder imports', () => {
 
   it('lets the report read Power Tuning results through the parser alone, not the SDK runner', () => {
     const fromReport = new Set<string>();
-    for (const file of sources(join(PROJECT_ROOT, 'report'))) {
-      for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-        const target = relative(PROJECT_ROOT, normalize(join(dirname(file), m[1])));
+    for (const [file, targets] of files) {
+      if (!file.startsWith('report/')) continue;
+      for (const target of targets)
         if (target.startsWith('tune/')) fromReport.add(target.replace(/\.ts$/, ''));
-      }
     }
     expect([...fromReport]).toEqual(['tune/power-tuning-result']);
   });

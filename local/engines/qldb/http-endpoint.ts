@@ -13,8 +13,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { SendCommandRequest } from '@aws-sdk/client-qldb-session';
+import { ControlPlaneError, type LedgerDescription } from './control-plane';
 import { CommitFailure, QldbError } from './errors';
-import { ControlPlaneError, type LedgerDescription, type QldbSessionService } from './session-service';
+import type { QldbSessionService } from './session-service';
 
 const SEND_COMMAND_TARGET = 'QLDBSession.SendCommand';
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -184,7 +185,7 @@ export function createQldbHttpServer(
     }
     try {
       if (path === '/ledgers' && req.method === 'POST') {
-        const created = await service.createLedger({
+        const created = await service.control.createLedger({
           Name: typeof body.Name === 'string' ? body.Name : undefined,
           PermissionsMode: typeof body.PermissionsMode === 'string' ? body.PermissionsMode : undefined,
           DeletionProtection:
@@ -195,7 +196,7 @@ export function createQldbHttpServer(
         return;
       }
       if (path === '/ledgers' && req.method === 'GET') {
-        send(res, 200, { Ledgers: service.listLedgers() });
+        send(res, 200, { Ledgers: service.control.listLedgers() });
         return;
       }
       const name = decodeURIComponent(path.slice('/ledgers/'.length));
@@ -211,14 +212,14 @@ export function createQldbHttpServer(
       }
       switch (req.method) {
         case 'GET':
-          send(res, 200, described(service.describeLedger(name), region));
+          send(res, 200, described(service.control.describeLedger(name), region));
           return;
         case 'PATCH':
           send(
             res,
             200,
             described(
-              await service.updateLedger(name, {
+              await service.control.updateLedger(name, {
                 DeletionProtection:
                   typeof body.DeletionProtection === 'boolean' ? body.DeletionProtection : undefined,
               }),
@@ -227,7 +228,7 @@ export function createQldbHttpServer(
           );
           return;
         case 'DELETE':
-          await service.deleteLedger(name);
+          await service.control.deleteLedger(name);
           send(res, 200, {});
           return;
         default:

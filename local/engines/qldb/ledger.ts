@@ -28,7 +28,7 @@ import {
   sourceAlias,
   type TableRow,
 } from './partiql-eval';
-import { utcTimestamp } from './partiql-functions';
+import { utcTimestamp } from './partiql-timestamps';
 import { int, isBag, str } from './partiql-values';
 
 /**

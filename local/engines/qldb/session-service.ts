@@ -16,17 +16,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Page, SendCommandRequest, SendCommandResult, ValueHolder } from '@aws-sdk/client-qldb-session';
 import { dom, dumpBinary } from 'ion-js';
+import { QldbControlPlane, type QldbControlPlaneOptions } from './control-plane';
 import { ionHash, statementDigest, stringHash } from './digest';
 import { committing, QldbError } from './errors';
 import type { Journal } from './journal';
-import {
-  type CommitRecord,
-  Ledger,
-  type LedgerControl,
-  QLDB_QUOTAS,
-  randomId,
-  type Transaction,
-} from './ledger';
+import type { CommitRecord, Ledger, Transaction } from './ledger';
+import { QLDB_QUOTAS, randomId } from './ledger';
 import { type ParsedStatement, parseStatement } from './partiql';
 
 export const COMMAND_KINDS = [
@@ -61,16 +56,7 @@ export interface SessionObserver {
   committed?(transactionId: string): void;
 }
 
-export interface QldbServiceOptions {
-  /**
-   * Ledgers that exist from the start (ACTIVE, deletion protection off), as fixtures. Others are
-   * made with CreateLedger; a ledger the journal holds exists. @default none
-   */
-  readonly ledgers?: readonly string[];
-  /** How long a ledger stays CREATING (and DELETING), ms. @default 0 */
-  readonly ledgerTransitionMs?: number;
-  /** Active ledgers CreateLedger allows (QLDB's default quota per account and Region; adjustable there too). @default 5 */
-  readonly activeLedgerLimit?: number;
+export interface QldbServiceOptions extends QldbControlPlaneOptions {
   /** Values per page before a NextPageToken. @default 200 */
   readonly pageSize?: number;
   /** @default 60 000 */
@@ -84,8 +70,6 @@ export interface QldbServiceOptions {
   /** Persist commits here; absent keeps everything in memory. */
   readonly journal?: Journal;
   readonly observer?: SessionObserver;
-  /** @default Date.now */
-  readonly now?: () => number;
 }
 
 interface Session {
@@ -98,64 +82,6 @@ interface Session {
   transaction?: Transaction;
   /** Remaining result values by NextPageToken. */
   readonly pages: Map<string, { readonly transactionId: string; readonly values: readonly dom.Value[] }>;
-}
-
-export type LedgerState = 'CREATING' | 'ACTIVE' | 'DELETING';
-
-interface LedgerEntry {
-  readonly ledger: Ledger;
-  state: LedgerState;
-  /** When CREATING or DELETING ends. */
-  until: number;
-  readonly createdAt: number;
-  deletionProtection: boolean;
-  readonly permissionsMode: string;
-}
-
-export interface CreateLedgerRequest {
-  readonly Name?: string;
-  readonly PermissionsMode?: string;
-  readonly DeletionProtection?: boolean;
-}
-
-export interface LedgerDescription {
-  readonly Name: string;
-  readonly State: LedgerState;
-  readonly CreationDateTime: number;
-  readonly PermissionsMode: string;
-  readonly DeletionProtection: boolean;
-  readonly EncryptionDescription: { readonly KmsKeyArn: string; readonly EncryptionStatus: string };
-}
-
-/** A control-plane error: its code, the message, and the resource it names. */
-export class ControlPlaneError extends Error {
-  constructor(
-    readonly code:
-      | 'InvalidParameterException'
-      | 'ResourceAlreadyExistsException'
-      | 'ResourceNotFoundException'
-      | 'ResourceInUseException'
-      | 'ResourcePreconditionNotMetException'
-      | 'LimitExceededException',
-    message: string,
-    readonly resourceName?: string,
-  ) {
-    super(message);
-    this.name = code;
-  }
-}
-
-const LEDGER_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,30}[A-Za-z0-9])?$/;
-
-function templateLedger(name: string, now: number): LedgerEntry {
-  return {
-    ledger: new Ledger(name),
-    state: 'ACTIVE',
-    until: 0,
-    createdAt: now,
-    deletionProtection: false,
-    permissionsMode: 'STANDARD',
-  };
 }
 
 const PARSE_CACHE_SIZE = 256;
@@ -198,9 +124,8 @@ function parameter(holder: ValueHolder): { value: dom.Value; hash: Uint8Array } 
 }
 
 export class QldbSessionService {
-  readonly #ledgers = new Map<string, LedgerEntry>();
-  readonly #transitionMs: number;
-  readonly #ledgerLimit: number;
+  /** The ledgers this service's sessions run on, and QLDB's control plane over them. */
+  readonly control: QldbControlPlane;
   readonly #sessions = new Map<string, Session>();
   readonly #parsed = new Map<string, ParsedStatement>();
   readonly #pageSize: number;
@@ -216,9 +141,6 @@ export class QldbSessionService {
   /** `records` are the journal's commits, replayed before the first command. */
   constructor(options: QldbServiceOptions = {}, records: readonly CommitRecord[] = []) {
     this.#now = options.now ?? Date.now;
-    this.#transitionMs = options.ledgerTransitionMs ?? 0;
-    this.#ledgerLimit = options.activeLedgerLimit ?? QLDB_QUOTAS.activeLedgers;
-    for (const name of options.ledgers ?? []) this.#ledgers.set(name, templateLedger(name, this.#now()));
     this.#pageSize = options.pageSize ?? QLDB_DEFAULTS.pageSize;
     this.#idleMs = options.sessionIdleMs ?? QLDB_DEFAULTS.sessionIdleMs;
     this.#lifetimeMs = options.sessionLifetimeMs ?? QLDB_DEFAULTS.sessionLifetimeMs;
@@ -229,201 +151,16 @@ export class QldbSessionService {
     if (!(Number.isInteger(this.#pageSize) && this.#pageSize > 0)) {
       throw new Error(`pageSize must be a positive integer, got ${this.#pageSize}`);
     }
-    for (const record of records) {
-      if (record.control) {
-        this.#replayControl(record);
-        continue;
+    this.control = new QldbControlPlane(options, records, (ledger, reason, now) => {
+      for (const session of this.#sessions.values()) {
+        if (session.ledger === ledger && !session.expired) this.#expire(session, reason, now);
       }
-      // A ledger the journal holds exists, configured or not (a stack renamed since it was made).
-      let entry = this.#ledgers.get(record.ledger);
-      if (!entry) {
-        entry = templateLedger(record.ledger, Date.parse(record.committedAt));
-        this.#ledgers.set(record.ledger, entry);
-      }
-      entry.ledger.apply(record);
-    }
+    });
   }
 
   /** The ledger of that name, when it exists and is ACTIVE. */
   ledger(name: string): Ledger | undefined {
-    const entry = this.#ledgers.get(name);
-    if (!entry) return undefined;
-    this.#advance(entry);
-    return entry.state === 'ACTIVE' ? entry.ledger : undefined;
-  }
-
-  ledgerNames(): string[] {
-    return [...this.#ledgers.keys()];
-  }
-
-  // --- the control plane (QLDB's REST API) ---
-
-  /** CreateLedger: CREATING, ACTIVE after the creation delay; persisted in the journal. */
-  async createLedger(request: CreateLedgerRequest): Promise<LedgerDescription> {
-    const name = request.Name ?? '';
-    // "Ledger names ... 1-32 characters, letters, digits and hyphens, not all digits, no leading or
-    // trailing hyphen, no two hyphens in a row" (CreateLedger, Name).
-    if (!LEDGER_NAME.test(name) || /^[0-9]+$/.test(name) || name.includes('--')) {
-      throw new ControlPlaneError(
-        'InvalidParameterException',
-        `1 validation error detected: Value '${name}' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern: (?!^.*--)(?!^[0-9]+$)(?!^-)(?!.*-$)^[A-Za-z0-9-]+$`,
-      );
-    }
-    const mode = request.PermissionsMode;
-    if (mode !== 'ALLOW_ALL' && mode !== 'STANDARD') {
-      throw new ControlPlaneError(
-        'InvalidParameterException',
-        `1 validation error detected: Value '${mode ?? 'null'}' at 'permissionsMode' failed to satisfy constraint: Member must satisfy enum value set: [ALLOW_ALL, STANDARD]`,
-      );
-    }
-    if (this.#ledgers.has(name)) {
-      throw new ControlPlaneError(
-        'ResourceAlreadyExistsException',
-        `Ledger with name ${name} already exists`,
-        name,
-      );
-    }
-    const active = [...this.#ledgers.values()].filter((l) => l.state !== 'DELETING').length;
-    if (active >= this.#ledgerLimit) {
-      throw new ControlPlaneError(
-        'LimitExceededException',
-        `Exceeded the limit of ${this.#ledgerLimit} active ledgers for this account in this Region`,
-      );
-    }
-    const now = this.#now();
-    const entry: LedgerEntry = {
-      ledger: new Ledger(name),
-      state: 'CREATING',
-      until: now + this.#transitionMs,
-      createdAt: now,
-      deletionProtection: request.DeletionProtection ?? true,
-      permissionsMode: mode,
-    };
-    this.#ledgers.set(name, entry);
-    await this.#persist(
-      name,
-      { op: 'createLedger', deletionProtection: entry.deletionProtection, permissionsMode: mode },
-      now,
-    );
-    const described = this.#describe(entry);
-    this.#advance(entry);
-    return described;
-  }
-
-  describeLedger(name: string): LedgerDescription {
-    return this.#describe(this.#entry(name));
-  }
-
-  listLedgers(): { Name: string; State: LedgerState; CreationDateTime: number }[] {
-    return [...this.#ledgers.values()].flatMap((entry) => {
-      this.#advance(entry);
-      if (!this.#ledgers.has(entry.ledger.name)) return [];
-      return [
-        { Name: entry.ledger.name, State: entry.state, CreationDateTime: Math.floor(entry.createdAt / 1000) },
-      ];
-    });
-  }
-
-  /** UpdateLedger: deletion protection (KmsKey is accepted and not modeled). */
-  async updateLedger(name: string, request: { DeletionProtection?: boolean }): Promise<LedgerDescription> {
-    const entry = this.#entry(name);
-    if (request.DeletionProtection !== undefined) {
-      entry.deletionProtection = request.DeletionProtection;
-      await this.#persist(
-        name,
-        { op: 'updateLedger', deletionProtection: entry.deletionProtection },
-        this.#now(),
-      );
-    }
-    return this.#describe(entry);
-  }
-
-  /** DeleteLedger: refused while deletion protection is on; DELETING, then gone with its data. */
-  async deleteLedger(name: string): Promise<void> {
-    const entry = this.#entry(name);
-    if (entry.deletionProtection) {
-      throw new ControlPlaneError(
-        'ResourcePreconditionNotMetException',
-        `Preventing deletion of ledger ${name} because deletion protection is enabled. Disable deletion protection with UpdateLedger first.`,
-        name,
-      );
-    }
-    if (entry.state !== 'ACTIVE') {
-      throw new ControlPlaneError('ResourceInUseException', `Ledger ${name} is ${entry.state}`, name);
-    }
-    const now = this.#now();
-    entry.state = 'DELETING';
-    entry.until = now + this.#transitionMs;
-    for (const session of this.#sessions.values()) {
-      if (session.ledger === entry.ledger && !session.expired)
-        this.#expire(session, `Ledger ${name} is being deleted`, now);
-    }
-    await this.#persist(name, { op: 'deleteLedger' }, now);
-    this.#advance(entry);
-  }
-
-  #entry(name: string): LedgerEntry {
-    const entry = this.#ledgers.get(name);
-    if (entry) this.#advance(entry);
-    const live = this.#ledgers.get(name);
-    if (!live)
-      throw new ControlPlaneError('ResourceNotFoundException', `Ledger ${name} does not exist`, name);
-    return live;
-  }
-
-  /** Moves a ledger past CREATING or DELETING once its transition time has passed. */
-  #advance(entry: LedgerEntry): void {
-    if (entry.state === 'ACTIVE' || this.#now() < entry.until) return;
-    if (entry.state === 'CREATING') entry.state = 'ACTIVE';
-    else this.#ledgers.delete(entry.ledger.name);
-  }
-
-  #describe(entry: LedgerEntry): LedgerDescription {
-    return {
-      Name: entry.ledger.name,
-      State: entry.state,
-      CreationDateTime: Math.floor(entry.createdAt / 1000),
-      PermissionsMode: entry.permissionsMode,
-      DeletionProtection: entry.deletionProtection,
-      EncryptionDescription: { KmsKeyArn: 'AWS_OWNED_KMS_KEY', EncryptionStatus: 'ENABLED' },
-    };
-  }
-
-  async #persist(ledger: string, control: LedgerControl, now: number): Promise<void> {
-    const journal = this.#journal;
-    if (!journal) return;
-    await committing(() =>
-      journal.append({
-        ledger,
-        transactionId: randomId(),
-        committedAt: new Date(now).toISOString(),
-        tables: [],
-        indexes: [],
-        documents: [],
-        control,
-      }),
-    );
-  }
-
-  #replayControl(record: CommitRecord): void {
-    const control = record.control;
-    if (!control) return;
-    const at = Date.parse(record.committedAt);
-    if (control.op === 'createLedger') {
-      this.#ledgers.set(record.ledger, {
-        ledger: new Ledger(record.ledger),
-        state: 'ACTIVE',
-        until: 0,
-        createdAt: at,
-        deletionProtection: control.deletionProtection ?? true,
-        permissionsMode: control.permissionsMode ?? 'STANDARD',
-      });
-    } else if (control.op === 'deleteLedger') this.#ledgers.delete(record.ledger);
-    else {
-      const entry = this.#ledgers.get(record.ledger);
-      if (entry && control.deletionProtection !== undefined)
-        entry.deletionProtection = control.deletionProtection;
-    }
+    return this.control.ledger(name);
   }
 
   /** Sessions started and not ended or expired. */
@@ -449,7 +186,7 @@ export class QldbSessionService {
       // Node driver's integration test "Throws exception when connecting to a non-existent
       // ledger" asserts the code); the message's text is not documented, this one is ours.
       if (!ledger) {
-        const state = this.#ledgers.get(name)?.state;
+        const state = this.control.stateOf(name);
         throw QldbError.badRequest(
           state ? `Ledger ${name} is ${state}, not ACTIVE` : `Ledger ${name} does not exist`,
         );
