@@ -18,11 +18,14 @@ export function readStepView(
   wallS: number,
   report: LabReport | undefined,
 ): StepView {
-  const file = join(dir, 'timings.jsonl');
-  const lines = existsSync(file) ? readTimingLines(file) : [];
-  const all = lines
-    .filter((l) => l.timing !== null && reachedDatabase(l.status, l.timing))
-    .sort((a, b) => a.at - b.at);
+  const read = (name: string) => {
+    const file = join(dir, name);
+    return (existsSync(file) ? readTimingLines(file) : [])
+      .filter((l) => l.timing !== null && reachedDatabase(l.status, l.timing))
+      .sort((a, b) => a.at - b.at);
+  };
+  const counted = read('timings.jsonl');
+  const warmUps = read('warmup-timings.jsonl');
   const logFile = join(dir, 'lambda-logs.log');
   const logLines = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n') : [];
   const groupOf = (target: string, variant: KeepAliveVariant, phase: Operation) =>
@@ -33,7 +36,7 @@ export function readStepView(
     rows,
     lab: report?.lab ?? null,
     calls(f: CallFilter): readonly Call[] {
-      return all.flatMap((l): Call[] => {
+      return (f.warmUp ? warmUps : counted).flatMap((l): Call[] => {
         const t = l.timing;
         if (!t || l.target !== f.target) return [];
         if (f.variant !== undefined && l.variant !== f.variant) return [];

@@ -89,6 +89,8 @@ export interface CallFilter {
   readonly phase?: Operation;
   readonly coldStart?: boolean;
   readonly newConnection?: boolean;
+  /** The calls of the phase's uncounted warm-up before its gap (warmup-timings.jsonl) instead of its own. @default false */
+  readonly warmUp?: boolean;
 }
 
 /** One finished step, as a definition reads it. */
