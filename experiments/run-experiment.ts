@@ -143,6 +143,7 @@ async function runWithLoad(
               : undefined,
         idleTimeoutS: step.idleTimeoutS,
         reclaimIdleS: step.reclaimIdleS,
+        seedStories: step.seedStories,
         context: step.context,
       },
       aws: o.aws,

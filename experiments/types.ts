@@ -45,6 +45,11 @@ export interface StepPlan {
   readonly warmupS?: number;
   /** Persons seeded (uncounted) before the phases; get, overwrite, update pick among them at random. @default 0 */
   readonly seedRecords?: number;
+  /**
+   * Local lab only: the news site's stories written straight into each target's engine before
+   * the phases (uncounted, loadtest/seed-stories.ts), every one with a random view count. @default 0
+   */
+  readonly seedStories?: number;
   /** Local lab only: engines close connections idle this long. @default the lab's (60 s) */
   readonly idleTimeoutS?: number;
   /** Local lab only: the host ends an on-demand environment idle this long, as Lambda reclaims idle ones. @default never */

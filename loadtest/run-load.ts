@@ -76,6 +76,8 @@ export interface RunLoadOptions {
     readonly idleTimeoutS?: number;
     /** The host ends an on-demand environment idle this long, s (Lambda's reclaiming). @default never */
     readonly reclaimIdleS?: number;
+    /** The news site's stories written straight into each engine before the phases (uncounted, seed-stories.ts). @default 0 */
+    readonly seedStories?: number;
     /** More context flags for the local synth (provisionedConcurrency, prewarmConnection, ...). */
     readonly context?: Readonly<Record<string, string>>;
     /**
@@ -401,6 +403,11 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         env: localSigningEnv(),
       };
       o.log(`Lab API: ${lab.url}`);
+      const stories = o.local?.seedStories ?? 0;
+      if (stories > 0) {
+        const { seedLabStories } = await import('./seed-stories');
+        await seedLabStories(lab, o.targets, stories, { seed: o.local?.seed, log: o.log, signal: o.signal });
+      }
     }
 
     const { loadShapeOf, runLoadPhases, writeLoadSummary } = await import('./load-phases');
