@@ -16,7 +16,7 @@
  * query's database time (the timing block's dbMs, the article's perf_hooks span) at the
  * article's statistics, with the share of requests that met a cold start or a new connection.
  */
-import { type Target, targetLabel } from '../../core/lab-functions';
+import { type Operation, type Target, targetLabel } from '../../core/lab-functions';
 import { NEWS_TOP10_FIGURES, SEEDS } from '../../report/article-figures';
 import type { ExperimentRow } from '../../report/report-model';
 import { LOCAL_MODEL_NOTE, mean, missingTargetRow, row } from '../rows';
@@ -231,20 +231,25 @@ function plan(ctx: PlanContext): StepPlan[] {
   const kw = keepWarmOf(ctx);
   const durationS = sparseDurationS(ctx);
   const targets = TARGETS.filter((t) => ctx.targets.includes(t));
-  const seed = `${shape.stories.toLocaleString('en-US')} stories seeded straight into each engine (uncounted)`;
+  const local = ctx.where === 'local';
+  const seed = local
+    ? `${shape.stories.toLocaleString('en-US')} stories seeded straight into each engine (uncounted)`
+    : 'create (the stories) and view (each read counts a view), as seeding reaches local engines only';
+  // Against a deployed stack the phases write and count the stories the top 10 reads.
+  const operations: Operation[] = local ? ['top10'] : ['create', 'view', 'top10'];
   return [
     {
       name: STEP,
       description: `${seed}, then the top 10 in bursts: ${durationS} s at ${shape.ratePerS}/s (open loop, ${durationS * shape.ratePerS} requests a target) in ${shape.activeS} s bursts with ${shape.pauseS} s pauses, engines drop connections idle ${shape.idleTimeoutS} s, environments idle ${shape.reclaimIdleS} s reclaimed; ${NEWS_TOP10_FIGURES.memoryMb} MB, keep-alive on (the article's)`,
       targets,
       variants: ['on'],
-      operations: ['top10'],
+      operations,
       durationS,
       ratePerS: shape.ratePerS,
       bursts: { activeS: shape.activeS, pauseS: shape.pauseS, operations: ['top10'] },
       idleTimeoutS: shape.idleTimeoutS,
       reclaimIdleS: shape.reclaimIdleS,
-      seedStories: shape.stories,
+      ...(local ? { seedStories: shape.stories } : {}),
       // The article's functions had 1,024 MB; memory is CPU, and CPU is what a fresh client spends.
       memoryMb: NEWS_TOP10_FIGURES.memoryMb,
     },
@@ -253,12 +258,12 @@ function plan(ctx: PlanContext): StepPlan[] {
       description: `${seed}, then the keep-warm job: one top 10 every ${kw.everyS} s, ${kw.visits} a target; environments kept, engines' idle timeout the lab's; ${NEWS_TOP10_FIGURES.memoryMb} MB, keep-alive on`,
       targets,
       variants: ['on'],
-      operations: ['top10'],
+      operations,
       // One arrival a burst (1 s at 1/s), then a pause: one request every everyS.
       durationS: ctx.durationS ?? kw.visits,
       ratePerS: 1,
       bursts: { activeS: 1, pauseS: kw.everyS - 1, operations: ['top10'] },
-      seedStories: shape.stories,
+      ...(local ? { seedStories: shape.stories } : {}),
       memoryMb: NEWS_TOP10_FIGURES.memoryMb,
     },
   ];
