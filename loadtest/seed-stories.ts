@@ -16,7 +16,14 @@ import {
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Target } from '../core/lab-functions';
-import { CREATED_AT, PERSON_KEY, SECTION, SECTION_VALUE, TOP_STORIES_INDEX, VIEWS } from '../lambda/shared/dynamodb-schema';
+import {
+  CREATED_AT,
+  PERSON_KEY,
+  SECTION,
+  SECTION_VALUE,
+  TOP_STORIES_INDEX,
+  VIEWS,
+} from '../lambda/shared/dynamodb-schema';
 import { PERSON_FIELDS, type Person } from '../lambda/shared/person';
 import { byTypeKey, personKey, VIEWS_KEY } from '../lambda/shared/redis-store';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/engines/create-table';
@@ -70,7 +77,9 @@ export function makeStories(count: number, seed = 1): SeedStory[] {
 
 /** The stories' top 10, most viewed first (ties by GovId, as no store promises an order among them). */
 export function expectedTop(stories: readonly SeedStory[], n = 10): SeedStory[] {
-  return [...stories].sort((a, b) => b.views - a.views || a.person.GovId.localeCompare(b.person.GovId)).slice(0, n);
+  return [...stories]
+    .sort((a, b) => b.views - a.views || a.person.GovId.localeCompare(b.person.GovId))
+    .slice(0, n);
 }
 
 function check(signal: AbortSignal): void {
@@ -193,7 +202,10 @@ ON CONFLICT (govid) DO UPDATE SET views = EXCLUDED.views`,
 
 /** What seedLabStories needs of a running lab (local/lab.ts RunningLab). */
 export interface SeedableLab {
-  readonly targets: ReadonlyMap<Target, { readonly database: { readonly endpoint: string; readonly tables: readonly string[] } }>;
+  readonly targets: ReadonlyMap<
+    Target,
+    { readonly database: { readonly endpoint: string; readonly tables: readonly string[] } }
+  >;
   clientEnv(): Record<string, string>;
 }
 
@@ -208,7 +220,10 @@ export async function seedLabStories(
   opts: { readonly seed?: number; readonly log: (line: string) => void; readonly signal?: AbortSignal },
 ): Promise<Partial<Record<Target, number>>> {
   const stories = makeStories(count, opts.seed ?? 1);
-  const signal = AbortSignal.any([AbortSignal.timeout(SEED_TIMEOUT_MS), ...(opts.signal ? [opts.signal] : [])]);
+  const signal = AbortSignal.any([
+    AbortSignal.timeout(SEED_TIMEOUT_MS),
+    ...(opts.signal ? [opts.signal] : []),
+  ]);
   const out: Partial<Record<Target, number>> = {};
   for (const target of targets) {
     const db = lab.targets.get(target)?.database;
@@ -230,7 +245,9 @@ export async function seedLabStories(
       }
     } else continue;
     out[target] = (performance.now() - t0) / 1000;
-    opts.log(`${target}: ${count} stories seeded straight into the engine in ${out[target]?.toFixed(1)} s (not counted)`);
+    opts.log(
+      `${target}: ${count} stories seeded straight into the engine in ${out[target]?.toFixed(1)} s (not counted)`,
+    );
   }
   return out;
 }

@@ -459,7 +459,13 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
       // One EVAL: ZREVRANGE ... WITHSCORES and the records' GETs on the server, one round trip
       // as the article's ZREVRANGE.
       return run(signal, async (client) => {
-        const flat = (await client.eval(TOP10_SCRIPT, 1, VIEWS_KEY, String(TOP_STORIES), personKey(''))) as string[];
+        const flat = (await client.eval(
+          TOP10_SCRIPT,
+          1,
+          VIEWS_KEY,
+          String(TOP_STORIES),
+          personKey(''),
+        )) as string[];
         const stories: Story[] = [];
         for (let i = 0; i + 1 < flat.length; i += 2)
           stories.push({ person: fromJson(flat[i]), views: Number(flat[i + 1]) });

@@ -349,7 +349,12 @@ describe('provisioned-idle', () => {
     for (const name of ['gap-60s', 'gap-65s']) expect(by(name)?.variants).toEqual(['on', 'off']);
     for (const name of ['gap-20s', 'gap-40s', 'gap-60s', 'gap-65s']) {
       // One request before the gap (the get phase's one-arrival warm-up) and one after, in the one provisioned environment.
-      expect(by(name)).toMatchObject({ warmupS: 1, ratePerS: 1, durationS: 1, operations: ['create', 'get'] });
+      expect(by(name)).toMatchObject({
+        warmupS: 1,
+        ratePerS: 1,
+        durationS: 1,
+        operations: ['create', 'get'],
+      });
       expect(by(name)?.parallel).toBeUndefined();
       expect(by(name)?.context?.provisionedConcurrency).toBe('1');
     }
@@ -379,8 +384,10 @@ describe('provisioned-idle', () => {
     });
     const { rows } = provisionedIdle.rows(new Map([[plan.name, step]]), full);
     expect(seen).toContain(true);
-    const on = (m: string) => rows.find((r) => r.metric.startsWith('gap-60s keep-alive on') && r.metric.endsWith(m));
-    const off = (m: string) => rows.find((r) => r.metric.startsWith('gap-60s keep-alive off') && r.metric.endsWith(m));
+    const on = (m: string) =>
+      rows.find((r) => r.metric.startsWith('gap-60s keep-alive on') && r.metric.endsWith(m));
+    const off = (m: string) =>
+      rows.find((r) => r.metric.startsWith('gap-60s keep-alive off') && r.metric.endsWith(m));
     const gap = on(': time from the request before the gap to the first read');
     expect(gap?.measured).toBe(59.5);
     expect(gap).toMatchObject({ role: 'setting', article: 60.027 });
@@ -413,10 +420,15 @@ describe('provisioned-idle', () => {
     const plan = provisionedIdle.plan(full).find((p) => p.name === 'gap-90s');
     if (!plan) throw new Error('no gap-90s step');
     const step = stepView(plan, {
-      calls: (f) => (f.phase === 'create' ? [pcCall(500, 5), pcCall(1000, 5)] : f.warmUp ? [] : [pcCall(101_600, 100)]),
+      calls: (f) =>
+        f.phase === 'create' ? [pcCall(500, 5), pcCall(1000, 5)] : f.warmUp ? [] : [pcCall(101_600, 100)],
     });
     const { rows } = provisionedIdle.rows(new Map([[plan.name, step]]), full);
-    const gap = rows.find((r) => r.metric.startsWith('gap-90s keep-alive on') && r.metric.includes(': time from the last create to the first read'));
+    const gap = rows.find(
+      (r) =>
+        r.metric.startsWith('gap-90s keep-alive on') &&
+        r.metric.includes(': time from the last create to the first read'),
+    );
     expect(gap?.measured).toBe(100.5);
     expect(gap?.metric).toContain('setting: gap 90 s after provisioning');
   });

@@ -184,7 +184,13 @@ describe('news-top10 rows', () => {
 describe('news-top10 keep-warm rows', () => {
   it('compare the job’s requests after its first with the article’s warm figures, with their fresh share', () => {
     // The job's first request built the client; the next three kept it, one met a new connection.
-    const redis = [call(45, 'cold', 1), call(1.2, 'warm', 1), call(1.4, 'warm', 1), call(9, 'new', 1), call(1.3, 'warm', 1)];
+    const redis = [
+      call(45, 'cold', 1),
+      call(1.2, 'warm', 1),
+      call(1.4, 'warm', 1),
+      call(9, 'new', 1),
+      call(1.3, 'warm', 1),
+    ];
     const seen: CallFilter[] = [];
     const { rows, notReproduced } = newsTop10.rows(
       new Map([
@@ -194,13 +200,17 @@ describe('news-top10 keep-warm rows', () => {
       { quick: false, where: 'local', targets: ['redis'] },
     );
     expect(seen.every((f) => f.phase === 'top10' && f.variant === 'on')).toBe(true);
-    const p50 = rows.find((r) => r.metric === 'Redis top 10: query time p50, a request every 15 s (the keep-warm job)');
+    const p50 = rows.find(
+      (r) => r.metric === 'Redis top 10: query time p50, a request every 15 s (the keep-warm job)',
+    );
     expect(p50).toMatchObject({ kind: 'db', statistic: 'p50', article: NEWS_TOP10_FIGURES.warmMs.redis });
     // The first (cold) request is left out: the p50 of 1.2, 1.3, 1.4, 9.
     expect(p50?.measured).toBeGreaterThanOrEqual(1.3);
     expect(p50?.measured).toBeLessThan(1.5);
     expect(p50?.note).toContain('4 of them: 1 met a cold start or a new connection');
-    const share = rows.find((r) => r.metric === 'Redis top 10: keep-warm requests that met a cold start or a new connection');
+    const share = rows.find(
+      (r) => r.metric === 'Redis top 10: keep-warm requests that met a cold start or a new connection',
+    );
     expect(share?.measured).toBe(25);
     // The seeded stories and the keep-warm job are rows now, not figures left unreproduced.
     expect(notReproduced ?? []).toEqual([]);
