@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type KeepAliveVariant, type Operation, parseFunctionKey } from '../core/lab-functions';
 import { reachedDatabase } from '../core/timing.mjs';
+import { PREWARM_TIME_PATTERN } from '../lambda/shared/prewarm';
 import type { LabReport, Layer } from '../report/report-model';
 import { type Ladder, LatencyHistogram, ladderOf } from '../runs/latency-histogram';
 import { type LabRow, readTimingLines } from '../runs/results';
@@ -59,6 +60,22 @@ export function readStepView(
       });
     },
     ladder: (values: readonly number[]): Ladder | null => ladderOf(values),
+    initCalls(target: string, variant: KeepAliveVariant, phase: Operation): readonly number[] {
+      const out: number[] = [];
+      for (const line of logLines) {
+        const fn = /^\[([^\]]+)\] /.exec(line);
+        const m = fn ? PREWARM_TIME_PATTERN.exec(line) : null;
+        const p = fn ? parseFunctionKey(fn[1]) : undefined;
+        if (
+          m &&
+          p?.target === target &&
+          p.operation === phase &&
+          (p.keepAlive ?? plan.variants[0]) === variant
+        )
+          out.push(Number(m[1]));
+      }
+      return out;
+    },
     reportDurations(target: string, variant: KeepAliveVariant, phase: Operation): readonly number[] {
       const out: number[] = [];
       for (const line of logLines) {

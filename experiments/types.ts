@@ -112,6 +112,8 @@ export interface StepView {
   ladder(values: readonly number[]): Ladder | null;
   /** REPORT Duration of each invocation of the phase's function, in log order (local runs); [] without a log */
   reportDurations(target: string, variant: KeepAliveVariant, phase: Operation): readonly number[];
+  /** The time of each call the phase's function made at init (its prewarm line), in log order, ms; [] without one */
+  initCalls?(target: string, variant: KeepAliveVariant, phase: Operation): readonly number[];
   /** HDR values at these percentiles (87.5, 99.21875, ...); [] without any value */
   rungs(values: readonly number[], percentiles: readonly number[]): number[];
   /** a layer's ladder from the step's report (function = REPORT Duration); null without it */
