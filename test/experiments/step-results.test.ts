@@ -41,4 +41,23 @@ describe('readStepView', () => {
       70_000,
     ]);
   });
+
+  it('reads each function’s call at init from its prewarm line', () => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'lambda-logs.log'),
+      [
+        '[dynamodb-get-keepalive-on] INIT_START Runtime Version: nodejs:24.v12',
+        '[dynamodb-get-keepalive-on] 2026-11-28T17:00:00.000Z\tundefined\tINFO\tprewarm: DynamoDB connection opened at init in 312.500 ms',
+        '[dynamodb-get-keepalive-off] prewarm: DynamoDB connection opened at init in 298.250 ms',
+        '[dynamodb-create-keepalive-on] prewarm: DynamoDB connection opened at init in 99.000 ms',
+        '[dynamodb-get-keepalive-on] prewarm: DynamoDB connection not opened at init, carrying on: Error: x',
+      ].join('\n'),
+    );
+    const [plan] = provisionedIdle.plan({ quick: true, where: 'local', targets: ['dynamodb'] });
+    const view = readStepView(plan, dir, [], 1, undefined);
+    expect(view.initCalls?.('dynamodb', 'on', 'get')).toEqual([312.5]);
+    expect(view.initCalls?.('dynamodb', 'off', 'get')).toEqual([298.25]);
+    expect(view.initCalls?.('dynamodb', 'on', 'create')).toEqual([99]);
+  });
 });
