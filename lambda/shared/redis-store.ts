@@ -102,7 +102,9 @@ return json`;
  * article's one ZREVRANGE (it kept each story's JSON as the set's member; here the records stay
  * apart, so the script reads them where they are). It reads keys it cannot declare (they come
  * out of the set), so it is sent without the key-locking flag, which would refuse them: Upstash
- * runs it under its global lock, a read of eleven keys. A member whose JSON is gone is left out.
+ * runs a script without it under its global lock, "because the engine cannot know in advance
+ * which keys the script will touch" (https://upstash.com/docs/redis/commands/scripting/eval),
+ * here a read of eleven keys. A member whose JSON is gone is left out.
  */
 export const TOP10_SCRIPT = `local flat = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
 local out = {}
