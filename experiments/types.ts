@@ -282,10 +282,14 @@ export function estimateS(steps: readonly StepPlan[]): number {
       : 0;
     const pauses = b ? (Math.ceil(step.durationS / b.activeS) - 1) * b.pauseS : 0;
     s += LAB_START_S + REPORT_S + phases * (step.durationS + PHASE_OVERHEAD_S) + bursty * pauses;
-    // Before each gap, run-load warms the phase's functions up (uncounted, up to WARMUP_S).
+    // Before each phase but a target x variant's first, a gap, and before it run-load warms the
+    // phase's functions up (uncounted, up to WARMUP_S).
     const gap = step.idleGapS ?? 0;
     const warm = Math.min(step.warmupS ?? WARMUP_S, step.durationS);
-    if (gap > 0) s += (phases - 1) * (gap + warm + (warm > 0 ? PHASE_OVERHEAD_S : 0));
+    const firsts =
+      step.variants.length *
+      step.targets.filter((t) => step.operations.some((op) => servesOperation(t, op))).length;
+    if (gap > 0) s += Math.max(0, phases - firsts) * (gap + warm + (warm > 0 ? PHASE_OVERHEAD_S : 0));
     // Stories written straight into the engines: DynamoDB's batches dominate.
     s += Math.ceil((step.seedStories ?? 0) / SEED_STORIES_PER_S);
     // Seeding: one uncounted run per target x variant at SEED_RATE_PER_S (load-phases).

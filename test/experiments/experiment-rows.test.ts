@@ -12,7 +12,14 @@ import { provisionedIdle } from '../../experiments/definitions/provisioned-idle'
 import { qldbVsDynamodb } from '../../experiments/definitions/qldb-vs-dynamodb';
 import { redisVsOthers } from '../../experiments/definitions/redis-vs-others';
 import { EXPERIMENTS } from '../../experiments/registry';
-import type { Call, ColdStartView, DirectRedisView, PlanContext, TuningView } from '../../experiments/types';
+import {
+  type Call,
+  type ColdStartView,
+  type DirectRedisView,
+  estimateS,
+  type PlanContext,
+  type TuningView,
+} from '../../experiments/types';
 import { PROVISIONED_FIGURES } from '../../report/article-figures';
 import type { GroupReport, RowKind } from '../../report/report-model';
 import type { Ladder } from '../../runs/latency-histogram';
@@ -360,6 +367,11 @@ describe('provisioned-idle', () => {
     }
     // The first request after provisioning has none before it: the environment idles from its init.
     expect(by('gap-90s')).toMatchObject({ warmupS: 0, idleGapS: 90 });
+    // The estimate waits one gap per keep-alive variant: each variant's create comes first, then its gap.
+    const [gap90] = plan;
+    const oneVariant = estimateS([{ ...gap90, variants: ['on'] }]);
+    expect(estimateS([gap90]) - oneVariant).toBeLessThan(90 + 20);
+    expect(estimateS([gap90]) - oneVariant).toBeGreaterThan(90);
     // The engines' idle timeout lies between the longest kept idle time and the shortest lost one.
     for (const p of plan) {
       expect(p.idleTimeoutS).toBeGreaterThan(PROVISIONED_FIGURES.keptAfterS);
