@@ -208,6 +208,7 @@ async function runWithLoad(
                 : undefined,
           idleTimeoutS: step.idleTimeoutS,
           reclaimIdleS: step.reclaimIdleS,
+          seedStories: step.seedStories,
           tlsMaxVersion: r.settings.tlsMaxVersion,
           ...(r.settings.initRuntime
             ? { coldStartAs: { runtime: r.settings.initRuntime, architecture: 'x86_64' as const } }

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type KeepAliveVariant, type Operation, parseFunctionKey } from '../core/lab-functions';
 import { reachedDatabase } from '../core/timing.mjs';
+import { PREWARM_TIME_PATTERN } from '../lambda/shared/prewarm';
 import type { LabReport, Layer } from '../report/report-model';
 import { type Ladder, LatencyHistogram, ladderOf } from '../runs/latency-histogram';
 import { type LabRow, readTimingLines } from '../runs/results';
@@ -18,11 +19,14 @@ export function readStepView(
   wallS: number,
   report: LabReport | undefined,
 ): StepView {
-  const file = join(dir, 'timings.jsonl');
-  const lines = existsSync(file) ? readTimingLines(file) : [];
-  const all = lines
-    .filter((l) => l.timing !== null && reachedDatabase(l.status, l.timing))
-    .sort((a, b) => a.at - b.at);
+  const read = (name: string) => {
+    const file = join(dir, name);
+    return (existsSync(file) ? readTimingLines(file) : [])
+      .filter((l) => l.timing !== null && reachedDatabase(l.status, l.timing))
+      .sort((a, b) => a.at - b.at);
+  };
+  const counted = read('timings.jsonl');
+  const warmUps = read('warmup-timings.jsonl');
   const logFile = join(dir, 'lambda-logs.log');
   const logLines = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n') : [];
   const groupOf = (target: string, variant: KeepAliveVariant, phase: Operation) =>
@@ -33,7 +37,7 @@ export function readStepView(
     rows,
     lab: report?.lab ?? null,
     calls(f: CallFilter): readonly Call[] {
-      return all.flatMap((l): Call[] => {
+      return (f.warmUp ? warmUps : counted).flatMap((l): Call[] => {
         const t = l.timing;
         if (!t || l.target !== f.target) return [];
         if (f.variant !== undefined && l.variant !== f.variant) return [];
@@ -56,6 +60,22 @@ export function readStepView(
       });
     },
     ladder: (values: readonly number[]): Ladder | null => ladderOf(values),
+    initCalls(target: string, variant: KeepAliveVariant, phase: Operation): readonly number[] {
+      const out: number[] = [];
+      for (const line of logLines) {
+        const fn = /^\[([^\]]+)\] /.exec(line);
+        const m = fn ? PREWARM_TIME_PATTERN.exec(line) : null;
+        const p = fn ? parseFunctionKey(fn[1]) : undefined;
+        if (
+          m &&
+          p?.target === target &&
+          p.operation === phase &&
+          (p.keepAlive ?? plan.variants[0]) === variant
+        )
+          out.push(Number(m[1]));
+      }
+      return out;
+    },
     reportDurations(target: string, variant: KeepAliveVariant, phase: Operation): readonly number[] {
       const out: number[] = [];
       for (const line of logLines) {

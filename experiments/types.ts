@@ -45,6 +45,11 @@ export interface StepPlan {
   readonly warmupS?: number;
   /** Persons seeded (uncounted) before the phases; get, overwrite, update pick among them at random. @default 0 */
   readonly seedRecords?: number;
+  /**
+   * Local lab only: the news site's stories written straight into each target's engine before
+   * the phases (uncounted, loadtest/seed-stories.ts), every one with a random view count. @default 0
+   */
+  readonly seedStories?: number;
   /** Local lab only: engines close connections idle this long. @default the lab's (60 s) */
   readonly idleTimeoutS?: number;
   /** Local lab only: the host ends an on-demand environment idle this long, as Lambda reclaims idle ones. @default never */
@@ -99,6 +104,8 @@ export interface CallFilter {
   readonly phase?: Operation;
   readonly coldStart?: boolean;
   readonly newConnection?: boolean;
+  /** The calls of the phase's uncounted warm-up before its gap (warmup-timings.jsonl) instead of its own. @default false */
+  readonly warmUp?: boolean;
 }
 
 /** One finished step, as a definition reads it. */
@@ -115,6 +122,8 @@ export interface StepView {
   ladder(values: readonly number[]): Ladder | null;
   /** REPORT Duration of each invocation of the phase's function, in log order (local runs); [] without a log */
   reportDurations(target: string, variant: KeepAliveVariant, phase: Operation): readonly number[];
+  /** The time of each call the phase's function made at init (its prewarm line), in log order, ms; [] without one */
+  initCalls?(target: string, variant: KeepAliveVariant, phase: Operation): readonly number[];
   /** HDR values at these percentiles (87.5, 99.21875, ...); [] without any value */
   rungs(values: readonly number[], percentiles: readonly number[]): number[];
   /** a layer's ladder from the step's report (function = REPORT Duration); null without it */
@@ -259,6 +268,8 @@ export const LAB_START_S = 4;
 export const PHASE_OVERHEAD_S = 2.2;
 /** Each step's own report (plots) and the combined report. */
 export const REPORT_S = 2;
+/** Measured on this machine (loaded): stories a second into dynalite, 25 a BatchWriteItem (loadtest/seed-stories.ts). */
+const SEED_STORIES_PER_S = 300;
 
 /** The phases a step runs: every target x variant x operation the target serves. */
 export function phaseCount(step: StepPlan): number {
@@ -281,10 +292,16 @@ export function estimateS(steps: readonly StepPlan[]): number {
       : 0;
     const pauses = b ? (Math.ceil(step.durationS / b.activeS) - 1) * b.pauseS : 0;
     s += LAB_START_S + REPORT_S + phases * (step.durationS + PHASE_OVERHEAD_S) + bursty * pauses;
-    // Before each gap, run-load warms the phase's functions up (uncounted, up to WARMUP_S).
+    // Before each phase but a target x variant's first, a gap, and before it run-load warms the
+    // phase's functions up (uncounted, up to WARMUP_S).
     const gap = step.idleGapS ?? 0;
     const warm = Math.min(step.warmupS ?? WARMUP_S, step.durationS);
-    if (gap > 0) s += (phases - 1) * (gap + warm + (warm > 0 ? PHASE_OVERHEAD_S : 0));
+    const firsts =
+      step.variants.length *
+      step.targets.filter((t) => step.operations.some((op) => servesOperation(t, op))).length;
+    if (gap > 0) s += Math.max(0, phases - firsts) * (gap + warm + (warm > 0 ? PHASE_OVERHEAD_S : 0));
+    // Stories written straight into the engines: DynamoDB's batches dominate.
+    s += Math.ceil((step.seedStories ?? 0) / SEED_STORIES_PER_S);
     // Seeding: one uncounted run per target x variant at SEED_RATE_PER_S (load-phases).
     const seed = step.seedRecords ?? 0;
     if (seed > 0)

@@ -80,6 +80,8 @@ export interface RunLoadOptions {
     readonly reclaimIdleS?: number;
     /** The newest TLS version the functions' database clients offer (an article's conditions). @default Node's (1.3) */
     readonly tlsMaxVersion?: TlsMaxVersion;
+    /** The news site's stories written straight into each engine before the phases (uncounted, seed-stories.ts). @default 0 */
+    readonly seedStories?: number;
     /** More context flags for the local synth (provisionedConcurrency, prewarmConnection, ...). */
     readonly context?: Readonly<Record<string, string>>;
     /**
@@ -415,6 +417,11 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         env: localSigningEnv(),
       };
       o.log(`Lab API: ${lab.url}`);
+      const stories = o.local?.seedStories ?? 0;
+      if (stories > 0) {
+        const { seedLabStories } = await import('./seed-stories');
+        await seedLabStories(lab, o.targets, stories, { seed: o.local?.seed, log: o.log, signal: o.signal });
+      }
     }
 
     const { loadShapeOf, runLoadPhases, writeLoadSummary } = await import('./load-phases');

@@ -11,6 +11,10 @@
 import type { PersonStore } from './person-store';
 
 export const PREWARM_ENV = 'PREWARM_CONNECTION';
+/** Every prewarm log line starts so. */
+export const PREWARM_LOG_PREFIX = 'prewarm:';
+/** The successful prewarm's line: its call's time, ms, in group 1. */
+export const PREWARM_TIME_PATTERN = /prewarm: .+ connection opened at init in ([\d.]+) ms/;
 /** Bounds the init's call: a slow database costs init time, never the function. */
 export const PREWARM_TIMEOUT_MS = 2_000;
 
@@ -19,8 +23,10 @@ export function prewarmRequested(env: NodeJS.ProcessEnv = process.env): boolean 
 }
 
 /**
- * Runs the store's prewarm when the flag asks for it and returns the store. A failed prewarm
- * never fails the init: one log line, and the first invocation connects as it would have.
+ * Runs the store's prewarm when the flag asks for it and returns the store. One log line with
+ * the call's time (as the provisioned-concurrency article logged its call at init; the
+ * experiments read it, experiments/step-results.ts). A failed prewarm never fails the init: one
+ * log line, and the first invocation connects as it would have.
  */
 export async function prewarmed<S extends PersonStore>(
   store: S,
@@ -29,9 +35,13 @@ export async function prewarmed<S extends PersonStore>(
 ): Promise<S> {
   if (!prewarmRequested(env) || store.prewarm === undefined) return store;
   try {
+    const t0 = performance.now();
     await store.prewarm(AbortSignal.timeout(PREWARM_TIMEOUT_MS));
+    log(
+      `${PREWARM_LOG_PREFIX} ${store.name} connection opened at init in ${(performance.now() - t0).toFixed(3)} ms`,
+    );
   } catch (error) {
-    log(`prewarm: ${store.name} connection not opened at init, carrying on: ${describe(error)}`);
+    log(`${PREWARM_LOG_PREFIX} ${store.name} connection not opened at init, carrying on: ${describe(error)}`);
   }
   return store;
 }

@@ -83,7 +83,7 @@ describe('deployedMismatches', () => {
 });
 
 /**
- * news-top10 with --target aws: every function its step calls (create, view, top10 on Redis,
+ * news-top10 with --target aws: every function its steps call (create, view, top10 on Redis,
  * DynamoDB, DSQL, keep-alive on) at 1,024 MB, and the TopStories index its DynamoDB top 10
  * queries, read from the deployed stack (CloudFormation DescribeStacks, Lambda
  * GetFunctionConfiguration, DynamoDB DescribeTable, all mocked). A stack that matches lets the
@@ -141,6 +141,7 @@ describe('news-top10 against the deployed stack', () => {
     expect(plan[0]).toMatchObject({
       memoryMb: 1024,
       variants: ['on'],
+      // No seeding reaches a deployed table: its phases write and count the stories.
       operations: ['create', 'view', 'top10'],
     });
     deployed(
@@ -154,9 +155,11 @@ describe('news-top10 against the deployed stack', () => {
       needs,
     );
     expect(lines).toEqual([]);
-    // Nine functions read once each; the table described once, for the top 10's index.
+    // Nine functions read once each; the table described once a step (news-site, keep-warm),
+    // for the top 10's index.
     expect(lambda.commandCalls(GetFunctionConfigurationCommand)).toHaveLength(9);
     expect(dynamodb.commandCalls(DescribeTableCommand).map((c) => c.args[0].input)).toEqual([
+      { TableName: 'lab-person-table' },
       { TableName: 'lab-person-table' },
     ]);
   });

@@ -66,6 +66,8 @@ describe('rows', () => {
       'Redis top 10: query time p50, fresh client (cold start or new connection)',
       'Redis top 10: requests that met a cold start or a new connection',
       'Redis top 10: database round trips per request',
+      'Redis top 10: query time p50, a request every 3 s (the keep-warm job)',
+      'Redis top 10: keep-warm requests that met a cold start or a new connection',
       'FaunaDB top 10: query time p99, every request',
     ]);
     for (const r of rows) {
