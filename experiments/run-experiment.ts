@@ -192,6 +192,7 @@ async function runWithLoad(
         ratePerS: step.ratePerS ?? 10,
         parallel: step.parallel,
         bursts: step.bursts,
+        ...(step.targetsAtOnce ? { targetsAtOnce: true } : {}),
         idleGapS: step.idleGapS,
         warmupS: step.warmupS,
         seedRecords: step.seedRecords,

@@ -31,6 +31,11 @@ export interface StepPlan {
   /** Closed loop: this many workers back to back. @default open loop */
   readonly parallel?: number;
   /**
+   * The targets' phases side by side, each target's in order (loadtest/load-phases.ts): for a
+   * light, sparse load whose targets share nothing but the host. @default one after another
+   */
+  readonly targetsAtOnce?: boolean;
+  /**
    * Open loop in bursts of activeS with pauseS of no traffic between (a sparse site), for the
    * phases of `operations` (@default every phase). @default steady
    */
@@ -291,7 +296,9 @@ export function estimateS(steps: readonly StepPlan[]): number {
       ? step.targets.length * step.variants.length * (b.operations?.length ?? step.operations.length)
       : 0;
     const pauses = b ? (Math.ceil(step.durationS / b.activeS) - 1) * b.pauseS : 0;
-    s += LAB_START_S + REPORT_S + phases * (step.durationS + PHASE_OVERHEAD_S) + bursty * pauses;
+    // Targets side by side take one target's time.
+    const share = step.targetsAtOnce ? 1 / Math.max(1, step.targets.length) : 1;
+    s += LAB_START_S + REPORT_S + share * (phases * (step.durationS + PHASE_OVERHEAD_S) + bursty * pauses);
     // Before each phase but a target x variant's first, a gap, and before it run-load warms the
     // phase's functions up (uncounted, up to WARMUP_S).
     const gap = step.idleGapS ?? 0;
@@ -299,13 +306,13 @@ export function estimateS(steps: readonly StepPlan[]): number {
     const firsts =
       step.variants.length *
       step.targets.filter((t) => step.operations.some((op) => servesOperation(t, op))).length;
-    if (gap > 0) s += Math.max(0, phases - firsts) * (gap + warm + (warm > 0 ? PHASE_OVERHEAD_S : 0));
+    if (gap > 0) s += share * Math.max(0, phases - firsts) * (gap + warm + (warm > 0 ? PHASE_OVERHEAD_S : 0));
     // Stories written straight into the engines: DynamoDB's batches dominate.
     s += Math.ceil((step.seedStories ?? 0) / SEED_STORIES_PER_S);
     // Seeding: one uncounted run per target x variant at SEED_RATE_PER_S (load-phases).
     const seed = step.seedRecords ?? 0;
     if (seed > 0)
-      s += step.targets.length * step.variants.length * (Math.ceil(seed / 100) + PHASE_OVERHEAD_S);
+      s += share * step.targets.length * step.variants.length * (Math.ceil(seed / 100) + PHASE_OVERHEAD_S);
   }
   return Math.round(s);
 }

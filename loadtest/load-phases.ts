@@ -77,6 +77,11 @@ export interface LoadPhasesOptions {
   readonly parallel?: number;
   /** Open loop in bursts with pauses between (artillery-runner.ts Bursts). @default one steady phase */
   readonly bursts?: Bursts;
+  /**
+   * Run the targets' phases at the same time, each target's in order (a light, sparse load whose
+   * targets share nothing but the host): the run takes one target's time. One memory only.
+   */
+  readonly targetsAtOnce?: boolean;
   /** Seconds with no traffic before each phase after the first, after a warm-up of it. @default 0 */
   readonly idleGapS?: number;
   /**
@@ -223,11 +228,15 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
   const gapS = o.idleGapS ?? 0;
   const shape = load.mode === 'open' ? `at ${o.ratePerS}/s` : `closed loop of ${o.parallel}`;
   let n = 0;
-  for (const target of o.targets) {
+  if (o.targetsAtOnce && memories.length > 1)
+    throw new Error('targetsAtOnce needs one memory: the lab sets one memory for every function at a time');
+  /** One target's phases, in order; false when interrupted. */
+  const runTarget = async (target: string): Promise<boolean> => {
     for (const variant of o.variants) {
       for (const memoryMb of memories) {
-        if (memoryMb !== undefined) {
-          if (o.signal?.aborted) return { rows, failed, interrupted: true };
+        // At once, the one memory is set before any target starts (setting it resets environments).
+        if (memoryMb !== undefined && !o.targetsAtOnce) {
+          if (o.signal?.aborted) return false;
           await o.setMemory?.(memoryMb);
         }
         const govIds = join(o.outDir, `govids-${target}-keepalive-${variant}${suffix(memoryMb)}.csv`);
@@ -235,9 +244,9 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
         const seeding =
           (o.seedRecords ?? 0) > 0 && phasesOf(target, variant).some((p) => READS_CREATED.has(p));
         if (seeding) {
-          if (o.signal?.aborted) return { rows, failed, interrupted: true };
+          if (o.signal?.aborted) return false;
           await seedPersons(o, target, variant, memoryMb, seeded, suffix(memoryMb));
-          if (o.signal?.aborted) return { rows, failed, interrupted: true };
+          if (o.signal?.aborted) return false;
         }
         for (const [index, phase] of phasesOf(target, variant).entries()) {
           n += 1;
@@ -307,7 +316,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
           if (afterGap && warmupS <= 0) {
             // No warm-up: the phase's environments idle from their init (provisioned ones) to the phase.
             if (o.signal?.aborted || !(await idleGap(gapS, label, o.log, o.signal))) {
-              return { rows, failed, interrupted: true };
+              return false;
             }
           } else if (afterGap) {
             o.log(`  ${label}: warm-up of ${warmupS} s (not counted), then the gap`);
@@ -327,7 +336,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
               );
             }
             if (o.signal?.aborted || !(await idleGap(gapS, label, o.log, o.signal))) {
-              return { rows, failed, interrupted: true };
+              return false;
             }
           }
           let result: RunArtilleryResult;
@@ -340,7 +349,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
             o.logError(`  ${label} failed: ${reason}`);
             continue;
           }
-          if (o.signal?.aborted) return { rows, failed, interrupted: true };
+          if (o.signal?.aborted) return false;
           if (result.exitCode !== 0) {
             o.logError(
               `Artillery exited with ${result.exitCode}:\n${result.outputTail.slice(-15).join('\n')}`,
@@ -386,6 +395,17 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
         }
       }
     }
+    return true;
+  };
+  if (o.targetsAtOnce) {
+    if (memories[0] !== undefined) await o.setMemory?.(memories[0]);
+    const done = await Promise.all(o.targets.map(runTarget));
+    // The targets' rows in the order asked, as a sequential run gives them.
+    rows.sort((a, b) => o.targets.indexOf(a.target) - o.targets.indexOf(b.target));
+    if (done.includes(false)) return { rows, failed, interrupted: true };
+  } else {
+    for (const target of o.targets)
+      if (!(await runTarget(target))) return { rows, failed, interrupted: true };
   }
   return { rows, failed, interrupted: false };
 }

@@ -48,6 +48,8 @@ export interface RunLoadOptions {
   readonly parallel?: number;
   /** Open loop in bursts of activeS with pauseS of no traffic between (a sparse site). @default steady */
   readonly bursts?: Bursts;
+  /** The targets' phases side by side (load-phases.ts targetsAtOnce). @default one after another */
+  readonly targetsAtOnce?: boolean;
   /** Seconds to wait before each phase after the first, with no traffic: idle connections age. @default 0 */
   readonly idleGapS?: number;
   /** Seconds of the phase's warm-up before a gap; 0: none. @default WARMUP_S (load-defaults) */
@@ -460,6 +462,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
       ratePerS: o.ratePerS,
       parallel: o.parallel,
       bursts: o.bursts,
+      ...(o.targetsAtOnce ? { targetsAtOnce: true } : {}),
       idleGapS: o.idleGapS,
       warmupS: o.warmupS,
       seedRecords,

@@ -240,8 +240,11 @@ function plan(ctx: PlanContext): StepPlan[] {
   return [
     {
       name: STEP,
-      description: `${seed}, then the top 10 in bursts: ${durationS} s at ${shape.ratePerS}/s (open loop, ${durationS * shape.ratePerS} requests a target) in ${shape.activeS} s bursts with ${shape.pauseS} s pauses, engines drop connections idle ${shape.idleTimeoutS} s, environments idle ${shape.reclaimIdleS} s reclaimed; ${NEWS_TOP10_FIGURES.memoryMb} MB, keep-alive on (the article's)`,
+      description: `${seed}, then the top 10 in bursts: ${durationS} s at ${shape.ratePerS}/s (open loop, ${durationS * shape.ratePerS} requests a target) in ${shape.activeS} s bursts with ${shape.pauseS} s pauses, engines drop connections idle ${shape.idleTimeoutS} s, environments idle ${shape.reclaimIdleS} s reclaimed; ${NEWS_TOP10_FIGURES.memoryMb} MB, keep-alive on (the article's); the targets side by side`,
       targets,
+      // Sparse visits to separate functions and engines: side by side, the step takes one
+      // target's time, and the host's load through it is on the scorecard.
+      targetsAtOnce: true,
       variants: ['on'],
       operations,
       durationS,
@@ -255,8 +258,9 @@ function plan(ctx: PlanContext): StepPlan[] {
     },
     {
       name: KEEP_WARM_STEP,
-      description: `${seed}, then the keep-warm job: one top 10 every ${kw.everyS} s, ${kw.visits} a target; environments kept, engines' idle timeout the lab's; ${NEWS_TOP10_FIGURES.memoryMb} MB, keep-alive on`,
+      description: `${seed}, then the keep-warm job: one top 10 every ${kw.everyS} s, ${kw.visits} a target; environments kept, engines' idle timeout the lab's; ${NEWS_TOP10_FIGURES.memoryMb} MB, keep-alive on; the targets side by side`,
       targets,
+      targetsAtOnce: true,
       variants: ['on'],
       operations,
       // One arrival a burst (1 s at 1/s), then a pause: one request every everyS.

@@ -101,6 +101,13 @@ describe('news-top10 plan', () => {
     const [three] = newsTop10.plan({ quick: true, where: 'local', targets: ['redis'], durationS: 3 });
     expect(three.durationS).toBe(3);
   });
+
+  it('runs the targets side by side, so a default run takes one target’s time, not three', () => {
+    const plan = newsTop10.plan({ quick: false, where: 'local', targets: ['redis', 'dynamodb', 'dsql'] });
+    expect(plan.every((s) => s.targetsAtOnce)).toBe(true);
+    const oneAfterAnother = estimateS(plan.map((s) => ({ ...s, targetsAtOnce: false })));
+    expect(estimateS(plan)).toBeLessThan(oneAfterAnother / 2);
+  });
 });
 
 describe('news-top10 rows', () => {

@@ -394,3 +394,80 @@ describe('npm run load with bursts and per-target operations', () => {
     expect(logs).toContain('  in 3 s bursts with 12 s pauses: 31 s in all');
   });
 });
+
+describe('targets at once', () => {
+  /** A runner that holds each phase a while, records how many ran at once, and leaves its results. */
+  function overlappingRunner() {
+    let inFlight = 0;
+    let most = 0;
+    const order: string[] = [];
+    const run = async (o: RunArtilleryOptions): Promise<RunArtilleryResult> => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      order.push(`${o.labTarget} ${o.operation}`);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      copyFileSync(ARTILLERY, o.outJson);
+      const line: TimingLine = {
+        at: 1_795_334_734_000,
+        target: String(o.labTarget),
+        variant: 'on',
+        phase: o.operation ?? 'get',
+        status: 200,
+        clientMs: 5,
+        govId: 'g-1',
+        timing: { dbMs: 2, newConnection: false, dbRequests: 1, coldStart: false, initType: 'on-demand' },
+      };
+      appendFileSync(o.env.LAB_TIMINGS_FILE, `${JSON.stringify(line)}\n`);
+      inFlight -= 1;
+      return { exitCode: 0, wallMs: 40, outputTail: [] };
+    };
+    return { run, order, most: () => most };
+  }
+
+  const options = (out: string, run: ReturnType<typeof overlappingRunner>['run']) => ({
+    outDir: out,
+    url: 'http://127.0.0.1:9',
+    basePath: (t: string, v: string) => `/${t}/keepalive-${v}`,
+    env: {},
+    targets: ['redis', 'dynamodb'],
+    variants: ['on'],
+    durationS: 1,
+    ratePerS: 1,
+    runArtillery: run,
+    log: () => {},
+    logError: () => {},
+  });
+
+  it('runs each target’s phases in order, the targets side by side, and keeps the rows in the targets’ order', async () => {
+    const runner = overlappingRunner();
+    const { rows, failed } = await runLoadPhases({
+      ...options(mkdtempSync(join(dir, 'at-once-')), runner.run),
+      targetsAtOnce: true,
+    });
+    expect(failed).toEqual([]);
+    expect(runner.most()).toBe(2);
+    const of = (t: string) => runner.order.filter((x) => x.startsWith(t));
+    expect(of('redis')).toEqual(['redis create', 'redis get']);
+    expect(of('dynamodb')).toEqual(['dynamodb create', 'dynamodb get']);
+    expect(rows.map((r) => `${r.target} ${r.phase}`)).toEqual([
+      'redis create',
+      'redis get',
+      'dynamodb create',
+      'dynamodb get',
+    ]);
+  });
+
+  it('runs one phase at a time without it, and refuses several memories at once', async () => {
+    const runner = overlappingRunner();
+    await runLoadPhases(options(mkdtempSync(join(dir, 'one-by-one-')), runner.run));
+    expect(runner.most()).toBe(1);
+    await expect(
+      runLoadPhases({
+        ...options(mkdtempSync(join(dir, 'memories-')), runner.run),
+        targetsAtOnce: true,
+        memories: [128, 256],
+        setMemory: async () => {},
+      }),
+    ).rejects.toThrow(/one memory/);
+  });
+});
