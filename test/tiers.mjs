@@ -37,6 +37,21 @@ export const SLOW_TESTS = [
 export const ALONE_TESTS = ['test/experiments/experiments-e2e.test.ts', 'test/soak/**/*.test.ts'];
 
 /**
+ * The fast-tier files that get a worker process of their own. The rest share theirs, several
+ * files to a worker one after another (vitest.config.ts): each file's set-up then costs its own
+ * imports only, not a process and every module again. A file belongs here when it changes
+ * process-wide state that outlives it and that test/support/file-state.ts does not undo:
+ * a target registered into the process's registries, or vi.resetModules, which gives the files
+ * after it second copies of modules that keep per-process state (the run directory's).
+ * @type {readonly string[]}
+ */
+export const ISOLATED_TESTS = [
+  'test/targets/throwaway/registration.test.ts',
+  'test/lambda/dynamodb-handlers.test.ts',
+  'test/lambda/qldb-handlers.test.ts',
+];
+
+/**
  * The fast tier's longest files, longest first (seconds each on a loaded 2-core machine,
  * imports and hooks included). Vitest starts them before every other file (vitest.config.ts's
  * sequencer), so no long file starts last beside an idle worker; a fresh clone has no timings
