@@ -63,6 +63,7 @@ export const ALONE_TESTS = ['test/experiments/experiments-e2e.test.ts', 'test/so
  */
 export const ISOLATED_TESTS = [
   'test/targets/throwaway/registration.test.ts',
+  'test/tune/tune.test.ts',
   'test/lambda/dynamodb-handlers.test.ts',
   'test/lambda/qldb-handlers.test.ts',
   'test/report/cloudwatch-report.test.ts',

@@ -61,6 +61,11 @@ describe('files that share a worker process (the fast tier but ISOLATED_TESTS)',
     expect(shared.filter((f) => /\bvi\.resetModules\(/.test(source(f)))).toEqual([]);
   });
 
+  it('never register a target module: a registration lasts for the process', () => {
+    const registers = /\bregisterTarget\(|\bloadTargetModules\(|test\/targets\/[^'"]+\/index\.ts/;
+    expect(shared.filter((f) => registers.test(source(f)))).toEqual([]);
+  });
+
   it('restore every SDK client they mock: mockClient stubs the class for the whole process', () => {
     const leaks = shared.filter((f) => {
       const text = source(f);
