@@ -45,6 +45,10 @@ export default defineConfig({
     // four made the freezer's timing case flake.
     maxWorkers: 4,
     sequence: { sequencer: LongFirst },
+    // Transformed modules kept on disk for the next run (node_modules/.experimental-vitest-cache,
+    // keyed by each file's content and the config; npm ci starts it afresh): a fresh clone
+    // transforms everything, a rerun only what changed.
+    experimental: { fsModuleCache: true },
     projects: [
       {
         test: {
