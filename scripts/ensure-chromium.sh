@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The report test renders report.html in headless Chromium, from Debian's package.
+# The slow tier's report test renders report.html in headless Chromium, from Debian's package
+# (npm run test:slow runs this first).
 set -euo pipefail
 if command -v chromium >/dev/null 2>&1; then exit 0; fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -12,7 +12,7 @@ import {
   UpdateStackCommand,
 } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import 'aws-sdk-client-mock-vitest/extend';
 import {
   apiOfUrl,
@@ -90,6 +90,8 @@ describe('the workers IAM template', () => {
 
 describe('deployWorkerRole, with mocked CloudFormation', () => {
   const cfnMock = mockClient(CloudFormationClient);
+  // Stubs the client class for this worker process: undone when the file ends.
+  afterAll(() => cfnMock.restore());
   const cfn = new CloudFormationClient({ region: 'eu-west-1' });
   const stackName = 'LatencyLab-ArtilleryWorkers';
   const roleArn = `arn:aws:iam::${ACCOUNT}:role/${LAMBDA_WORKER_ROLE_NAME}`;

@@ -7,7 +7,7 @@ import {
   StopQueryCommand,
 } from '@aws-sdk/client-cloudwatch-logs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import 'aws-sdk-client-mock-vitest/extend';
 import {
   COLD_WARM_QUERY,
@@ -25,6 +25,8 @@ import {
 import { parseLambdaLog } from '../../runs/lambda-log-parser';
 
 const logsMock = mockClient(CloudWatchLogsClient);
+// Stubs the client class for this worker process: undone when the file ends.
+afterAll(() => logsMock.restore());
 const logs = new CloudWatchLogsClient({ region: 'eu-west-1' });
 
 const GROUP = '/aws/lambda/LatencyLab-Api-DynamodbGet-AAA';

@@ -5,7 +5,7 @@ import {
   type StackStatus,
 } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import 'aws-sdk-client-mock-vitest/extend';
 import {
   keyFromId,
@@ -21,6 +21,8 @@ const fnArn = (name: string) => `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${
 const stackId = (name: string) => `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${name}/abc`;
 
 const cfnMock = mockClient(CloudFormationClient);
+// Stubs the client class for this worker process: undone when the file ends.
+afterAll(() => cfnMock.restore());
 const cfn = new CloudFormationClient({ region: REGION });
 
 function functionOutputs(id: string, name: string, invokedArn = fnArn(name)): Output[] {

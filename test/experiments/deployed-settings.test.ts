@@ -16,7 +16,7 @@ import {
   ProvisionedConcurrencyConfigNotFoundException,
 } from '@aws-sdk/client-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { deployCommand, deployedMismatches, deployedStepMismatches } from '../../aws/deployed-settings';
 import { keyFromId, type LabFunctionOutputs, type LabOutputs } from '../../aws/stack-outputs';
 import { TARGETS } from '../../core/lab-functions';
@@ -24,6 +24,8 @@ import { newsTop10 } from '../../experiments/definitions/news-top10';
 import { runExperiment } from '../../experiments/run-experiment';
 
 const lambda = mockClient(LambdaClient);
+// Stubs the client class for this worker process: undone when the file ends.
+afterAll(() => lambda.restore());
 const ARN = 'arn:aws:lambda:us-east-1:123456789012:function:lab-get';
 const withAlias: LabFunctionOutputs = {
   key: 'dynamodb-get',
@@ -92,6 +94,10 @@ describe('deployedMismatches', () => {
 describe('news-top10 against the deployed stack', () => {
   const cfn = mockClient(CloudFormationClient);
   const dynamodb = mockClient(DynamoDBClient);
+  afterAll(() => {
+    cfn.restore();
+    dynamodb.restore();
+  });
   const ctx = { quick: false, where: 'aws' as const, targets: TARGETS };
   const plan = newsTop10.plan(ctx);
   const REGION_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function';

@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,8 +7,12 @@ import { labFunctions } from '../../core/lab-functions';
 import { PROJECT_ROOT } from '../../core/paths';
 import { measureBundles } from '../../local/assembly/bundle-size';
 import { type Assembly, readAssembly } from '../../local/assembly/cloud-assembly';
+import { staticBuiltinImports } from '../support/bundle-imports';
 
-/** The real CLI, with esbuild bundling, as a user runs it: a failure here fails the suite. */
+/**
+ * The real CLI, with esbuild bundling and CDK's template validation, as a user runs it (the slow
+ * tier, test/tiers.mjs). The fast tier checks the bundles of its own synth (lab-bundles.test.ts).
+ */
 describe('cdk synth with default flags', () => {
   const outdir = mkdtempSync(join(tmpdir(), 'lab-cdk-synth-'));
   let status: number | null;
@@ -88,15 +91,9 @@ describe('cdk synth with default flags', () => {
   });
 
   it('takes every Node built-in through CommonJS: no bundle imports one statically but node:module, for the require shim', () => {
-    // lib/constructs/bundle-format.ts: on Node 24 a static import of a built-in costs init time.
-    const builtin = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
     for (const r of assembly.routes) {
       const code = readFileSync(join(r.function.assetDir, 'index.mjs'), 'utf8');
-      const imported = [...code.matchAll(/\bfrom\s*["']([^"']+)["']/g)].map((m) => m[1]);
-      expect(
-        imported.filter((m) => builtin.has(m)),
-        r.function.name,
-      ).toEqual(['node:module']);
+      expect(staticBuiltinImports(code), r.function.name).toEqual(['node:module']);
     }
   });
 

@@ -11,9 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../core/paths';
 import { runLoad } from '../../loadtest/run-load';
 
-const TSX = join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
+// Node with tsx's loader, as npm run load and npm run local start it.
 const run = (script: string, ...args: string[]) =>
-  spawnSync(TSX, [script, ...args], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 60_000 });
+  spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 
 describe('--reclaim-idle', () => {
   it.each([

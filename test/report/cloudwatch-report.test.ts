@@ -48,6 +48,11 @@ const atLog = (name: string) => `${ACCOUNT}:${group(name)}`;
 
 const cfnMock = mockClient(CloudFormationClient);
 const logsMock = mockClient(CloudWatchLogsClient);
+// Each stubs its client class for this worker process: undone when the file ends.
+afterAll(() => {
+  cfnMock.restore();
+  logsMock.restore();
+});
 
 function functionOutputs(id: string, name: string): Output[] {
   return [

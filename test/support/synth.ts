@@ -22,8 +22,9 @@ export interface SynthedLab {
  */
 export function synthLab(overrides: Record<string, string> = {}, outdir?: string): SynthedLab {
   if (outdir) return synthesize(overrides, outdir);
-  // One synth per set of flags per test file: a synth is deterministic and the tests only read
-  // what it built, and about 30 tests share a handful of flag sets (each synth costs 1-3 s).
+  // One synth per set of flags per worker process (files after the first in a shared worker
+  // find theirs here too): a synth is deterministic, the tests only read what it built, and
+  // about 30 tests share a handful of flag sets.
   const key = JSON.stringify(Object.entries(overrides).sort(([a], [b]) => a.localeCompare(b)));
   let lab = synthesized.get(key);
   if (!lab) {

@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-sfn';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import 'aws-sdk-client-mock-vitest/extend';
 import { runTuneCli } from '../../tune/cli';
 import { type PowerTuningInput, parsePowerTuningOutput } from '../../tune/power-tuning-result';
@@ -35,6 +35,12 @@ const CREATE_NAME = 'LatencyLab-Api-DynamodbCreate-BBB';
 const cfnMock = mockClient(CloudFormationClient);
 const lambdaMock = mockClient(LambdaClient);
 const sfnMock = mockClient(SFNClient);
+// Each stubs its client class for this worker process: undone when the file ends.
+afterAll(() => {
+  cfnMock.restore();
+  lambdaMock.restore();
+  sfnMock.restore();
+});
 
 function fnOutputs(id: string, name: string): Output[] {
   return [
