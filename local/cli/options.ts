@@ -114,3 +114,66 @@ export function coldStartOption(value: string | undefined): { coldStartModel?: b
 export function seedOption(value: string | undefined): number | undefined {
   return value === undefined ? undefined : intOption('seed', value, 0, 4_294_967_295, 1);
 }
+
+/** The parseArgs spec of the compute options, the same in every CLI that starts a lab. */
+export const COMPUTE_ARGS = {
+  compute: { type: 'string' },
+  'mi-max-concurrency': { type: 'string' },
+  'mi-vcpus': { type: 'string' },
+  'mi-memory-per-vcpu': { type: 'string' },
+  'mi-min-envs': { type: 'string' },
+} as const;
+
+export const COMPUTE_HELP = `  --compute standard|managed-instances   run the functions as on standard Lambda (default) or on
+                        Lambda Managed Instances: several invocations per environment, vCPUs and
+                        memory per vCPU chosen, asynchronous scaling (docs/managed-instances.md). A
+                        function whose template has a capacity provider runs so with its settings
+  --mi-max-concurrency N  invocations at once per environment, 1-1600 (default 64 per vCPU)
+  --mi-vcpus N          vCPUs per environment (default 1)
+  --mi-memory-per-vcpu GiB  memory per vCPU, 2-8 (default 2)
+  --mi-min-envs N       environments running at start (default 3, as Lambda starts them)`;
+
+/**
+ * `--compute` and its `--mi-*` companions: what startLab takes (compute, managedInstances). A
+ * companion without `--compute managed-instances` is refused: it would do nothing.
+ */
+export function computeOptions(values: {
+  compute?: string;
+  'mi-max-concurrency'?: string;
+  'mi-vcpus'?: string;
+  'mi-memory-per-vcpu'?: string;
+  'mi-min-envs'?: string;
+}): {
+  compute?: 'standard' | 'managed-instances';
+  managedInstances?: {
+    maxConcurrency?: number;
+    vcpus?: number;
+    memoryGiBPerVCpu?: number;
+    minEnvironments?: number;
+  };
+} {
+  const compute = values.compute ?? 'standard';
+  if (compute !== 'standard' && compute !== 'managed-instances')
+    throw new UsageError(`--compute must be standard or managed-instances, got ${JSON.stringify(compute)}`);
+  const given = (['mi-max-concurrency', 'mi-vcpus', 'mi-memory-per-vcpu', 'mi-min-envs'] as const).filter(
+    (k) => values[k] !== undefined,
+  );
+  if (compute === 'standard') {
+    if (given.length > 0) throw new UsageError(`--${given[0]} needs --compute managed-instances`);
+    return values.compute === undefined ? {} : { compute };
+  }
+  const opt = <T>(k: (typeof given)[number], parse: (v: string) => T): T | undefined => {
+    const v = values[k];
+    return v === undefined ? undefined : parse(v);
+  };
+  const managedInstances = {
+    maxConcurrency: opt('mi-max-concurrency', (v) => intOption('mi-max-concurrency', v, 1, 1600, 1)),
+    vcpus: opt('mi-vcpus', (v) => intOption('mi-vcpus', v, 1, 64, 1)),
+    memoryGiBPerVCpu: opt('mi-memory-per-vcpu', (v) => numberOption('mi-memory-per-vcpu', v, 2, 8, 2)),
+    minEnvironments: opt('mi-min-envs', (v) => intOption('mi-min-envs', v, 1, 100, 3)),
+  };
+  return {
+    compute,
+    managedInstances: Object.fromEntries(Object.entries(managedInstances).filter(([, v]) => v !== undefined)),
+  };
+}

@@ -6,7 +6,10 @@
  * start-up to every measured init, and the host runs it on Lambda's Node (24), not on the
  * Node that runs the tools, so it must need nothing the project installs.
  *
- * argv: <bundle file> <export name> <function name> <memory MB>. IPC messages, host -> worker:
+ * argv: <bundle file> <export name> <function name> <memory MB> [<max concurrency>]. With a max
+ * concurrency above 1 (Lambda Managed Instances) the host sends the next invoke before the last
+ * has answered, and the worker runs them at once on its one thread, each console line naming its
+ * own request (AsyncLocalStorage). IPC messages, host -> worker:
  *   { type: 'invoke', requestId, event, deadlineMs }
  * (what is the same for every invocation of the environment comes once, in argv and the
  * environment, not in each message the worker has to parse)
@@ -17,12 +20,16 @@
  * where output is { stdout, stderr }: the bytes each stream has carried since the start, which
  * the host reads before it logs END and REPORT (the result travels on another pipe).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { parse } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { format } from 'node:util';
 
-const [bundleFile, exportName, functionName, memoryLimitInMB] = process.argv.slice(2);
+const [bundleFile, exportName, functionName, memoryLimitInMB, maxConcurrencyArg] = process.argv.slice(2);
+// Standard Lambda keeps the plain variable: one invocation at a time needs no async context.
+/** @type {AsyncLocalStorage<string> | undefined} */
+const requestIds = Number(maxConcurrencyArg ?? 1) > 1 ? new AsyncLocalStorage() : undefined;
 // Read once: each process.env read is a getenv behind an interceptor (profiled at 4% of the
 // worker's time per invocation when it was read there), and Lambda fixes it per environment.
 const functionVersion = process.env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST';
@@ -34,7 +41,7 @@ const logger =
   (level, write) =>
   (/** @type {unknown[]} */ ...args) =>
     write(
-      `${new Date().toISOString()}\t${currentRequestId}\t${level}\t${format(...args).replace(/\n/g, '\r')}\n`,
+      `${new Date().toISOString()}\t${requestIds?.getStore() ?? currentRequestId}\t${level}\t${format(...args).replace(/\n/g, '\r')}\n`,
     );
 /**
  * What a function writes while it runs is held here and written out once its Duration is
@@ -55,6 +62,8 @@ const output = { stdout: 0, stderr: 0 };
 let held = [];
 let heldBytes = 0;
 let holding = false;
+/** Invocations under way: output is held while any is. */
+let inFlight = 0;
 let flushQueued = false;
 
 function flushOutput() {
@@ -102,7 +111,8 @@ process.on('exit', flushOutput);
 
 /** Duration is measured: what the invocation wrote goes out, ahead of its result. */
 function endInvocation() {
-  holding = false;
+  inFlight -= 1;
+  holding = inFlight > 0;
   flushOutput();
 }
 
@@ -188,9 +198,16 @@ try {
   process.disconnect?.();
 }
 
-process.on('message', async (/** @type {any} */ msg) => {
+process.on('message', (/** @type {any} */ msg) => {
   if (msg?.type !== 'invoke') return;
+  if (requestIds) requestIds.run(msg.requestId, invoke, msg);
+  else invoke(msg);
+});
+
+/** @param {any} msg */
+async function invoke(msg) {
   currentRequestId = msg.requestId;
+  inFlight += 1;
   holding = true;
   const context = {
     awsRequestId: msg.requestId,
@@ -228,4 +245,4 @@ process.on('message', async (/** @type {any} */ msg) => {
       output,
     });
   }
-});
+}
