@@ -151,6 +151,7 @@ runCli(
     }
     const requested =
       values.targets === undefined ? undefined : listOption('targets', values.targets, TARGETS, []);
+    const { context: computeContext, ...compute } = computeOptions(values);
     const options = {
       port: intOption('port', values.port, 0, 65535, DEFAULT_PORT),
       engine: engineOption(values.engine),
@@ -158,7 +159,7 @@ runCli(
       ...networkOptions(values.profile, values.rtt),
       seed: seedOption(values.seed),
       ...coldStartOption(values['cold-start']),
-      ...computeOptions(values),
+      ...compute,
       maxEnvironments: intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS),
       nodePath: values.node,
       idleTimeoutS: intOption('idle-timeout', values['idle-timeout'], 1, 86_400, DEFAULT_IDLE_TIMEOUT_S),
@@ -168,6 +169,7 @@ runCli(
           : intOption('reclaim-idle', values['reclaim-idle'], 1, 86_400, 1),
       memoryMb: values.memory === undefined ? undefined : intOption('memory', values.memory, 128, 10240, 512),
       context: {
+        ...computeContext,
         keepAlive,
         provisionedConcurrency: String(
           intOption('provisioned-concurrency', values['provisioned-concurrency'], 0, 50, 0),

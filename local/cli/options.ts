@@ -124,18 +124,21 @@ export const COMPUTE_ARGS = {
   'mi-min-envs': { type: 'string' },
 } as const;
 
-export const COMPUTE_HELP = `  --compute standard|managed-instances   run the functions as on standard Lambda (default) or on
-                        Lambda Managed Instances: several invocations per environment, vCPUs and
-                        memory per vCPU chosen, asynchronous scaling (docs/managed-instances.md). A
-                        function whose template has a capacity provider runs so with its settings
-  --mi-max-concurrency N  invocations at once per environment, 1-1600 (default 64 per vCPU)
-  --mi-vcpus N          vCPUs per environment (default 1)
-  --mi-memory-per-vcpu GiB  memory per vCPU, 2-8 (default 2)
+export const COMPUTE_HELP = `  --compute standard|managed-instances   standard Lambda (default), or synthesize with
+                        -c compute=managed-instances and run as Lambda Managed Instances: several
+                        invocations per environment, its vCPUs and memory, asynchronous scaling
+                        (docs/managed-instances.md). The host reads the settings from the template
+  --mi-max-concurrency N  invocations at once per environment, 1-1600 (default: 64 per vCPU)
+  --mi-vcpus N          vCPUs per environment (default 1); memory = vCPUs x memory per vCPU
+  --mi-memory-per-vcpu GiB  memory per vCPU: 2, 4 or 8 (default 2)
   --mi-min-envs N       environments running at start (default 3, as Lambda starts them)`;
 
 /**
- * `--compute` and its `--mi-*` companions: what startLab takes (compute, managedInstances). A
- * companion without `--compute managed-instances` is refused: it would do nothing.
+ * `--compute` and its `--mi-*` companions. The settings go into the synth context (compute,
+ * memorySize = vCPUs x memory per vCPU, managedInstancesMaxConcurrency,
+ * managedInstancesMemoryGiBPerVCpu), so the template carries them as it deploys and the host reads
+ * them from there; only the environments at start are the lab's own. A companion without
+ * `--compute managed-instances` is refused: it would do nothing.
  */
 export function computeOptions(values: {
   compute?: string;
@@ -143,14 +146,11 @@ export function computeOptions(values: {
   'mi-vcpus'?: string;
   'mi-memory-per-vcpu'?: string;
   'mi-min-envs'?: string;
+  memory?: string;
 }): {
   compute?: 'standard' | 'managed-instances';
-  managedInstances?: {
-    maxConcurrency?: number;
-    vcpus?: number;
-    memoryGiBPerVCpu?: number;
-    minEnvironments?: number;
-  };
+  managedInstances?: { minEnvironments?: number };
+  context: Record<string, string>;
 } {
   const compute = values.compute ?? 'standard';
   if (compute !== 'standard' && compute !== 'managed-instances')
@@ -160,20 +160,29 @@ export function computeOptions(values: {
   );
   if (compute === 'standard') {
     if (given.length > 0) throw new UsageError(`--${given[0]} needs --compute managed-instances`);
-    return values.compute === undefined ? {} : { compute };
+    return values.compute === undefined ? { context: {} } : { compute, context: {} };
   }
-  const opt = <T>(k: (typeof given)[number], parse: (v: string) => T): T | undefined => {
-    const v = values[k];
-    return v === undefined ? undefined : parse(v);
-  };
-  const managedInstances = {
-    maxConcurrency: opt('mi-max-concurrency', (v) => intOption('mi-max-concurrency', v, 1, 1600, 1)),
-    vcpus: opt('mi-vcpus', (v) => intOption('mi-vcpus', v, 1, 64, 1)),
-    memoryGiBPerVCpu: opt('mi-memory-per-vcpu', (v) => numberOption('mi-memory-per-vcpu', v, 2, 8, 2)),
-    minEnvironments: opt('mi-min-envs', (v) => intOption('mi-min-envs', v, 1, 100, 3)),
-  };
+  if (values.memory !== undefined)
+    throw new UsageError(
+      '--memory does not apply with --compute managed-instances: memory is --mi-vcpus x --mi-memory-per-vcpu',
+    );
+  const vcpus = intOption('mi-vcpus', values['mi-vcpus'], 1, 64, 1);
+  const perVCpu = values['mi-memory-per-vcpu'] ?? '2';
+  if (!['2', '4', '8'].includes(perVCpu))
+    throw new UsageError(`--mi-memory-per-vcpu must be 2, 4 or 8 (GiB), got ${JSON.stringify(perVCpu)}`);
+  const maxConcurrency = values['mi-max-concurrency'];
+  if (maxConcurrency !== undefined) intOption('mi-max-concurrency', maxConcurrency, 1, 1600, 1);
+  const minEnvs = values['mi-min-envs'];
   return {
     compute,
-    managedInstances: Object.fromEntries(Object.entries(managedInstances).filter(([, v]) => v !== undefined)),
+    ...(minEnvs === undefined
+      ? {}
+      : { managedInstances: { minEnvironments: intOption('mi-min-envs', minEnvs, 1, 100, 3) } }),
+    context: {
+      compute,
+      memorySize: String(vcpus * Number(perVCpu) * 1024),
+      managedInstancesMemoryGiBPerVCpu: perVCpu,
+      ...(maxConcurrency === undefined ? {} : { managedInstancesMaxConcurrency: maxConcurrency }),
+    },
   };
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AssemblyFunction } from '../../local/assembly/cloud-assembly';
+import { computeOptions, UsageError } from '../../local/cli/options';
 import { type CgroupTree, openCgroups } from '../../local/host/cgroups';
 import { ExecutionEnvironment } from '../../local/host/execution-environment';
 import { FunctionPool, type Invocation } from '../../local/host/function-pool';
@@ -222,5 +223,34 @@ describe('Managed Instances in the local host', () => {
     } finally {
       await env.stop();
     }
+  });
+
+  it('--compute managed-instances puts the settings into the synth context, and refuses what would do nothing', () => {
+    expect(computeOptions({})).toEqual({ context: {} });
+    expect(
+      computeOptions({
+        compute: 'managed-instances',
+        'mi-vcpus': '2',
+        'mi-memory-per-vcpu': '4',
+        'mi-max-concurrency': '16',
+        'mi-min-envs': '1',
+      }),
+    ).toEqual({
+      compute: 'managed-instances',
+      managedInstances: { minEnvironments: 1 },
+      context: {
+        compute: 'managed-instances',
+        memorySize: '8192',
+        managedInstancesMemoryGiBPerVCpu: '4',
+        managedInstancesMaxConcurrency: '16',
+      },
+    });
+    expect(computeOptions({ compute: 'managed-instances' }).context.memorySize).toBe('2048');
+    expect(() => computeOptions({ 'mi-vcpus': '2' })).toThrow(UsageError);
+    expect(() => computeOptions({ compute: 'lambda' })).toThrow(/--compute must be/);
+    expect(() => computeOptions({ compute: 'managed-instances', 'mi-memory-per-vcpu': '3' })).toThrow(
+      /2, 4 or 8/,
+    );
+    expect(() => computeOptions({ compute: 'managed-instances', memory: '1024' })).toThrow(/--memory/);
   });
 });
