@@ -427,7 +427,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       const managed = managedOf(fn);
       if (managed)
         managedLines.add(
-          `Managed Instances (settings from the ${managed.source}): ${managed.maxConcurrency} invocations at once per environment, ${managed.vcpus} vCPU x ${managed.memoryGiBPerVCpu} GiB = ${environmentMemoryMb(managed)} MB, ${managed.minEnvironments} environments at start${tree ? '' : '; CPU and memory not enforced (no cgroups)'}`,
+          `Managed Instances (settings from the ${managed.source}): ${managed.maxConcurrency} invocations at once per environment, ${managed.vcpus} vCPU x ${managed.memoryGiBPerVCpu} GiB = ${environmentMemoryMb(managed)} MB, ${managed.minEnvironments} environment(s) at start${tree ? '' : '; CPU and memory not enforced (no cgroups)'}`,
         );
       const pool = new FunctionPool({
         fn,

@@ -489,6 +489,13 @@ export class ExecutionEnvironment {
     const started = performance.now();
     return new Promise<InvokeOutcome>((resolve) => {
       const timer = setTimeout(() => {
+        // Managed Instances time out the invocation alone: the environment and its other
+        // invocations go on, and the function's code keeps running (its answer is dropped).
+        // https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-execution-environment.html
+        if (this.opts.managed) {
+          this.finish(requestId, { kind: 'timeout', durationMs: performance.now() - started });
+          return;
+        }
         // A timed-out environment is not reused, as in Lambda. Retired before the caller
         // hears of the timeout: the exit event comes later, and until then the pool must
         // not hand this dying process to a waiting request.

@@ -63,6 +63,13 @@ export const SCALE_FACTOR_PER_WINDOW = 2;
  */
 export const THROTTLE_STATUS = 429;
 
+/*
+ * The environment itself (https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-execution-environment.html,
+ * read 2026-11-28), as the host runs it: it runs continuously, never frozen between invocations;
+ * a timeout fails that invocation alone, neither ending the environment nor stopping the code,
+ * which runs on; an invocation that finds every slot busy is rejected, not queued.
+ */
+
 /** What one function's environments run with on Managed Instances. */
 export interface ManagedInstancesSettings {
   /** Invocations one environment takes at once. */

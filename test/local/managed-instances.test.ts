@@ -81,8 +81,18 @@ const settings = (over: Partial<ManagedInstancesSettings> = {}): ManagedInstance
 });
 
 const pools: FunctionPool[] = [];
-async function pool(mi: ManagedInstancesSettings, maxEnvironments = 5): Promise<FunctionPool> {
-  const p = new FunctionPool({ fn, env: {}, maxEnvironments, log: () => {}, managedInstances: mi });
+async function pool(
+  mi: ManagedInstancesSettings,
+  maxEnvironments = 5,
+  over: Partial<AssemblyFunction> = {},
+): Promise<FunctionPool> {
+  const p = new FunctionPool({
+    fn: { ...fn, ...over },
+    env: {},
+    maxEnvironments,
+    log: () => {},
+    managedInstances: mi,
+  });
   pools.push(p);
   await p.start();
   return p;
@@ -127,6 +137,19 @@ describe('Managed Instances in the local host', () => {
     const first = bodyOf((await Promise.all(running))[0] as Invocation);
     expect(fourth.pid).not.toBe(first.pid);
     expect(fourth.concurrency).toBe(1);
+  });
+
+  it('times out one invocation alone: the environment and its other invocations go on', async () => {
+    const p = await pool(settings({ maxConcurrency: 4 }), 5, { timeoutSeconds: 1 });
+    const slow = p.invoke(event({ hold: holdFile() }));
+    const quick = bodyOf(await p.invoke(event({})));
+    const timedOut = await slow;
+    expect(!timedOut.ok && timedOut.reason).toBe('timeout');
+    const after = bodyOf(await p.invoke(event({})));
+    expect(after.pid).toBe(quick.pid);
+    // The timed-out code runs on in the environment, as the service leaves it running.
+    expect(after.concurrency).toBe(2);
+    expect(p.snapshot()).toMatchObject({ environments: 1, started: 1, crashes: 0 });
   });
 
   it('throttles a surge beyond the scaling pace with the API Gateway status of a Lambda throttle', async () => {
