@@ -183,6 +183,11 @@ export class FunctionPool {
     return this.opts.coldStart;
   }
 
+  /** Its Managed Instances settings; undefined on standard Lambda. */
+  get managedInstances(): ManagedInstancesSettings | undefined {
+    return this.opts.managedInstances;
+  }
+
   /** The environment variables each execution environment gets. */
   get environment(): Record<string, string> {
     return this.env;
