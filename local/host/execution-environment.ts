@@ -28,6 +28,8 @@ import {
 
 /** The environment's own process: one Lambda runtime, run on Lambda's Node. */
 export const RUNTIME_WORKER = join(import.meta.dirname, 'runtime-worker.mjs');
+/** A Managed Instances environment with several runtime workers: threads of one process. */
+export const RUNTIME_DISPATCHER = join(import.meta.dirname, 'runtime-dispatcher.mjs');
 
 export type InitType = 'on-demand' | 'provisioned-concurrency';
 
@@ -172,7 +174,12 @@ export interface EnvironmentOptions {
    * runs on `vcpus` cores from its start (no init burst, managed-instances-model.ts).
    * @default undefined: standard Lambda, one invocation at a time, CPU by memory
    */
-  readonly managed?: { readonly maxConcurrency: number; readonly vcpus: number };
+  readonly managed?: {
+    readonly maxConcurrency: number;
+    readonly vcpus: number;
+    /** Runtime workers (threads): Node's default is one per vCPU. @default 1 */
+    readonly workers?: number;
+  };
 }
 
 /**
@@ -324,7 +331,10 @@ export class ExecutionEnvironment {
     const spawnedAt = performance.now();
     const argv = [file, exportName, opts.fn.name, String(memoryMb)];
     if (managed) argv.push(String(managed.maxConcurrency));
-    const child = fork(RUNTIME_WORKER, argv, {
+    const workers = opts.env.AWS_LAMBDA_NODEJS_WORKER_COUNT ?? String(managed?.workers ?? 1);
+    const threaded = managed !== undefined && Number(workers) > 1;
+    if (threaded) argv.push(workers);
+    const child = fork(threaded ? RUNTIME_DISPATCHER : RUNTIME_WORKER, argv, {
       env: {
         ...opts.env,
         AWS_LAMBDA_INITIALIZATION_TYPE: opts.initType,

@@ -590,7 +590,11 @@ export class FunctionPool {
           this.opts.cgroups && this.opts.managedInstances
             ? { ...this.opts.cgroups, freeze: false }
             : this.opts.cgroups,
-        managed: this.opts.managedInstances,
+        // Node's Managed Instances runtime: one worker thread per vCPU by default.
+        managed: this.opts.managedInstances && {
+          ...this.opts.managedInstances,
+          workers: this.opts.managedInstances.vcpus,
+        },
         node: this.node,
         initType,
         coldStart: this.opts.coldStart,

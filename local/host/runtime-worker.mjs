@@ -25,11 +25,18 @@ import { parse } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { format } from 'node:util';
+import { parentPort } from 'node:worker_threads';
 
 const [bundleFile, exportName, functionName, memoryLimitInMB, maxConcurrencyArg] = process.argv.slice(2);
 // Standard Lambda keeps the plain variable: one invocation at a time needs no async context.
 /** @type {AsyncLocalStorage<string> | undefined} */
 const requestIds = Number(maxConcurrencyArg ?? 1) > 1 ? new AsyncLocalStorage() : undefined;
+/**
+ * To the host over IPC, or, as one of a Managed Instances environment's worker threads, to the
+ * dispatcher that started it (runtime-dispatcher.mjs).
+ * @param {unknown} m
+ */
+const send = (m) => (parentPort ? parentPort.postMessage(m) : process.send?.(m));
 // Read once: each process.env read is a getenv behind an interceptor (profiled at 4% of the
 // worker's time per invocation when it was read there), and Lambda fixes it per environment.
 const functionVersion = process.env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST';
@@ -188,17 +195,17 @@ try {
   if (handler.length >= 3 && handler[STREAMING] !== 'response')
     throw new RuntimeError('Runtime.CallbackHandlerDeprecated', CALLBACK_REMOVED);
   // performance.now() counts from process start: runtime start-up plus the bundle's static init.
-  process.send?.({ type: 'ready', initMs: performance.now(), runtimeStartMs });
+  send({ type: 'ready', initMs: performance.now(), runtimeStartMs });
 } catch (e) {
   const error = describe(e);
   // The runtime's own line for it, before the platform's INIT_REPORT (nodejs24.x calls it Init Error).
   err(`${new Date().toISOString()}\tundefined\tERROR\tInit Error \t${JSON.stringify(error)}\n`);
-  process.send?.({ type: 'init-error', initMs: performance.now(), error });
+  send({ type: 'init-error', initMs: performance.now(), error });
   process.exitCode = 1;
   process.disconnect?.();
 }
 
-process.on('message', (/** @type {any} */ msg) => {
+(parentPort ?? process).on('message', (/** @type {any} */ msg) => {
   if (msg?.type !== 'invoke') return;
   if (requestIds) requestIds.run(msg.requestId, invoke, msg);
   else invoke(msg);
@@ -223,7 +230,7 @@ async function invoke(msg) {
     const response = await handler(msg.event, context);
     const durationMs = performance.now() - start;
     endInvocation();
-    process.send?.({
+    send({
       type: 'result',
       requestId: msg.requestId,
       durationMs,
@@ -236,7 +243,7 @@ async function invoke(msg) {
     const error = describe(e);
     console.error('Invoke Error', JSON.stringify(error));
     endInvocation();
-    process.send?.({
+    send({
       type: 'error',
       requestId: msg.requestId,
       durationMs,

@@ -28,6 +28,7 @@ import { until } from '../support/until';
 // The handlers' own counter (lambda/shared/timing.ts), bundled as the lab's bundles are.
 const ENTRY = `
 import { existsSync } from 'node:fs';
+import { threadId } from 'node:worker_threads';
 import { enterInvocation } from './lambda/shared/timing';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const handler = async (event) => {
@@ -35,7 +36,7 @@ export const handler = async (event) => {
   const body = event.body ? JSON.parse(event.body) : {};
   try {
     for (let i = 0; body.hold && !existsSync(body.hold) && i < 500; i++) await sleep(20);
-    return { statusCode: 200, body: JSON.stringify({ pid: process.pid, concurrency: entered.concurrency }) };
+    return { statusCode: 200, body: JSON.stringify({ pid: process.pid, thread: threadId, concurrency: entered.concurrency }) };
   } finally {
     entered.leave();
   }
@@ -103,7 +104,7 @@ afterEach(async () => {
 
 const holdFile = () => join(dir, `release-${Math.random().toString(36).slice(2)}`);
 const event = (body: unknown) => ({ body: JSON.stringify(body), pathParameters: null });
-function bodyOf(r: Invocation): { pid: number; concurrency: number } {
+function bodyOf(r: Invocation): { pid: number; thread: number; concurrency: number } {
   if (!r.ok) throw new Error(`invocation failed: ${r.message}`);
   return JSON.parse((r.response as { body: string }).body);
 }
@@ -119,6 +120,18 @@ describe('Managed Instances in the local host', () => {
     expect(new Set(bodies.map((b) => b.pid)).size).toBe(1);
     expect(bodies.map((b) => b.concurrency).sort()).toEqual([1, 2, 3, 4]);
     expect(p.snapshot().environments).toBe(1);
+  });
+
+  it('spreads an environment of 2 vCPUs over 2 worker threads of its one process, each counting its own', async () => {
+    const p = await pool(settings({ maxConcurrency: 4, vcpus: 2 }));
+    const hold = holdFile();
+    const running = Array.from({ length: 4 }, () => p.invoke(event({ hold })));
+    await until(() => p.snapshot().maxInFlight === 4);
+    writeFileSync(hold, '');
+    const bodies = (await Promise.all(running)).map(bodyOf);
+    expect(new Set(bodies.map((b) => b.pid)).size).toBe(1);
+    expect(new Set(bodies.map((b) => b.thread)).size).toBe(2);
+    expect(bodies.map((b) => b.concurrency).sort()).toEqual([1, 1, 2, 2]);
   });
 
   it('throttles the N+1th at once, and the scaler has another environment ready for the next', async () => {
@@ -176,7 +189,9 @@ describe('Managed Instances in the local host', () => {
       expect(throttled.length).toBeGreaterThanOrEqual(8);
       expect(throttled[0]?.headers.get('x-amzn-errortype')).toBe('InternalServerErrorException');
       expect(await throttled[0]?.json()).toEqual({ message: 'Internal server error' });
-      // From one environment the scaler may at most double within its window, however many wait.
+      // From one environment the scaler may at most double within its window, however many wait
+      // (the second may still be starting: its start is the scaler's, in the background).
+      await until(() => p.snapshot().started >= 2);
       expect(p.snapshot().started).toBe(2);
     } finally {
       await server.close();
