@@ -1,7 +1,9 @@
 // @ts-check
 /**
  * One Lambda execution environment: a child process that loads a function bundle once
- * (the init phase) and then runs one invocation at a time on request from the host.
+ * (the init phase) and then runs one invocation at a time on request from the host (several, on
+ * Managed Instances). Also one runtime worker thread of a Managed Instances environment with
+ * several (runtime-dispatcher.mjs), which then relays its messages.
  * Plain JavaScript on plain `node` on purpose: a TypeScript loader would add its own
  * start-up to every measured init, and the host runs it on Lambda's Node (24), not on the
  * Node that runs the tools, so it must need nothing the project installs.
