@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../core/paths';
 import type { AssemblyFunction } from '../../local/assembly/cloud-assembly';
 import { computeOptions, UsageError } from '../../local/cli/options';
 import { type CgroupTree, openCgroups } from '../../local/host/cgroups';
@@ -25,11 +26,11 @@ import {
 import { compileRoute, startApiServer } from '../../local/server/api-gateway';
 import { until } from '../support/until';
 
-// The handlers' own counter (lambda/shared/timing.ts), bundled as the lab's bundles are.
+// The handlers' own counter (lambda/shared/timing-meter.ts), bundled as the lab's bundles are.
 const ENTRY = `
 import { existsSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
-import { enterInvocation } from './lambda/shared/timing';
+import { enterInvocation } from './lambda/shared/timing-meter';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const handler = async (event) => {
   const entered = enterInvocation();
@@ -46,7 +47,7 @@ export const handler = async (event) => {
 const dir = mkdtempSync(join(tmpdir(), 'lab-mi-'));
 beforeAll(async () => {
   await build({
-    stdin: { contents: ENTRY, resolveDir: process.cwd(), loader: 'ts' },
+    stdin: { contents: ENTRY, resolveDir: PROJECT_ROOT, loader: 'ts' },
     bundle: true,
     format: 'esm',
     platform: 'node',
