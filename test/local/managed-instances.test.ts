@@ -4,7 +4,7 @@
  * the handlers' own code, a throttle for what no environment has a slot for, the scaler's pace,
  * and the environment's vCPUs and memory in its cgroup.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -28,7 +28,7 @@ import { until } from '../support/until';
 
 // The handlers' own counter (lambda/shared/timing-meter.ts), bundled as the lab's bundles are.
 const ENTRY = `
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
 import { enterInvocation } from './lambda/shared/timing-meter';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -36,6 +36,8 @@ export const handler = async (event) => {
   const entered = enterInvocation();
   const body = event.body ? JSON.parse(event.body) : {};
   try {
+    // Each held invocation says it has entered, so the test releases them only once all are in.
+    if (body.hold) appendFileSync(body.hold + '.entered', 'x');
     for (let i = 0; body.hold && !existsSync(body.hold) && i < 500; i++) await sleep(20);
     return { statusCode: 200, body: JSON.stringify({ pid: process.pid, thread: threadId, concurrency: entered.concurrency }) };
   } finally {
@@ -104,6 +106,8 @@ afterEach(async () => {
 });
 
 const holdFile = () => join(dir, `release-${Math.random().toString(36).slice(2)}`);
+/** How many held invocations have entered the handler. */
+const entered = (hold: string) => (existsSync(`${hold}.entered`) ? statSync(`${hold}.entered`).size : 0);
 const event = (body: unknown) => ({ body: JSON.stringify(body), pathParameters: null });
 function bodyOf(r: Invocation): { pid: number; thread: number; concurrency: number } {
   if (!r.ok) throw new Error(`invocation failed: ${r.message}`);
@@ -115,7 +119,7 @@ describe('Managed Instances in the local host', () => {
     const p = await pool(settings({ maxConcurrency: 4 }));
     const hold = holdFile();
     const running = Array.from({ length: 4 }, () => p.invoke(event({ hold })));
-    await until(() => p.snapshot().maxInFlight === 4);
+    await until(() => entered(hold) === 4);
     writeFileSync(hold, '');
     const bodies = (await Promise.all(running)).map(bodyOf);
     expect(new Set(bodies.map((b) => b.pid)).size).toBe(1);
@@ -127,7 +131,7 @@ describe('Managed Instances in the local host', () => {
     const p = await pool(settings({ maxConcurrency: 4, vcpus: 2 }));
     const hold = holdFile();
     const running = Array.from({ length: 4 }, () => p.invoke(event({ hold })));
-    await until(() => p.snapshot().maxInFlight === 4);
+    await until(() => entered(hold) === 4);
     writeFileSync(hold, '');
     const bodies = (await Promise.all(running)).map(bodyOf);
     expect(new Set(bodies.map((b) => b.pid)).size).toBe(1);
