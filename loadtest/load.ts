@@ -20,7 +20,10 @@ import {
 } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
 import {
+  COMPUTE_ARGS,
+  COMPUTE_HELP,
   coldStartOption,
+  computeOptions,
   engineOption,
   intOption,
   listOption,
@@ -69,6 +72,7 @@ const HELP = `Usage: npm run load -- [options]
   --target local|aws    local lab (default) or the deployed stack
 Local lab:
 ${NETWORK_HELP}
+${COMPUTE_HELP}
   --engine NAME         dynalite (default) or dynamodb-local
   --data DIR            keep the engines' data on disk
   --max-envs N          most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
@@ -138,6 +142,7 @@ runCli(
         rtt: { type: 'string' },
         seed: { type: 'string' },
         'cold-start': { type: 'string' },
+        ...COMPUTE_ARGS,
         engine: { type: 'string' },
         data: { type: 'string' },
         'max-envs': { type: 'string' },
@@ -236,6 +241,9 @@ runCli(
       throw new UsageError("--rtt models the local lab's network: a deployed stack has its own");
     const seed = seedOption(values.seed);
     const coldStart = coldStartOption(values['cold-start']);
+    const { context: computeContext, ...compute } = computeOptions(values);
+    if (where === 'aws' && values.compute !== undefined)
+      throw new UsageError('--compute runs the local lab as Managed Instances: a deployed stack has its own');
     const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
     // A bad price file is a usage error before any engine starts.
     const pricesFile = values.prices === undefined ? undefined : resolve(values.prices);
@@ -304,7 +312,11 @@ runCli(
           idleTimeoutS,
           reclaimIdleS,
           memories,
-          ...(values['prewarm-connection'] ? { context: { prewarmConnection: 'true' } } : {}),
+          ...compute,
+          context: {
+            ...computeContext,
+            ...(values['prewarm-connection'] ? { prewarmConnection: 'true' } : {}),
+          },
         },
         aws: {
           region: values.region,

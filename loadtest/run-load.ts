@@ -98,6 +98,10 @@ export interface RunLoadOptions {
     readonly coldStartModel?: boolean;
     /** Model another runtime's init than the template's (an article's conditions). */
     readonly coldStartAs?: { readonly runtime: string; readonly architecture: Architecture };
+    /** Lambda Managed Instances (LabOptions.compute, docs/managed-instances.md). @default 'standard' */
+    readonly compute?: 'standard' | 'managed-instances';
+    /** Managed Instances settings the template does not carry (LabOptions.managedInstances). */
+    readonly managedInstances?: { readonly minEnvironments?: number };
   };
   readonly aws?: {
     readonly region?: string;
@@ -382,6 +386,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
         cgroups: o.local?.cgroups,
         coldStartModel: o.local?.coldStartModel,
         ...(o.local?.coldStartAs ? { coldStartAs: o.local.coldStartAs } : {}),
+        compute: o.local?.compute,
+        managedInstances: o.local?.managedInstances,
         context: {
           // Only the functions the phases call (and create, which seeding uses): a shorter synth.
           operations: [...new Set([...(o.seedRecords ? ['create'] : []), ...o.operations])].join(','),
@@ -551,6 +557,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
                 prewarmConnection: o.local?.context?.prewarmConnection === 'true',
                 ...memoryBlock(lab as RunningLab, memories),
                 ...coldStartBlock((lab as RunningLab).coldStart),
+                ...managedInstancesBlock(lab as RunningLab),
                 hostLoad: host.summary,
               }
             : {}),
@@ -592,6 +599,21 @@ function concurrencyBlock(o: RunLoadOptions, rows: readonly LabRow[]): Record<st
         }
       : {}),
   };
+}
+
+/**
+ * summary.json's account of Lambda Managed Instances, when the functions ran on them
+ * (docs/managed-instances.md#locally): each function's settings, invocations throttled, and the
+ * most one environment ran at once. Nothing on standard Lambda.
+ */
+function managedInstancesBlock(lab: RunningLab): Record<string, unknown> {
+  const functions = [...lab.pools].flatMap(([name, pool]) => {
+    const mi = pool.managedInstances;
+    if (!mi) return [];
+    const { environments, started, throttled, maxInFlight } = pool.snapshot();
+    return [[name, { ...mi, environments, started, throttled, maxInFlight }] as const];
+  });
+  return functions.length === 0 ? {} : { managedInstances: Object.fromEntries(functions) };
 }
 
 /**

@@ -38,6 +38,12 @@ import { FunctionPool, type PoolStats } from './host/function-pool';
 import { checkMemoryMb } from './host/lambda-memory';
 import { invokedVersion } from './host/lambda-version';
 import {
+  environmentMemoryMb,
+  type ManagedInstancesOptions,
+  type ManagedInstancesSettings,
+  resolveManagedInstances,
+} from './host/managed-instances-model';
+import {
   DEFAULT_IDLE_TIMEOUT_S,
   DEFAULT_MAX_ENVIRONMENTS,
   DEFAULT_PORT,
@@ -163,6 +169,15 @@ export interface LabOptions {
    * @default each function's
    */
   readonly coldStartAs?: { readonly runtime: string; readonly architecture: Architecture };
+  /**
+   * `managed-instances` runs every function as on Lambda Managed Instances
+   * (local/host/managed-instances-model.ts), with `managedInstances`' settings. A function whose
+   * template has a capacity provider runs so whatever this says, with the template's settings:
+   * what runs locally is what deploys. @default 'standard'
+   */
+  readonly compute?: 'standard' | 'managed-instances';
+  /** Managed Instances settings for functions whose template has none. @default Node's defaults, 1 vCPU */
+  readonly managedInstances?: ManagedInstancesOptions;
 }
 
 /** One database target as it runs locally. */
@@ -401,9 +416,19 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         : assembly.routes.flatMap((r) => coldStartOf(r.function) ?? []);
     log(coldStartModelLine(coldStart));
     const pools = new Map<string, FunctionPool>();
+    const managedOf = (fn: AssemblyFunction): ManagedInstancesSettings | undefined =>
+      fn.capacityProvider || opts.compute === 'managed-instances'
+        ? resolveManagedInstances(fn.memorySize, fn.capacityProvider, opts.managedInstances)
+        : undefined;
+    const managedLines = new Set<string>();
     for (const route of assembly.routes) {
       const fn = route.function;
       if (pools.has(fn.name)) continue;
+      const managed = managedOf(fn);
+      if (managed)
+        managedLines.add(
+          `Managed Instances (settings from the ${managed.source}): ${managed.maxConcurrency} invocations at once per environment, ${managed.vcpus} vCPU x ${managed.memoryGiBPerVCpu} GiB = ${environmentMemoryMb(managed)} MB, ${managed.minEnvironments} environment(s) at start${tree ? '' : '; CPU and memory not enforced (no cgroups)'}`,
+        );
       const pool = new FunctionPool({
         fn,
         env: localEnvironment(fn, assembly.templates, local),
@@ -414,11 +439,13 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
         cgroups: tree ? { tree, hostCores: memoryModel.hostCores, freeze: opts.freeze ?? true } : undefined,
         reclaimIdleMs: opts.reclaimIdleS === undefined ? undefined : opts.reclaimIdleS * 1000,
         coldStart: coldStartOf(fn),
+        managedInstances: managed,
         log: (line) => opts.onFunctionLog?.(fn.name, line),
       });
       pools.set(fn.name, pool);
       await own(() => pool.stop());
     }
+    for (const line of managedLines) log(line);
     await Promise.all([...pools.values()].map((p) => p.start()));
     checkStopping();
 

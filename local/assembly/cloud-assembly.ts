@@ -40,6 +40,11 @@ export interface AssemblyFunction {
   readonly environment: Record<string, unknown>;
   /** Provisioned executions on the alias the API invokes; 0 when it invokes the function. */
   readonly provisionedConcurrency: number;
+  /**
+   * The template's CapacityProviderConfig (Lambda Managed Instances), its numbers as written.
+   * @default undefined: the function runs on standard Lambda
+   */
+  readonly capacityProvider?: { readonly maxConcurrency?: number; readonly memoryGiBPerVCpu?: number };
 }
 
 export interface Route {
@@ -121,6 +126,23 @@ function readFunction(
     timeoutSeconds: Number(p.Timeout ?? 3),
     environment,
     provisionedConcurrency: 0,
+    ...capacityProviderOf(p.CapacityProviderConfig),
+  };
+}
+
+/** LambdaManagedInstancesCapacityProviderConfig's two numbers, where the template has one. */
+function capacityProviderOf(v: unknown): Pick<AssemblyFunction, 'capacityProvider'> {
+  const c = (v as { LambdaManagedInstancesCapacityProviderConfig?: Record<string, unknown> } | undefined)
+    ?.LambdaManagedInstancesCapacityProviderConfig;
+  if (!c || typeof c !== 'object') return {};
+  const num = (x: unknown) => (typeof x === 'number' ? x : undefined);
+  const maxConcurrency = num(c.PerExecutionEnvironmentMaxConcurrency);
+  const memoryGiBPerVCpu = num(c.ExecutionEnvironmentMemoryGiBPerVCpu);
+  return {
+    capacityProvider: {
+      ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+      ...(memoryGiBPerVCpu === undefined ? {} : { memoryGiBPerVCpu }),
+    },
   };
 }
 

@@ -20,7 +20,10 @@ import {
 import { LAB_ENV_FILE, parseEnvFile, readEnvFile, removeEnvFile, writeEnvFile } from '../lab-env';
 import { tlsLabels } from '../network/tls-versions';
 import {
+  COMPUTE_ARGS,
+  COMPUTE_HELP,
   coldStartOption,
+  computeOptions,
   engineOption,
   intOption,
   listOption,
@@ -48,6 +51,7 @@ ${NETWORK_HELP}
   --memory MB                    every function's memory, 128-10240 (default: the template's, 512). Locally
                                  memory is CPU: each environment gets memory/1769 MB of a core and a memory
                                  ceiling (cgroups; the start says if they cannot be used)
+${COMPUTE_HELP}
   --max-envs N                   most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
   --idle-timeout S               engines close connections idle this long (default ${DEFAULT_IDLE_TIMEOUT_S})
   --reclaim-idle S               end an execution environment idle this long, as Lambda reclaims idle
@@ -106,6 +110,7 @@ runCli(
         profile: { type: 'string' },
         seed: { type: 'string' },
         'cold-start': { type: 'string' },
+        ...COMPUTE_ARGS,
         'keep-alive': { type: 'string' },
         'provisioned-concurrency': { type: 'string' },
         memory: { type: 'string' },
@@ -146,6 +151,7 @@ runCli(
     }
     const requested =
       values.targets === undefined ? undefined : listOption('targets', values.targets, TARGETS, []);
+    const { context: computeContext, ...compute } = computeOptions(values);
     const options = {
       port: intOption('port', values.port, 0, 65535, DEFAULT_PORT),
       engine: engineOption(values.engine),
@@ -153,6 +159,7 @@ runCli(
       ...networkOptions(values.profile, values.rtt),
       seed: seedOption(values.seed),
       ...coldStartOption(values['cold-start']),
+      ...compute,
       maxEnvironments: intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS),
       nodePath: values.node,
       idleTimeoutS: intOption('idle-timeout', values['idle-timeout'], 1, 86_400, DEFAULT_IDLE_TIMEOUT_S),
@@ -162,6 +169,7 @@ runCli(
           : intOption('reclaim-idle', values['reclaim-idle'], 1, 86_400, 1),
       memoryMb: values.memory === undefined ? undefined : intOption('memory', values.memory, 128, 10240, 512),
       context: {
+        ...computeContext,
         keepAlive,
         provisionedConcurrency: String(
           intOption('provisioned-concurrency', values['provisioned-concurrency'], 0, 50, 0),

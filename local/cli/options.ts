@@ -114,3 +114,75 @@ export function coldStartOption(value: string | undefined): { coldStartModel?: b
 export function seedOption(value: string | undefined): number | undefined {
   return value === undefined ? undefined : intOption('seed', value, 0, 4_294_967_295, 1);
 }
+
+/** The parseArgs spec of the compute options, the same in every CLI that starts a lab. */
+export const COMPUTE_ARGS = {
+  compute: { type: 'string' },
+  'mi-max-concurrency': { type: 'string' },
+  'mi-vcpus': { type: 'string' },
+  'mi-memory-per-vcpu': { type: 'string' },
+  'mi-min-envs': { type: 'string' },
+} as const;
+
+export const COMPUTE_HELP = `  --compute standard|managed-instances   standard Lambda (default), or synthesize with
+                        -c compute=managed-instances and run as Lambda Managed Instances: several
+                        invocations per environment, its vCPUs and memory, asynchronous scaling
+                        (docs/managed-instances.md). The host reads the settings from the template
+  --mi-max-concurrency N  invocations at once per environment, 1-1600 (default: 64 per vCPU)
+  --mi-vcpus N          vCPUs per environment (default 1); memory = vCPUs x memory per vCPU
+  --mi-memory-per-vcpu GiB  memory per vCPU: 2, 4 or 8 (default 2)
+  --mi-min-envs N       environments running at start (default 3, as Lambda starts them)`;
+
+/**
+ * `--compute` and its `--mi-*` companions. The settings go into the synth context (compute,
+ * memorySize = vCPUs x memory per vCPU, managedInstancesMaxConcurrency,
+ * managedInstancesMemoryGiBPerVCpu), so the template carries them as it deploys and the host reads
+ * them from there; only the environments at start are the lab's own. A companion without
+ * `--compute managed-instances` is refused: it would do nothing.
+ */
+export function computeOptions(values: {
+  compute?: string;
+  'mi-max-concurrency'?: string;
+  'mi-vcpus'?: string;
+  'mi-memory-per-vcpu'?: string;
+  'mi-min-envs'?: string;
+  memory?: string;
+}): {
+  compute?: 'standard' | 'managed-instances';
+  managedInstances?: { minEnvironments?: number };
+  context: Record<string, string>;
+} {
+  const compute = values.compute ?? 'standard';
+  if (compute !== 'standard' && compute !== 'managed-instances')
+    throw new UsageError(`--compute must be standard or managed-instances, got ${JSON.stringify(compute)}`);
+  const given = (['mi-max-concurrency', 'mi-vcpus', 'mi-memory-per-vcpu', 'mi-min-envs'] as const).filter(
+    (k) => values[k] !== undefined,
+  );
+  if (compute === 'standard') {
+    if (given.length > 0) throw new UsageError(`--${given[0]} needs --compute managed-instances`);
+    return values.compute === undefined ? { context: {} } : { compute, context: {} };
+  }
+  if (values.memory !== undefined)
+    throw new UsageError(
+      '--memory does not apply with --compute managed-instances: memory is --mi-vcpus x --mi-memory-per-vcpu',
+    );
+  const vcpus = intOption('mi-vcpus', values['mi-vcpus'], 1, 64, 1);
+  const perVCpu = values['mi-memory-per-vcpu'] ?? '2';
+  if (!['2', '4', '8'].includes(perVCpu))
+    throw new UsageError(`--mi-memory-per-vcpu must be 2, 4 or 8 (GiB), got ${JSON.stringify(perVCpu)}`);
+  const maxConcurrency = values['mi-max-concurrency'];
+  if (maxConcurrency !== undefined) intOption('mi-max-concurrency', maxConcurrency, 1, 1600, 1);
+  const minEnvs = values['mi-min-envs'];
+  return {
+    compute,
+    ...(minEnvs === undefined
+      ? {}
+      : { managedInstances: { minEnvironments: intOption('mi-min-envs', minEnvs, 1, 100, 3) } }),
+    context: {
+      compute,
+      memorySize: String(vcpus * Number(perVCpu) * 1024),
+      managedInstancesMemoryGiBPerVCpu: perVCpu,
+      ...(maxConcurrency === undefined ? {} : { managedInstancesMaxConcurrency: maxConcurrency }),
+    },
+  };
+}

@@ -249,6 +249,23 @@ export class EnvironmentCgroup {
     }
   }
 
+  /** The CPU quota and memory ceiling as the kernel holds them now (read back from the files). */
+  limits(): { quotaUs: number; periodUs: number; memoryBytes: number } {
+    const read = (dir: string, f: string) => readFileSync(join(dir, f), 'utf8').trim();
+    const memoryBytes = Number(
+      read(this.dirs.memory, this.mechanism === 'cgroup-v2' ? 'memory.max' : 'memory.limit_in_bytes'),
+    );
+    if (this.mechanism === 'cgroup-v2') {
+      const [quota, period] = read(this.dirs.cpu, 'cpu.max').split(' ');
+      return { quotaUs: quota === 'max' ? -1 : Number(quota), periodUs: Number(period), memoryBytes };
+    }
+    return {
+      quotaUs: Number(read(this.dirs.cpu, 'cpu.cfs_quota_us')),
+      periodUs: Number(read(this.dirs.cpu, 'cpu.cfs_period_us')),
+      memoryBytes,
+    };
+  }
+
   setMemory(bytes: number): void {
     if (this.mechanism === 'cgroup-v2') {
       writeFileSync(join(this.dirs.memory, 'memory.max'), String(bytes));

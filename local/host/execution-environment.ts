@@ -2,7 +2,8 @@
  * One execution environment = one child process running runtime-worker.mjs over a
  * function bundle, on Lambda's Node (local/runtime), not the Node that runs the host: a
  * bundle that needs Node 24 fails here as it would fail in Lambda, and init figures are
- * Node 24's. It runs one invocation at a time; a crash or timeout ends it.
+ * Node 24's. It runs one invocation at a time, or on Lambda Managed Instances up to its maximum
+ * concurrency at once in the same process; a crash or timeout ends it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,10 +16,20 @@ import { type NodeRuntime, resolveLambdaNode } from '../runtime/lambda-node';
 import { type CgroupTree, type CpuThrottling, type EnvironmentCgroup, joinCgroupScript } from './cgroups';
 import { type ColdStartModel, modeledRemainderMs } from './cold-start-model';
 import { initErrorType, initReportLine, initStartLine } from './lambda-log';
-import { heapFlags, INIT_BURST_MS, initCpuLimit, invokeCpuLimit, memoryLimitBytes } from './lambda-memory';
+import {
+  type CpuLimit,
+  cpuLimit,
+  heapFlags,
+  INIT_BURST_MS,
+  initCpuLimit,
+  invokeCpuLimit,
+  memoryLimitBytes,
+} from './lambda-memory';
 
 /** The environment's own process: one Lambda runtime, run on Lambda's Node. */
 export const RUNTIME_WORKER = join(import.meta.dirname, 'runtime-worker.mjs');
+/** A Managed Instances environment with several runtime workers: threads of one process. */
+export const RUNTIME_DISPATCHER = join(import.meta.dirname, 'runtime-dispatcher.mjs');
 
 export type InitType = 'on-demand' | 'provisioned-concurrency';
 
@@ -158,6 +169,17 @@ export interface EnvironmentOptions {
    * @default undefined: not modeled, the local process's own init only
    */
   readonly coldStart?: ColdStartModel;
+  /**
+   * Lambda Managed Instances: the environment takes up to maxConcurrency invocations at once and
+   * runs on `vcpus` cores from its start (no init burst, managed-instances-model.ts).
+   * @default undefined: standard Lambda, one invocation at a time, CPU by memory
+   */
+  readonly managed?: {
+    readonly maxConcurrency: number;
+    readonly vcpus: number;
+    /** Runtime workers (threads): Node's default is one per vCPU. @default 1 */
+    readonly workers?: number;
+  };
 }
 
 /**
@@ -197,7 +219,16 @@ export class ExecutionEnvironment {
   /** The local runtime's own start, process start to the bundle's import, ms (part of initMs). */
   runtimeStartMs = 0;
   invocations = 0;
-  busy = false;
+  /** Invocations one environment takes at once: 1 on standard Lambda. */
+  readonly maxConcurrency: number;
+  /** Invocations under way now. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+  /** No slot free: every invocation it can take is under way. */
+  get busy(): boolean {
+    return this.pending.size >= this.maxConcurrency;
+  }
   private exited = false;
   private frozen = false;
   /** The freeze asked after the last response (FREEZE_AFTER_MS). */
@@ -205,12 +236,10 @@ export class ExecutionEnvironment {
   private stopping = false;
   // Set the moment a timeout condemns the process, before its exit event: it must never be reused.
   private retired = false;
-  private pending?: {
-    requestId: string;
-    started: number;
-    resolve: (o: InvokeOutcome) => void;
-    timer: NodeJS.Timeout;
-  };
+  private readonly pending = new Map<
+    string,
+    { started: number; resolve: (o: InvokeOutcome) => void; timer: NodeJS.Timeout }
+  >();
 
   /** Bytes read from the process's stdout and stderr so far. */
   private readonly received: StreamBytes = { stdout: 0, stderr: 0 };
@@ -230,6 +259,7 @@ export class ExecutionEnvironment {
     private readonly cgroup: EnvironmentCgroup | undefined,
   ) {
     this.initType = opts.initType;
+    this.maxConcurrency = opts.managed?.maxConcurrency ?? 1;
     this.gone = new Promise((r) => (this.markGone = r));
   }
 
@@ -251,6 +281,11 @@ export class ExecutionEnvironment {
     return this.cgroup?.cpuThrottling();
   }
 
+  /** Its cgroup's CPU quota and memory ceiling as the kernel holds them; undefined without a cgroup. */
+  limits(): { quotaUs: number; periodUs: number; memoryBytes: number } | undefined {
+    return this.cgroup?.limits();
+  }
+
   get pid(): number | undefined {
     return this.child.pid;
   }
@@ -268,25 +303,38 @@ export class ExecutionEnvironment {
     const nodeArgs = heapFlags(memoryMb, opts.env.NODE_OPTIONS);
     let cgroup: EnvironmentCgroup | undefined;
     let burst: NodeJS.Timeout | undefined;
+    const managed = opts.managed;
+    // Managed Instances: the chosen vCPUs, init and invocations alike; standard: memory's share.
+    const runLimit = (hostCores: number): CpuLimit =>
+      managed ? cpuLimit(managed.vcpus, hostCores) : invokeCpuLimit(memoryMb, hostCores);
     const throttle = () => {
       clearTimeout(burst);
-      if (cgroup && opts.cgroups) cgroup.setCpu(invokeCpuLimit(memoryMb, opts.cgroups.hostCores));
+      if (cgroup && opts.cgroups) cgroup.setCpu(runLimit(opts.cgroups.hostCores));
     };
     if (opts.cgroups) {
       cgroup = opts.cgroups.tree.create(opts.fn.name);
       try {
         cgroup.setMemory(memoryLimitBytes(memoryMb));
-        cgroup.setCpu(initCpuLimit(memoryMb, opts.cgroups.hostCores, opts.initType));
+        cgroup.setCpu(
+          managed
+            ? runLimit(opts.cgroups.hostCores)
+            : initCpuLimit(memoryMb, opts.cgroups.hostCores, opts.initType),
+        );
       } catch (e) {
         void opts.cgroups.tree.release(cgroup).catch(() => {});
         throw e;
       }
       // On-demand init runs on its burst for at most INIT_BURST_MS; then the share applies.
-      if (opts.initType === 'on-demand') burst = setTimeout(throttle, INIT_BURST_MS).unref();
+      if (opts.initType === 'on-demand' && !managed) burst = setTimeout(throttle, INIT_BURST_MS).unref();
     }
     opts.onLog(initStartLine(node.version, opts.env.AWS_REGION ?? 'us-east-1'));
     const spawnedAt = performance.now();
-    const child = fork(RUNTIME_WORKER, [file, exportName, opts.fn.name, String(memoryMb)], {
+    const argv = [file, exportName, opts.fn.name, String(memoryMb)];
+    if (managed) argv.push(String(managed.maxConcurrency));
+    const workers = opts.env.AWS_LAMBDA_NODEJS_WORKER_COUNT ?? String(managed?.workers ?? 1);
+    const threaded = managed !== undefined && Number(workers) > 1;
+    if (threaded) argv.push(workers);
+    const child = fork(threaded ? RUNTIME_DISPATCHER : RUNTIME_WORKER, argv, {
       env: {
         ...opts.env,
         AWS_LAMBDA_INITIALIZATION_TYPE: opts.initType,
@@ -423,7 +471,7 @@ export class ExecutionEnvironment {
       this.cgroup?.canFreeze &&
       !this.frozen &&
       !this.exited &&
-      !this.busy &&
+      this.pending.size === 0 &&
       !this.stopping
     ) {
       void this.cgroup.setFrozen(true);
@@ -440,25 +488,32 @@ export class ExecutionEnvironment {
 
   invoke(requestId: string, event: unknown, timeoutMs: number): Promise<InvokeOutcome> {
     if (this.busy || this.exited) throw new Error('environment is busy or gone');
+    if (this.pending.has(requestId)) throw new Error(`${requestId} is already under way`);
     clearTimeout(this.freezeTimer);
     this.lastThawMs = undefined;
     if (this.frozen && this.cgroup) {
       this.frozen = false;
       this.lastThawMs = this.cgroup.thawForInvoke();
     }
-    this.busy = true;
     this.invocations += 1;
     const started = performance.now();
     return new Promise<InvokeOutcome>((resolve) => {
       const timer = setTimeout(() => {
+        // Managed Instances time out the invocation alone: the environment and its other
+        // invocations go on, and the function's code keeps running (its answer is dropped).
+        // https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-execution-environment.html
+        if (this.opts.managed) {
+          this.finish(requestId, { kind: 'timeout', durationMs: performance.now() - started });
+          return;
+        }
         // A timed-out environment is not reused, as in Lambda. Retired before the caller
         // hears of the timeout: the exit event comes later, and until then the pool must
         // not hand this dying process to a waiting request.
         this.retired = true;
         this.child.kill('SIGKILL');
-        this.finish({ kind: 'timeout', durationMs: performance.now() - started });
+        this.finish(requestId, { kind: 'timeout', durationMs: performance.now() - started });
       }, timeoutMs);
-      this.pending = { requestId, started, resolve, timer };
+      this.pending.set(requestId, { started, resolve, timer });
       this.child.send(
         // The function's name and memory went to the worker once, at its start.
         { type: 'invoke', requestId, event, deadlineMs: Date.now() + timeoutMs },
@@ -486,12 +541,11 @@ export class ExecutionEnvironment {
     await this.gone;
   }
 
-  private finish(outcome: InvokeOutcome): void {
-    const p = this.pending;
+  private finish(requestId: string, outcome: InvokeOutcome): void {
+    const p = this.pending.get(requestId);
     if (!p) return;
     clearTimeout(p.timer);
-    this.pending = undefined;
-    this.busy = false;
+    this.pending.delete(requestId);
     p.resolve(outcome);
   }
 
@@ -531,8 +585,12 @@ export class ExecutionEnvironment {
   }
 
   private onMessage(m: WorkerMessage): void {
-    if ((m.type === 'result' || m.type === 'error') && m.requestId === this.pending?.requestId) {
-      this.expected = m.output;
+    if ((m.type === 'result' || m.type === 'error') && this.pending.has(m.requestId)) {
+      // The counts only grow: with invocations at once, the largest covers every answer so far.
+      const e = this.expected;
+      this.expected = e
+        ? { stdout: Math.max(e.stdout, m.output.stdout), stderr: Math.max(e.stderr, m.output.stderr) }
+        : m.output;
       // Frozen once the response is on its way (the host's write, not the function's), unless
       // the pool has handed it the next request by then. Its lines are in the pipe already.
       if (this.opts.cgroups?.freeze) {
@@ -540,6 +598,7 @@ export class ExecutionEnvironment {
         this.freezeTimer = setTimeout(() => this.idle(), FREEZE_AFTER_MS).unref();
       }
       this.finish(
+        m.requestId,
         m.type === 'result'
           ? {
               kind: 'result',
@@ -565,9 +624,8 @@ export class ExecutionEnvironment {
     // Read before the cgroup goes: its OOM count and peak are the only witnesses.
     const outOfMemory = signal === 'SIGKILL' && (this.cgroup?.oomKills() ?? 0) > 0;
     const peak = this.cgroup?.peakBytes();
-    const p = this.pending;
-    if (p)
-      this.finish({
+    for (const [requestId, p] of [...this.pending])
+      this.finish(requestId, {
         kind: 'crash',
         durationMs: performance.now() - p.started,
         exitCode: code,

@@ -1,6 +1,8 @@
 /**
  * Lambda's scaling for one function: reuse an idle environment, start a new one when all
- * are busy (up to a cap), pre-initialize provisioned ones, replace what crashes.
+ * are busy (up to a cap), pre-initialize provisioned ones, replace what crashes. On Lambda
+ * Managed Instances (PoolOptions.managedInstances): several invocations per environment, new
+ * environments only from the asynchronous scaler, and a throttle for what none can take.
  */
 import { randomUUID } from 'node:crypto';
 import type { AssemblyFunction } from '../assembly/cloud-assembly';
@@ -15,6 +17,7 @@ import {
 } from './execution-environment';
 import { endLine, initReportLine, reportLine, startLine } from './lambda-log';
 import { checkMemoryMb } from './lambda-memory';
+import { environmentMemoryMb, type ManagedInstancesSettings, ScalingGate } from './managed-instances-model';
 
 export interface PoolOptions {
   readonly fn: AssemblyFunction;
@@ -62,6 +65,15 @@ export interface PoolOptions {
    * @default undefined: not modeled
    */
   readonly coldStart?: ColdStartModel;
+  /**
+   * Run the function on Lambda Managed Instances (managed-instances-model.ts): each environment
+   * takes up to maxConcurrency invocations at once on its vCPUs, with memory per vCPU x vCPUs;
+   * minEnvironments start with the pool; more come only as the scaler's pace allows (never more
+   * than maxEnvironments); an invocation no environment has a slot for is throttled at once.
+   * memoryMb, freeze and reclaimIdleMs do not apply.
+   * @default undefined: standard Lambda
+   */
+  readonly managedInstances?: ManagedInstancesSettings;
 }
 
 export type Invocation =
@@ -94,6 +106,12 @@ export interface PoolStats {
    * since each started): periods, periods throttled, ms throttled. Undefined without cgroups.
    */
   readonly cpuThrottling?: CpuThrottling;
+  /** Invocations under way now, over every environment. */
+  readonly inFlight: number;
+  /** Managed Instances: invocations throttled because no environment had a free slot. */
+  readonly throttled: number;
+  /** The most invocations one environment ran at once. */
+  readonly maxInFlight: number;
 }
 
 /** How long END and REPORT wait after the API's answer: a timer's turn, so the reader runs first. */
@@ -120,7 +138,11 @@ export class FunctionPool {
     crashes: 0,
     reclaimed: 0,
     thawMs: [] as number[],
+    throttled: 0,
+    maxInFlight: 0,
   };
+  /** Managed Instances' scaler pace (undefined on standard Lambda). */
+  private readonly gate?: ScalingGate;
   /** The reclaim timer of each idle on-demand environment (reclaimIdleMs). */
   private readonly reclaimTimers = new Map<ExecutionEnvironment, NodeJS.Timeout>();
   /** The Node every environment of this pool runs on. */
@@ -133,7 +155,12 @@ export class FunctionPool {
   constructor(private readonly opts: PoolOptions) {
     this.node = opts.node ?? defaultLambdaNode();
     this.version = opts.version ?? '$LATEST';
-    this.memory = checkMemoryMb(opts.memoryMb ?? opts.fn.memorySize, `${opts.fn.name} memory`);
+    const mi = opts.managedInstances;
+    // Managed Instances: memory per vCPU x vCPUs, which may pass standard Lambda's 10,240 MB.
+    this.memory = mi
+      ? environmentMemoryMb(mi)
+      : checkMemoryMb(opts.memoryMb ?? opts.fn.memorySize, `${opts.fn.name} memory`);
+    if (mi) this.gate = new ScalingGate();
     if (opts.reclaimIdleMs !== undefined && !(opts.reclaimIdleMs > 0))
       throw new Error(
         `${opts.fn.name}: reclaimIdleMs must be a positive number of ms, got ${opts.reclaimIdleMs}`,
@@ -156,6 +183,11 @@ export class FunctionPool {
     return this.opts.coldStart;
   }
 
+  /** Its Managed Instances settings; undefined on standard Lambda. */
+  get managedInstances(): ManagedInstancesSettings | undefined {
+    return this.opts.managedInstances;
+  }
+
   /** The environment variables each execution environment gets. */
   get environment(): Record<string, string> {
     return this.env;
@@ -174,6 +206,8 @@ export class FunctionPool {
    * ones are ready. A size outside Lambda's range throws and changes nothing.
    */
   async setMemory(memoryMb: number): Promise<void> {
+    if (this.opts.managedInstances)
+      throw new Error(`${this.name}: on Managed Instances memory is memory per vCPU x vCPUs, not a setting`);
     checkMemoryMb(memoryMb, `${this.name} memory`);
     if (this.stopped) throw new Error(`${this.name}: the pool is stopped`);
     if (memoryMb === this.memory) return;
@@ -186,6 +220,14 @@ export class FunctionPool {
 
   /** Starts the provisioned environments, initialized before the first request. */
   async start(): Promise<void> {
+    const mi = this.opts.managedInstances;
+    if (mi) {
+      // Published versions start their environments before they are ACTIVE.
+      const n = Math.min(mi.minEnvironments, this.opts.maxEnvironments);
+      const envs = await Promise.all(Array.from({ length: n }, () => this.spawn('on-demand')));
+      for (const env of envs) this.opts.log(initReportLine(env.initMs));
+      return;
+    }
     const n = Math.min(this.opts.fn.provisionedConcurrency, this.opts.maxEnvironments);
     const envs = await Promise.all(Array.from({ length: n }, () => this.spawn('provisioned-concurrency')));
     for (const env of envs) {
@@ -198,6 +240,7 @@ export class FunctionPool {
     return {
       environments: this.envs.size,
       busy: [...this.envs].filter((e) => e.busy).length,
+      inFlight: [...this.envs].reduce((n, e) => n + e.inFlight, 0),
       ...this.stats,
       initMs: [...this.stats.initMs],
       thawMs: [...this.stats.thawMs],
@@ -224,6 +267,7 @@ export class FunctionPool {
   async invoke(event: unknown, respond?: (inv: Invocation) => void): Promise<Invocation> {
     const requestId = randomUUID();
     if (this.stopped) return this.stopping(requestId);
+    if (this.opts.managedInstances) return this.invokeManaged(requestId, event, respond);
     let env = this.takeIdle();
     let initDurationMs: number | undefined;
     if (!env) {
@@ -274,23 +318,7 @@ export class FunctionPool {
     // END and REPORT follow the function's own lines, even when its result was read first.
     const output = env.outputRead();
     if (output) await output;
-    const report = () => {
-      log(endLine(requestId));
-      log(
-        reportLine({
-          requestId,
-          durationMs: outcome.durationMs,
-          memorySizeMb: env.memoryMb,
-          maxMemoryUsedMb:
-            outcome.kind === 'result' || outcome.kind === 'error'
-              ? env.peakMb(outcome.maxMemoryUsedMb)
-              : (('maxMemoryUsedMb' in outcome ? outcome.maxMemoryUsedMb : undefined) ?? 0),
-          initDurationMs,
-          status: outcome.kind === 'timeout' ? 'timeout' : outcome.kind === 'crash' ? 'error' : undefined,
-          errorType: outcome.kind === 'crash' ? crashErrorType(outcome) : undefined,
-        }),
-      );
-    };
+    const report = () => this.logEndAndReport(requestId, env, outcome, initDurationMs);
     if (!respond || thrown || (outcome.kind !== 'result' && outcome.kind !== 'error')) {
       // Whoever waits on this promise answers after it: nothing to get out of the way of. A
       // timeout or a crash ends its environment: its lines stay beside the runtime's own.
@@ -310,6 +338,85 @@ export class FunctionPool {
     this.release(env);
     await logged;
     return result;
+  }
+
+  /** END and REPORT of one invocation. */
+  private logEndAndReport(
+    requestId: string,
+    env: ExecutionEnvironment,
+    outcome: InvokeOutcome,
+    initDurationMs: number | undefined,
+  ): void {
+    const log = this.opts.log;
+    log(endLine(requestId));
+    log(
+      reportLine({
+        requestId,
+        durationMs: outcome.durationMs,
+        memorySizeMb: env.memoryMb,
+        maxMemoryUsedMb:
+          outcome.kind === 'result' || outcome.kind === 'error'
+            ? env.peakMb(outcome.maxMemoryUsedMb)
+            : (('maxMemoryUsedMb' in outcome ? outcome.maxMemoryUsedMb : undefined) ?? 0),
+        initDurationMs,
+        status: outcome.kind === 'timeout' ? 'timeout' : outcome.kind === 'crash' ? 'error' : undefined,
+        errorType: outcome.kind === 'crash' ? crashErrorType(outcome) : undefined,
+      }),
+    );
+  }
+
+  /**
+   * Managed Instances: the least loaded environment with a free slot takes the invocation, so
+   * each environment's concurrency stays low while there is room. With none free the invocation is
+   * throttled at once, as Lambda's router does, and the scaler is told; it is told too when this
+   * invocation fills the last free slot. No invocation waits for an environment to start.
+   */
+  private async invokeManaged(
+    requestId: string,
+    event: unknown,
+    respond?: (inv: Invocation) => void,
+  ): Promise<Invocation> {
+    let env: ExecutionEnvironment | undefined;
+    let free = 0;
+    for (const e of this.envs) {
+      if (!e.alive || e.busy) continue;
+      free += e.maxConcurrency - e.inFlight;
+      if (!env || e.inFlight < env.inFlight) env = e;
+    }
+    if (!env) {
+      this.scaleOut();
+      this.stats.throttled += 1;
+      const message = `throttled: every environment is at its maximum concurrency (${this.envs.size} x ${this.opts.managedInstances?.maxConcurrency}); Managed Instances scale asynchronously (Lambda answers 429)`;
+      this.opts.log(`${new Date().toISOString()}\t${requestId}\t${message}`);
+      return { ok: false, requestId, reason: 'throttled', message };
+    }
+    if (free === 1) this.scaleOut();
+    const invoked = env.invoke(requestId, event, this.opts.fn.timeoutSeconds * 1000);
+    this.stats.maxInFlight = Math.max(this.stats.maxInFlight, env.inFlight);
+    this.opts.log(startLine(requestId, this.version));
+    const outcome = await invoked;
+    const result = this.describe(requestId, outcome);
+    let thrown: { error: unknown } | undefined;
+    try {
+      respond?.(result);
+    } catch (error) {
+      thrown = { error };
+    }
+    const output = env.outputRead();
+    if (output) await output;
+    this.logEndAndReport(requestId, env, outcome, undefined);
+    if (thrown) throw thrown.error;
+    return result;
+  }
+
+  /** Starts one more environment in the background if the scaler's pace and the lab's cap allow. */
+  private scaleOut(): void {
+    const current = this.envs.size + this.starting;
+    if (this.stopped || current >= this.opts.maxEnvironments || !this.gate?.allow(current)) return;
+    this.spawn('on-demand').then(
+      (env) => this.opts.log(initReportLine(env.initMs)),
+      () => {},
+    );
   }
 
   /** Logs the environment's last END and REPORT if they are still waiting (see invoke). */
@@ -436,6 +543,19 @@ export class FunctionPool {
     this.disarmReclaim(e);
     const i = this.idle.indexOf(e);
     if (i >= 0) this.idle.splice(i, 1);
+    // Managed Instances keep their minimum running: a crash's environment is replaced.
+    const mi = this.opts.managedInstances;
+    if (mi) {
+      if (
+        !this.stopped &&
+        this.envs.size + this.starting < Math.min(mi.minEnvironments, this.opts.maxEnvironments)
+      )
+        this.spawn('on-demand').then(
+          (env) => this.opts.log(initReportLine(env.initMs)),
+          () => {},
+        );
+      return;
+    }
     // A crash or timeout frees a slot: a waiting request gets a fresh environment.
     if (this.waiters.length > 0 && !this.stopped) {
       this.spawn('on-demand').then(
@@ -465,7 +585,16 @@ export class FunctionPool {
         fn: this.opts.fn,
         env: this.env,
         memoryMb: this.memory,
-        cgroups: this.opts.cgroups,
+        // Managed Instances run on EC2 instances, not frozen between invocations.
+        cgroups:
+          this.opts.cgroups && this.opts.managedInstances
+            ? { ...this.opts.cgroups, freeze: false }
+            : this.opts.cgroups,
+        // Node's Managed Instances runtime: one worker thread per vCPU by default.
+        managed: this.opts.managedInstances && {
+          ...this.opts.managedInstances,
+          workers: this.opts.managedInstances.vcpus,
+        },
         node: this.node,
         initType,
         coldStart: this.opts.coldStart,

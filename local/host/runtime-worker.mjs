@@ -1,12 +1,17 @@
 // @ts-check
 /**
  * One Lambda execution environment: a child process that loads a function bundle once
- * (the init phase) and then runs one invocation at a time on request from the host.
+ * (the init phase) and then runs one invocation at a time on request from the host (several, on
+ * Managed Instances). Also one runtime worker thread of a Managed Instances environment with
+ * several (runtime-dispatcher.mjs), which then relays its messages.
  * Plain JavaScript on plain `node` on purpose: a TypeScript loader would add its own
  * start-up to every measured init, and the host runs it on Lambda's Node (24), not on the
  * Node that runs the tools, so it must need nothing the project installs.
  *
- * argv: <bundle file> <export name> <function name> <memory MB>. IPC messages, host -> worker:
+ * argv: <bundle file> <export name> <function name> <memory MB> [<max concurrency>]. With a max
+ * concurrency above 1 (Lambda Managed Instances) the host sends the next invoke before the last
+ * has answered, and the worker runs them at once on its one thread, each console line naming its
+ * own request (AsyncLocalStorage). IPC messages, host -> worker:
  *   { type: 'invoke', requestId, event, deadlineMs }
  * (what is the same for every invocation of the environment comes once, in argv and the
  * environment, not in each message the worker has to parse)
@@ -17,12 +22,23 @@
  * where output is { stdout, stderr }: the bytes each stream has carried since the start, which
  * the host reads before it logs END and REPORT (the result travels on another pipe).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { parse } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { format } from 'node:util';
+import { parentPort } from 'node:worker_threads';
 
-const [bundleFile, exportName, functionName, memoryLimitInMB] = process.argv.slice(2);
+const [bundleFile, exportName, functionName, memoryLimitInMB, maxConcurrencyArg] = process.argv.slice(2);
+// Standard Lambda keeps the plain variable: one invocation at a time needs no async context.
+/** @type {AsyncLocalStorage<string> | undefined} */
+const requestIds = Number(maxConcurrencyArg ?? 1) > 1 ? new AsyncLocalStorage() : undefined;
+/**
+ * To the host over IPC, or, as one of a Managed Instances environment's worker threads, to the
+ * dispatcher that started it (runtime-dispatcher.mjs).
+ * @param {unknown} m
+ */
+const send = (m) => (parentPort ? parentPort.postMessage(m) : process.send?.(m));
 // Read once: each process.env read is a getenv behind an interceptor (profiled at 4% of the
 // worker's time per invocation when it was read there), and Lambda fixes it per environment.
 const functionVersion = process.env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST';
@@ -34,7 +50,7 @@ const logger =
   (level, write) =>
   (/** @type {unknown[]} */ ...args) =>
     write(
-      `${new Date().toISOString()}\t${currentRequestId}\t${level}\t${format(...args).replace(/\n/g, '\r')}\n`,
+      `${new Date().toISOString()}\t${requestIds?.getStore() ?? currentRequestId}\t${level}\t${format(...args).replace(/\n/g, '\r')}\n`,
     );
 /**
  * What a function writes while it runs is held here and written out once its Duration is
@@ -55,6 +71,8 @@ const output = { stdout: 0, stderr: 0 };
 let held = [];
 let heldBytes = 0;
 let holding = false;
+/** Invocations under way: output is held while any is. */
+let inFlight = 0;
 let flushQueued = false;
 
 function flushOutput() {
@@ -102,7 +120,8 @@ process.on('exit', flushOutput);
 
 /** Duration is measured: what the invocation wrote goes out, ahead of its result. */
 function endInvocation() {
-  holding = false;
+  inFlight -= 1;
+  holding = inFlight > 0;
   flushOutput();
 }
 
@@ -178,19 +197,26 @@ try {
   if (handler.length >= 3 && handler[STREAMING] !== 'response')
     throw new RuntimeError('Runtime.CallbackHandlerDeprecated', CALLBACK_REMOVED);
   // performance.now() counts from process start: runtime start-up plus the bundle's static init.
-  process.send?.({ type: 'ready', initMs: performance.now(), runtimeStartMs });
+  send({ type: 'ready', initMs: performance.now(), runtimeStartMs });
 } catch (e) {
   const error = describe(e);
   // The runtime's own line for it, before the platform's INIT_REPORT (nodejs24.x calls it Init Error).
   err(`${new Date().toISOString()}\tundefined\tERROR\tInit Error \t${JSON.stringify(error)}\n`);
-  process.send?.({ type: 'init-error', initMs: performance.now(), error });
+  send({ type: 'init-error', initMs: performance.now(), error });
   process.exitCode = 1;
   process.disconnect?.();
 }
 
-process.on('message', async (/** @type {any} */ msg) => {
+(parentPort ?? process).on('message', (/** @type {any} */ msg) => {
   if (msg?.type !== 'invoke') return;
+  if (requestIds) requestIds.run(msg.requestId, invoke, msg);
+  else invoke(msg);
+});
+
+/** @param {any} msg */
+async function invoke(msg) {
   currentRequestId = msg.requestId;
+  inFlight += 1;
   holding = true;
   const context = {
     awsRequestId: msg.requestId,
@@ -206,7 +232,7 @@ process.on('message', async (/** @type {any} */ msg) => {
     const response = await handler(msg.event, context);
     const durationMs = performance.now() - start;
     endInvocation();
-    process.send?.({
+    send({
       type: 'result',
       requestId: msg.requestId,
       durationMs,
@@ -219,7 +245,7 @@ process.on('message', async (/** @type {any} */ msg) => {
     const error = describe(e);
     console.error('Invoke Error', JSON.stringify(error));
     endInvocation();
-    process.send?.({
+    send({
       type: 'error',
       requestId: msg.requestId,
       durationMs,
@@ -228,4 +254,4 @@ process.on('message', async (/** @type {any} */ msg) => {
       output,
     });
   }
-});
+}

@@ -84,3 +84,31 @@ describe('template -> route -> function -> bundle', () => {
     ).toThrowError(UnresolvableEnvironmentError);
   });
 });
+
+describe('a template on Lambda Managed Instances', () => {
+  const miOut = mkdtempSync(join(tmpdir(), 'lab-assembly-mi-'));
+  afterAll(() => rmSync(miOut, { recursive: true, force: true }));
+  synthLab(
+    {
+      targets: 'dynamodb',
+      compute: 'managed-instances',
+      memorySize: '4096',
+      managedInstancesMaxConcurrency: '8',
+      managedInstancesMemoryGiBPerVCpu: '4',
+    },
+    miOut,
+  );
+
+  it("gives every function its capacity provider's concurrency and memory per vCPU, which the host runs with", () => {
+    const fns = readAssembly(miOut).routes.map((r) => r.function);
+    expect(fns.length).toBeGreaterThan(0);
+    for (const f of fns) {
+      expect(f.capacityProvider).toEqual({ maxConcurrency: 8, memoryGiBPerVCpu: 4 });
+      expect(f.memorySize).toBe(4096);
+    }
+  });
+
+  it('leaves a standard function without one', () => {
+    expect(readAssembly(outdir).routes.every((r) => r.function.capacityProvider === undefined)).toBe(true);
+  });
+});
