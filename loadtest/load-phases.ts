@@ -399,10 +399,13 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
   };
   if (o.targetsAtOnce) {
     if (memories[0] !== undefined) await o.setMemory?.(memories[0]);
-    const done = await Promise.all(o.targets.map(runTarget));
+    // Every target settles before a failure goes up, so none still runs when the lab stops.
+    const settled = await Promise.allSettled(o.targets.map(runTarget));
+    const thrown = settled.find((r) => r.status === 'rejected');
+    if (thrown) throw thrown.reason;
     // The targets' rows in the order asked, as a sequential run gives them.
     rows.sort((a, b) => o.targets.indexOf(a.target) - o.targets.indexOf(b.target));
-    if (done.includes(false)) return { rows, failed, interrupted: true };
+    if (settled.some((r) => r.status === 'fulfilled' && !r.value)) return { rows, failed, interrupted: true };
   } else {
     for (const target of o.targets)
       if (!(await runTarget(target))) return { rows, failed, interrupted: true };
