@@ -535,10 +535,11 @@ describe('TLS through the lab network model (rediss://, certificate verified)', 
     }
     expect(on.socketsOpened()).toBe(1);
     expect(off.socketsOpened()).toBe(5);
-    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    // on: 1 round trip (4 ms); off: TCP charge + TLS + AUTH + GET = 4 round trips.
-    expect(median(timings.on)).toBeGreaterThanOrEqual(4);
-    expect(median(timings.off)).toBeGreaterThan(2 * median(timings.on));
+    // on: 1 round trip (4 ms); off: TCP charge + TLS + AUTH + GET = 4 round trips. The fastest
+    // of five: a busy host only adds to a call, so the minimum keeps the round trips' order.
+    const fastest = (xs: number[]): number => Math.min(...xs);
+    expect(fastest(timings.on)).toBeGreaterThanOrEqual(4);
+    expect(fastest(timings.off)).toBeGreaterThan(2 * fastest(timings.on));
   });
 
   it('refuses a server certificate it cannot verify', async () => {
