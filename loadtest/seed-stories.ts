@@ -16,6 +16,7 @@ import {
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Target } from '../core/lab-functions';
+import { seededUniform } from '../core/seeded-uniform.mjs';
 import {
   CREATED_AT,
   PERSON_KEY,
@@ -42,21 +43,9 @@ export const MAX_VIEWS = 10_000;
 /** The whole seeding's bound: an engine that stalls fails the step instead of hanging it. @default */
 export const SEED_TIMEOUT_MS = 180_000;
 
-/** mulberry32: a small seeded generator, so each run and each target get the same stories. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** `count` stories, the same for the same seed. */
 export function makeStories(count: number, seed = 1): SeedStory[] {
-  const next = random(seed);
+  const next = seededUniform(seed);
   const start = Date.UTC(2021, 0, 1);
   return Array.from({ length: count }, (_, i) => {
     const n = String(i + 1).padStart(5, '0');
