@@ -7,6 +7,8 @@ import { ALONE_TESTS } from './test/tiers.mjs';
  */
 export default defineConfig({
   test: {
+    // Registers the target modules, as every CLI does.
+    setupFiles: ['test/support/register-targets.ts'],
     include: [...ALONE_TESTS],
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 300_000,

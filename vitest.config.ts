@@ -56,8 +56,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...notFast, ...ISOLATED_TESTS],
           isolate: false,
-          // Undoes a file's changes to process.env and the working directory when it ends.
-          setupFiles: ['test/support/file-state.ts'],
+          // Registers the target modules; undoes a file's changes to process.env and the working
+          // directory when it ends.
+          setupFiles: ['test/support/register-targets.ts', 'test/support/file-state.ts'],
           ...timeouts,
         },
       },
@@ -66,6 +67,7 @@ export default defineConfig({
           name: 'fast-isolated',
           include: [...ISOLATED_TESTS],
           exclude: notFast,
+          setupFiles: ['test/support/register-targets.ts'],
           ...timeouts,
         },
       },

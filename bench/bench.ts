@@ -35,6 +35,7 @@ import { LOCAL_CALLER, type RunningLab, startLab } from '../local/lab';
 import { resolveLambdaNode } from '../local/runtime/lambda-node';
 import { parseLambdaLog } from '../runs/lambda-log-parser';
 import { ladderOf } from '../runs/latency-histogram';
+import { loadTargetModules } from '../targets/registry';
 import { cliStartup } from './cli-startup';
 import { dynamodbEngines, formatEngineFigures } from './dynamodb-engines';
 import { enginePersistence, formatPersistencePairs } from './engine-persistence';
@@ -49,6 +50,9 @@ import { formatPeerFigures, PEER_PINS, peerComparison } from './peer';
 import { formatPersistenceRows, persistenceCost } from './persistence-cost';
 import { qldbStatementCost } from './qldb-statements';
 import { formatSigV4Cost, sigv4VerifyCost } from './sigv4-verify';
+
+// Every target module joins the registry before the labels and lists are read.
+await loadTargetModules();
 
 const USAGE = `Usage: npm run bench -- [options]
 

@@ -20,7 +20,7 @@ import { measureBundle } from '../local/assembly/bundle-size';
 import type { AssemblyFunction } from '../local/assembly/cloud-assembly';
 import { ExecutionEnvironment } from '../local/host/execution-environment';
 import { resolveLambdaNode } from '../local/runtime/lambda-node';
-import { startExtensionStandIn } from '../local/targets/redis';
+import { startExtensionStandIn } from '../targets/redis/local';
 import { buildEmptyHandler, initOverEmpty, median } from './init-over-empty';
 import { LAB_BUNDLE_OPTIONS } from './lab-bundle';
 

@@ -2,10 +2,13 @@
 import { App } from 'aws-cdk-lib';
 import { buildLab } from '../lib/app';
 import { ConfigError } from '../lib/config';
+import { loadTargetDefinitions } from '../lib/targets';
 import { loadTargetModules } from '../targets/registry';
 
-// Target modules LAB_TARGET_MODULES names (the lab passes its own to this synth) join the registry.
+// Every target module (the project's list, and those LAB_TARGET_MODULES names: the lab passes
+// its own to this synth) joins the registry; then their CDK halves load.
 await loadTargetModules();
+await loadTargetDefinitions();
 
 const app = new App();
 try {

@@ -1,9 +1,9 @@
 /**
  * The lab's vocabulary, shared by the stacks, the local lab, the load runner and the report:
  * which database targets exist, which operations each serves, what its functions are
- * called and which routes reach them. The built-ins are BUILTIN_TARGET_INFO (the layers' own
- * lists are keyed by it, so the compiler names any that lacks one); a target module adds itself
- * at run time through targets/registry.ts, which calls registerTargetInfo here.
+ * called and which routes reach them. Every target, the built-ins included, is a module that
+ * adds itself at run time through targets/registry.ts (core/target-modules.ts lists them), which
+ * calls registerTargetInfo here: this file names none.
  */
 
 export interface TargetInfo {
@@ -19,25 +19,17 @@ export interface TargetInfo {
   /**
    * The target's handler entry, from the project root: one module exporting one handler per
    * operation it serves, named after the operation (`create`, `get`, ...).
-   * @default `lambda/handlers/<target>.ts`
+   * @default `targets/<target>/handler.ts`
    */
   readonly handlerEntry?: string;
+  /**
+   * The operations of SELECTIVE_OPERATIONS it serves (a workload an experiment adds for the
+   * databases its article compared); it serves every other operation anyway. @default none
+   */
+  readonly selectiveOperations?: readonly Operation[];
+  /** The zipped size its function bundles must stay under (npm run sizes). @default no budget */
+  readonly bundleBudgetBytes?: number;
 }
-
-/** The targets the lab ships with; a target module adds more at run time (registerTargetInfo). */
-export const BUILTIN_TARGET_INFO = {
-  dynamodb: { label: 'DynamoDB', baseline: true },
-  qldb: {
-    label: 'QLDB',
-    notice:
-      "QLDB: emulated locally (service shut down 2025-07-31); figures show its protocol's round trips, not QLDB's storage",
-  },
-  redis: { label: 'Redis' },
-  dsql: { label: 'Aurora DSQL' },
-} as const satisfies Record<string, TargetInfo>;
-
-export type BuiltinTarget = keyof typeof BUILTIN_TARGET_INFO;
-export const isBuiltinTarget = (t: string): t is BuiltinTarget => Object.hasOwn(BUILTIN_TARGET_INFO, t);
 /**
  * A target's key. A string, not a union of the built-ins: target modules register more at run
  * time (targets/registry.ts), so the set is known when the process has loaded them, not when
@@ -45,12 +37,12 @@ export const isBuiltinTarget = (t: string): t is BuiltinTarget => Object.hasOwn(
  */
 export type Target = string;
 
-const TARGET_INFO = new Map<string, TargetInfo>(Object.entries(BUILTIN_TARGET_INFO));
+const TARGET_INFO = new Map<string, TargetInfo>();
 
 /**
- * Every target this process knows, built-ins first, then registered ones in the order they
- * came. One array, grown in place by registerTargetInfo, so a module that took it at load
- * sees a target registered later.
+ * Every target this process knows, in the order they registered (the project's list first:
+ * core/target-modules.ts). One array, grown in place by registerTargetInfo, so a module that
+ * took it at load sees a target registered later.
  */
 export const TARGETS: string[] = [...TARGET_INFO.keys()];
 
@@ -83,7 +75,10 @@ export const targetNotice = (t: string): string | undefined => TARGET_INFO.get(t
 
 /** The handler entry of a target's functions, from the project root. */
 export const handlerEntryOf = (t: string): string =>
-  TARGET_INFO.get(t)?.handlerEntry ?? `lambda/handlers/${t}.ts`;
+  TARGET_INFO.get(t)?.handlerEntry ?? `targets/${t}/handler.ts`;
+
+/** The zipped-size budget of a target's bundles, if it has one. */
+export const bundleBudgetOf = (t: string): number | undefined => TARGET_INFO.get(t)?.bundleBudgetBytes;
 
 /**
  * The target a comparison divides by: the registry's baseline when it ran, else the first of
@@ -114,7 +109,7 @@ export const OPERATION_ROUTES = {
   // "10 sequential DynamoDB operations in a single function". Body: {"persons": [10 Persons]}.
   put10: { method: 'POST', path: 'persons' },
   // The news site's workload (news-top10): a read of a story (a Person) that counts a view, and
-  // the ten most viewed with their counts. Served by the article's targets (OPERATION_TARGETS).
+  // the ten most viewed with their counts. Served by the article's targets (SELECTIVE_OPERATIONS).
   view: { method: 'POST', path: 'person/{govId}/view' },
   top10: { method: 'GET', path: 'top10' },
 } as const satisfies Record<string, { method: string; path: string }>;
@@ -124,16 +119,15 @@ export const OPERATIONS = Object.keys(OPERATION_ROUTES) as Operation[];
 
 /**
  * Operations only some targets serve: a workload an experiment adds for the databases its
- * article compared. An operation not listed here is served by every target. put10 reproduces
- * the DynamoDB keep-alive article; on the other targets it would be a function nobody measures.
+ * article compared, served by the targets whose TargetInfo.selectiveOperations names it. Every
+ * target serves the others. put10 reproduces the DynamoDB keep-alive article; view and top10 the
+ * news site's article; on the other targets they would be functions nobody measures.
  */
-export const OPERATION_TARGETS: Partial<Record<Operation, readonly BuiltinTarget[]>> = {
-  put10: ['dynamodb'],
-  // The article compared DynamoDB, Upstash and FaunaDB (gone); DSQL joins wherever targets are
-  // compared. QLDB's PartiQL has no ORDER BY, so it could not serve a top 10 from an index.
-  view: ['dynamodb', 'redis', 'dsql'],
-  top10: ['dynamodb', 'redis', 'dsql'],
-};
+export const SELECTIVE_OPERATIONS: readonly Operation[] = ['put10', 'view', 'top10'];
+
+/** The targets this process knows that serve `operation` (every one, unless it is selective). */
+export const targetsServing = (operation: Operation): string[] =>
+  TARGETS.filter((t) => servesOperation(t, operation));
 
 /**
  * Operations deployed for some keep-alive variants only. The article behind view and top10 kept
@@ -146,12 +140,15 @@ export const OPERATION_VARIANTS: Partial<Record<Operation, readonly KeepAliveVar
   top10: ['on'],
 };
 
-/** Whether `target` has a function for `operation` (OPERATION_TARGETS), in `variant` when given (OPERATION_VARIANTS). */
+/**
+ * Whether `target` has a function for `operation` (SELECTIVE_OPERATIONS and its
+ * selectiveOperations), in `variant` when given (OPERATION_VARIANTS).
+ */
 export function servesOperation(target: string, operation: Operation, variant?: KeepAliveVariant): boolean {
-  const only: readonly string[] | undefined = OPERATION_TARGETS[operation];
   const variants = OPERATION_VARIANTS[operation];
   return (
-    (only === undefined || only.includes(target)) &&
+    (!SELECTIVE_OPERATIONS.includes(operation) ||
+      (TARGET_INFO.get(target)?.selectiveOperations?.includes(operation) ?? false)) &&
     (variant === undefined || variants === undefined || variants.includes(variant))
   );
 }

@@ -16,7 +16,12 @@ export const TARGET_MODULES_ENV = 'LAB_TARGET_MODULES';
  * folder's `index.ts` exporting `target` (a TargetModule), from the project root, e.g.
  * `'targets/mydb/index.ts'`. Every CLI, the CDK app and the lab's synth load them.
  */
-export const PROJECT_TARGET_MODULES: readonly string[] = [];
+export const PROJECT_TARGET_MODULES: readonly string[] = [
+  'targets/dynamodb/index.ts',
+  'targets/qldb/index.ts',
+  'targets/redis/index.ts',
+  'targets/dsql/index.ts',
+];
 
 /** The target modules to load, as absolute paths: the project's list, then the variable's, each once. */
 export function targetModulePaths(

@@ -12,6 +12,7 @@ import { Cleanup } from '../core/cleanup';
 import { InterruptedError } from '../core/errors';
 import { stopOnInterrupt } from '../core/interrupt';
 import {
+  baselineTarget,
   isTarget,
   TARGETS,
   type Target,
@@ -61,7 +62,6 @@ import { type NodeRuntime, resolveLambdaNode } from './runtime/lambda-node';
 import { type ApiServer, compileRoute, startApiServer } from './server/api-gateway';
 import { type LocalDatabase, localTarget } from './targets';
 import { runCustomResources } from './targets/custom-resources';
-import { LOCAL_REDIS_SECRET_ARN } from './targets/redis';
 import { ensureCertificates } from './tls/certificates';
 
 export { memoryModelLine } from './host/cgroups';
@@ -235,11 +235,11 @@ export interface RunningLab {
 }
 
 /**
- * The targets a context asks for, each once in the order given (DynamoDB alone when it names
- * none); an unknown one is an error naming the list. Only these engines start.
+ * The targets a context asks for, each once in the order given (the baseline target alone when
+ * it names none); an unknown one is an error naming the list. Only these engines start.
  */
 export function requestedTargets(context: Record<string, string> = {}): Target[] {
-  const requested = (context.targets ?? 'dynamodb')
+  const requested = (context.targets ?? baselineTarget(TARGETS) ?? '')
     .split(',')
     .map((t) => t.trim())
     .filter((t) => t !== '');
@@ -256,8 +256,8 @@ export function localSynthContext(context: Record<string, string> = {}): Record<
   // Both variants by default: the lab's first question is what keep-alive is worth.
   return {
     keepAlive: 'both',
-    // The redis functions name a secret; locally the extension stand-in answers for this one.
-    ...(targets.includes('redis') ? { redisSecretArn: LOCAL_REDIS_SECRET_ARN } : {}),
+    // What a target's functions need named in the synth (a secret the local stand-in answers for).
+    ...Object.assign({}, ...targets.map((t) => localTarget(t).synthContext ?? {})),
     ...context,
     targets: targets.join(','),
     powerTuning: 'false',

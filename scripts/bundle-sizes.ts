@@ -8,14 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeCliError } from '../core/errors';
+import { TARGETS } from '../core/lab-functions';
 import { PROJECT_ROOT } from '../core/paths';
 import { measureBundles } from '../local/assembly/bundle-size';
 import { readAssembly } from '../local/assembly/cloud-assembly';
-import { LOCAL_REDIS_SECRET_ARN } from '../local/targets/redis';
+import { localTarget } from '../local/targets';
+import { loadTargetModules } from '../targets/registry';
+
+await loadTargetModules();
 
 const USAGE = `Usage: npm run sizes
 
-Synthesizes every target (-c targets=dynamodb,qldb,redis,dsql) into a temporary folder and
+Synthesizes every target (-c targets=${TARGETS.join(',')}) into a temporary folder and
 prints each function bundle's size, minified and zipped, against its budget. Exits 1 when a
 bundle is over budget.
 
@@ -37,7 +41,9 @@ try {
 
 const outdir = mkdtempSync(join(tmpdir(), 'lab-sizes-'));
 try {
-  console.log('Synthesizing targets=dynamodb,qldb,redis,dsql ...');
+  console.log(`Synthesizing targets=${TARGETS.join(',')} ...`);
+  // What each target's functions need named (a secret's ARN: any complete one will do, the bundles do not depend on it).
+  const context = Object.entries(Object.assign({}, ...TARGETS.map((t) => localTarget(t).synthContext ?? {})));
   const synth = spawnSync(
     'npx',
     [
@@ -48,10 +54,8 @@ try {
       '-o',
       outdir,
       '-c',
-      'targets=dynamodb,qldb,redis,dsql',
-      '-c',
-      // Any complete ARN will do: the bundles do not depend on it.
-      `redisSecretArn=${LOCAL_REDIS_SECRET_ARN}`,
+      `targets=${TARGETS.join(',')}`,
+      ...context.flatMap(([k, v]) => ['-c', `${k}=${v}`]),
       '-c',
       'powerTuning=false',
     ],

@@ -18,6 +18,10 @@ import {
 } from '../experiments/experiment-docs';
 import { EXPERIMENTS } from '../experiments/registry';
 import type { LabReport } from '../report/report-model';
+import { loadTargetModules } from '../targets/registry';
+
+// Every target module joins the registry before the labels and lists are read.
+await loadTargetModules();
 
 const USAGE = `Usage: npm run docs:experiments [-- --check] [-- --from DIR]
 

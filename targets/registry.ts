@@ -1,16 +1,16 @@
 /**
- * The registry mechanism: one call adds a target to every consumer. The built-in targets are
- * listed in their layers (core/lab-functions.ts BUILTIN_TARGET_INFO, lib/targets/index.ts,
- * local/targets/index.ts, local/network/profiles.ts); a target module made of files in a folder
- * of its own registers with registerTarget, or is named by LAB_TARGET_MODULES and loaded by
- * loadTargetModules, which every CLI and the CDK app call before reading the target list.
- * This module loads no construct library and no engine: only the module it is given does.
+ * The registry mechanism: one call adds a target to every consumer. Every target is a module
+ * in a folder of its own (targets/<name>/index.ts exports `target`), named by the project's
+ * list (core/target-modules.ts) or by LAB_TARGET_MODULES, and loaded by loadTargetModules,
+ * which every CLI, the CDK app and the test set-up call before reading the target list; or
+ * registered with registerTarget. This module loads no construct library and no engine, and a
+ * module gives its heavy halves (CDK constructs, engines) as loaders, so `--help` stays light.
  */
 import { pathToFileURL } from 'node:url';
 import { registerTargetInfo, type TargetInfo } from '../core/lab-functions';
 import { TARGET_MODULES_ENV, targetModulePaths } from '../core/target-modules';
 import { registerTargetDefinition } from '../lib/targets/registry';
-import type { TargetDefinition } from '../lib/targets/types';
+import type { TargetDefinitionSource } from '../lib/targets/types';
 import { registerTargetLinks, type TargetLinks } from '../local/network/profiles';
 import { registerLocalTarget } from '../local/targets/registry';
 import type { LocalTarget } from '../local/targets/types';
@@ -21,9 +21,12 @@ export interface TargetModule {
   readonly name: string;
   /** Label, notice, baseline, and the handler entry of its functions (one export per operation). */
   readonly info: TargetInfo;
-  /** Its resources in the data stack and each function's binding (least privilege). */
-  readonly definition: TargetDefinition;
-  /** Its local engine. */
+  /**
+   * Its resources in the data stack and each function's binding (least privilege); a loader
+   * (`() => import('./cdk.js').then(...)`) keeps the construct library out of a CLI's start.
+   */
+  readonly definition: TargetDefinitionSource;
+  /** Its local engine; lazyLocalTarget keeps the engine code out of a CLI's start. */
   readonly local: LocalTarget;
   /** The network model's link for it: round trip and service time, cited. */
   readonly links: TargetLinks;
@@ -46,7 +49,7 @@ function isTargetModule(value: unknown): value is TargetModule {
   return (
     typeof m.name === 'string' &&
     typeof m.info === 'object' &&
-    typeof m.definition === 'object' &&
+    (typeof m.definition === 'object' || typeof m.definition === 'function') &&
     typeof m.local === 'object' &&
     typeof m.links === 'object'
   );

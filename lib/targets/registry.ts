@@ -1,15 +1,17 @@
 /**
- * The CDK definitions of targets registered at run time (targets/registry.ts), apart from
- * index.ts so registering one loads no construct library: only types come from aws-cdk-lib here.
+ * The CDK definitions of the registered targets (targets/registry.ts), apart from index.ts so
+ * registering one loads no construct library: only types come from aws-cdk-lib here, and a
+ * module may give a loader that index.ts calls when the stacks need it.
  */
-import type { TargetDefinition } from './types';
+import type { TargetDefinition, TargetDefinitionSource } from './types';
 
-const REGISTERED = new Map<string, TargetDefinition>();
+const REGISTERED = new Map<string, TargetDefinitionSource>();
 
-export function registerTargetDefinition(name: string, definition: TargetDefinition): void {
+export function registerTargetDefinition(name: string, definition: TargetDefinitionSource): void {
   if (REGISTERED.has(name)) throw new Error(`target ${name} already has a CDK definition`);
   REGISTERED.set(name, definition);
 }
 
-export const registeredTargetDefinition = (name: string): TargetDefinition | undefined =>
-  REGISTERED.get(name);
+export const registeredTargetDefinitions = (): ReadonlyMap<string, TargetDefinitionSource> => REGISTERED;
+
+export type { TargetDefinition };

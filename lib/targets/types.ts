@@ -1,7 +1,7 @@
 /**
  * What each database target adds to the stacks: its resources in the data stack, and how a
  * function of the API stack is pointed at them with exactly the permissions its operation needs.
- * One file per target in this folder, one entry in index.ts.
+ * Each target's module gives one (targets/<name>/cdk.ts).
  */
 import type { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -31,3 +31,6 @@ export interface TargetDefinition {
   /** Creates the target's resources in the data stack (none for a database the user brings). */
   createData(stack: Stack, props: DataProps): DatabaseBinding;
 }
+
+/** A definition, or a loader of one: a module's CDK half, loaded only when the stacks are built. */
+export type TargetDefinitionSource = TargetDefinition | (() => Promise<TargetDefinition>);

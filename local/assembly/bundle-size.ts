@@ -1,15 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
+import { bundleBudgetOf, parseFunctionKey } from '../../core/lab-functions';
 import type { AssemblyFunction } from './cloud-assembly';
-
-/** Zipped-size budgets from the infrastructure issue; the article's webpack bundle was 1.91 MB. */
-export const BUDGET_BYTES: Record<string, number> = {
-  dynamodb: 100 * 1024,
-  qldb: 300 * 1024,
-  redis: 100 * 1024,
-  dsql: 150 * 1024,
-};
 
 export interface BundleSize {
   readonly name: string;
@@ -29,8 +22,9 @@ export function measureBundle(fn: AssemblyFunction): BundleSize {
     minified += bytes.length;
     zipped += deflateRawSync(bytes, { level: 9 }).length + 30 + 46 + 2 * Buffer.byteLength(file);
   }
-  const target = fn.name.split('-')[0];
-  return { name: fn.name, minifiedBytes: minified, zippedBytes: zipped, budgetBytes: BUDGET_BYTES[target] };
+  // Each target's module gives its budget (TargetInfo.bundleBudgetBytes).
+  const target = parseFunctionKey(fn.name)?.target ?? fn.name.split('-')[0];
+  return { name: fn.name, minifiedBytes: minified, zippedBytes: zipped, budgetBytes: bundleBudgetOf(target) };
 }
 
 export function measureBundles(functions: readonly AssemblyFunction[]): BundleSize[] {

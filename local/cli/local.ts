@@ -34,6 +34,15 @@ import {
 } from './options';
 import { awsCliTokenCommand, nodeEndOfLifeNotice, routeLines, startScreen } from './start-screen';
 
+// The target modules register in a preload (package.json: --import ./targets/load-env.ts), as
+// local/ cannot import the registry above it; started without one, say so rather than list none.
+if (TARGETS.length === 0) {
+  console.error(
+    'local: no target registered: start it with npm run local (its --import ./targets/load-env.ts registers them)',
+  );
+  process.exit(2);
+}
+
 const HELP = `Usage: npm run local -- [options]
        npm run -s local -- env      the running lab's environment lines, for: eval "$(npm run -s local -- env)"
        npm run -s local -- token    a DSQL admin auth token for psql (PGPASSWORD), as the AWS CLI would make
@@ -251,7 +260,7 @@ runCli(
           .replace(/ behind a DSQL auth front$/, ' + DSQL front'),
         modelUrl: r.model.url,
         env: r.database.clientEnv(r.model),
-        ledgers: target === 'qldb' ? r.database.tables : [],
+        tables: r.database.tables,
       })),
       apiUrl: lab.url,
       routes,

@@ -8,6 +8,7 @@
 import type { Target } from '../../core/lab-functions';
 import { OPERATION_ROUTES, OPERATIONS, targetLabel } from '../../core/lab-functions';
 import { shellWord } from '../lab-env';
+import { localTarget } from '../targets';
 import { curlSigV4Example, type ExampleRoute } from './curl-example';
 
 /** One running target as the screen shows it. */
@@ -19,8 +20,8 @@ export interface ScreenTarget {
   readonly modelUrl: string;
   /** LocalDatabase.clientEnv: the environment file's lines for this target. */
   readonly env: Record<string, string>;
-  /** QLDB's ledgers, by name. */
-  readonly ledgers?: readonly string[];
+  /** The tables (or ledgers) the lab made for it (LocalDatabase.tables). */
+  readonly tables?: readonly string[];
 }
 
 export interface ScreenInput {
@@ -46,30 +47,18 @@ export const awsCliTokenCommand = (host: string, region: string): string =>
 /** Each service's line: label, engine, address, command. */
 export function serviceLines(input: ScreenInput): string[] {
   const ca = shellWord(input.caCertPath);
-  return input.targets.map(({ target, engine, modelUrl, env, ledgers = [] }) => {
-    let address = modelUrl;
-    let command: string;
-    switch (target) {
-      case 'dynamodb':
-        command = `aws dynamodb list-tables --endpoint-url ${modelUrl}`;
-        break;
-      case 'qldb':
-        command = `export AWS_ENDPOINT_URL_QLDB_SESSION=${env.AWS_ENDPOINT_URL_QLDB_SESSION ?? modelUrl}  (the QLDB driver's SDK reads it)${ledgers.length > 0 ? `, ledger ${ledgers.join(', ')}` : ''}`;
-        break;
-      case 'redis': {
-        const url = new URL(env.REDIS_URL ?? modelUrl);
-        address = `rediss://${url.host}`;
-        command = `redis-cli --tls --cacert ${ca} -h ${url.hostname} -p ${url.port} -a ${shellWord(decodeURIComponent(url.password))} --no-auth-warning PING`;
-        break;
-      }
-      case 'dsql':
-        address = `postgresql://${env.PGUSER}@${env.PGHOST}:${env.PGPORT}/${env.PGDATABASE}`;
-        command = `PGPASSWORD="$(${input.tokenCommand})" psql "${address}?sslmode=verify-full&sslrootcert=${input.caCertPath}" -c 'SELECT 1'`;
-        break;
-      default:
-        // A registered target: the lab knows no standard client of its engine.
-        command = '';
-    }
+  return input.targets.map(({ target, engine, modelUrl, env, tables = [] }) => {
+    // A target with no standard client of its engine shows its address alone.
+    const client = localTarget(target).clientCommand?.({
+      modelUrl,
+      env,
+      tables,
+      caCert: ca,
+      caCertPath: input.caCertPath,
+      tokenCommand: input.tokenCommand,
+    });
+    const address = client?.address ?? modelUrl;
+    const command = client?.command ?? '';
     return `${column(targetLabel(target), 12)}${column(engine, 24)}${column(address, 32)}${command}`;
   });
 }

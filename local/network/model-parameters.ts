@@ -4,9 +4,11 @@
  * figure itself (the experiments mark such rows `calibration`). Read from the profiles and the
  * lab's defaults, so this list cannot drift from what the model runs. Plain data.
  */
+
+import { TARGETS } from '../../core/lab-functions';
 import { PUBLISHED_INITS } from '../host/cold-start-model';
 import { DEFAULT_IDLE_TIMEOUT_S } from '../lab-defaults';
-import { type Citation, IN_REGION, type NetworkProfile } from './profiles';
+import { type Citation, IN_REGION, linkOf, type NetworkProfile } from './profiles';
 
 export interface ModelParameter {
   readonly parameter: string;
@@ -20,8 +22,8 @@ const PROVISIONED_SEED = 'provisioned-concurrency-connections-ja.txt';
 
 export function modelParameters(profile: NetworkProfile = IN_REGION): ModelParameter[] {
   const out: ModelParameter[] = [];
-  for (const [target, link] of Object.entries(profile.targets)) {
-    if (!link) continue;
+  for (const target of TARGETS) {
+    const link = linkOf(profile, target);
     const measured = link.sources.filter((s) => !s.seed);
     out.push({
       parameter: `${target}: round trip per exchange (${profile.name})`,

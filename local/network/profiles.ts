@@ -5,7 +5,7 @@
  * client's CPU (TLS, SigV4, (de)serialization) is not here: the environments' CPU share
  * charges it. Every figure names its source. Plain data: a CLI's --help may import it.
  */
-import type { BuiltinTarget, Target } from '../../core/lab-functions';
+import type { Target } from '../../core/lab-functions';
 import type { ServiceTimeSpec } from './service-time';
 
 export interface Citation {
@@ -30,14 +30,13 @@ export interface NetworkProfile {
   readonly name: string;
   readonly description: string;
   /**
-   * The link of each target the profile itself cites: every built-in. A registered target's
-   * link comes from its own module (registerTargetLinks), found by linkOf.
+   * Links this profile sets itself, over the targets' own (withRtt's overrides); each target's
+   * link comes from its module (registerTargetLinks), found by linkOf.
    */
-  readonly targets: Readonly<Record<BuiltinTarget, TargetLink>> &
-    Readonly<Partial<Record<Target, TargetLink>>>;
+  readonly targets: Readonly<Partial<Record<Target, TargetLink>>>;
 }
 
-/** A registered target's network link: one for every profile, or one per profile name. */
+/** A target's network link: one for every profile, or one per profile name. */
 export interface TargetLinks {
   /** The link under any profile that names none of its own for this target. */
   readonly link: TargetLink;
@@ -70,87 +69,41 @@ export function linkOf(profile: NetworkProfile, target: string): TargetLink {
   return link;
 }
 
-/** Round trips between instances of one region (ping, averages of each AZ or AZ pair). */
-const AZ_PING: Citation = {
+/** Round trips between instances of one region (ping, averages of each AZ or AZ pair): the targets' links cite them. */
+export const AZ_PING: Citation = {
   what: 'EC2 ping RTT in us-east-1: 0.26-0.41 ms within an AZ, 0.94-1.13 ms across AZs (averages, 2009)',
   url: 'https://orensol.com/2009/05/24/network-latency-inside-and-across-amazon-ec2-availability-zones/',
 };
-const AZ_MAP: Citation = {
+export const AZ_MAP: Citation = {
   what: 'best-of-50 pings between AZs of every region: 0.25 ms (aps1) to 3.37 ms (sae1)',
   url: 'https://xkyle.com/Measuring-AWS-Region-and-AZ-Latency',
 };
-/** The figure issue 25 quotes; its original page is not in the lab's store. */
-const DYNAMODB_WARM_GET: Citation = {
-  what: 'warm GetItem from Lambda (2024, 1,024 MB, kept alive), handler duration p50 5.8 ms, p90 7.8 ms, p99 20.7 ms (as the lab issue "Memory is CPU locally" quotes it; its page is not in the lab\'s store)',
-};
-const QLDB_ARTICLE: Citation = {
-  what: 'QLDB creates and gets ~40 ms from Lambda after tuning, 4 SendCommand calls per request (session, start, execute, commit) (qldb-vs-dynamodb article, 2020)',
-  seed: 'qldb-vs-dynamodb-optimising.txt',
-};
-const LAMBDA_STORE: Citation = {
-  what: 'Lambda Store (Upstash) read from eu-west-1, 1 client: p50 0.658 ms, p99.22 0.739 ms, p99.9 1.92 ms (histogram article, 2020)',
-  seed: 'serverless-redis-vs-faunadb-histograms.txt',
-};
-
 /**
- * Where a service publishes only what a client saw, its service time is derived: the published
- * figure minus the round trip and the client's own time measured on the lab with the service
- * time off (see docs/local-lab.md, "Network profiles").
+ * Each target's module gives its link under this profile. Where a service publishes only what a
+ * client saw, its service time is derived: the published figure minus the round trip and the
+ * client's own time measured on the lab with the service time off (see docs/local-lab.md,
+ * "Network profiles").
  */
 export const IN_REGION: NetworkProfile = {
   name: 'in-region',
   description:
     'a function and its database in one region: ~1 ms round trips (a mix of same-AZ and cross-AZ), the service time each service publishes',
-  targets: {
-    dynamodb: {
-      rttMs: 1,
-      serviceTime: {
-        p50Ms: 2.6,
-        p99Ms: 15,
-        derivation:
-          "the warm-GetItem handler p50 5.8 / p99 20.7 ms minus 1 round trip and the client's own time (SDK, TLS records, the model's timers): with the service time off, a kept-alive get measured 2.9 ms p50 here, round trip and dynalite included",
-      },
-      sources: [DYNAMODB_WARM_GET, AZ_PING, AZ_MAP],
-    },
-    qldb: {
-      rttMs: 1,
-      serviceTime: {
-        p50Ms: 11,
-        p99Ms: 40,
-        derivation:
-          "~40 ms for 3 warm SendCommands, each ~1 round trip and ~1.5 ms of client time; p99 assumes the DynamoDB figure's tail (p99/p50 3.6x): QLDB published none",
-      },
-      sources: [QLDB_ARTICLE, AZ_PING],
-    },
-    redis: {
-      rttMs: 0.3,
-      serviceTime: {
-        p50Ms: 0.36,
-        p99Ms: 0.44,
-        derivation: 'Lambda Store p50 0.658 / p99.22 0.739 ms minus a same-AZ round trip (0.3 ms)',
-      },
-      sources: [LAMBDA_STORE, AZ_PING],
-    },
-    dsql: {
-      rttMs: 1,
-      serviceTime: null,
-      sources: [AZ_PING],
-    },
-  },
+  targets: {},
 };
 
-/** The lab's first model: 8 ms per round trip everywhere, no service time of its own. */
+/**
+ * The lab's first model: 8 ms per round trip everywhere, no service time of its own (each
+ * target's module names UNIFORM_8MS_LINK for it).
+ */
 export const UNIFORM_8MS: NetworkProfile = {
   name: 'uniform-8ms',
   description:
     "the first model: every exchange pays 8 ms, standing for network, service and client together; reproduces the keep-alive article's 33 vs 10 ms at its ratio",
-  targets: {
-    dynamodb: { rttMs: 8, serviceTime: null, sources: [] },
-    qldb: { rttMs: 8, serviceTime: null, sources: [] },
-    redis: { rttMs: 8, serviceTime: null, sources: [] },
-    dsql: { rttMs: 8, serviceTime: null, sources: [] },
-  },
+  targets: {},
 };
+
+/** Every target's link under uniform-8ms. */
+export const UNIFORM_8MS_LINK: TargetLink = { rttMs: 8, serviceTime: null, sources: [] };
 
 export const PROFILES: readonly NetworkProfile[] = [IN_REGION, UNIFORM_8MS];
 export const DEFAULT_PROFILE = IN_REGION.name;

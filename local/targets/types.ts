@@ -1,7 +1,7 @@
 /**
  * What the local lab needs from each database target: start its engine, make what the
  * deployed stack would make (tables, ledgers, schema), and tell a function where to find it.
- * One file per target in this folder, one entry in index.ts.
+ * Each target's module gives one (targets/<name>/local.ts, wrapped by lazyLocalTarget).
  */
 import type { Assembly } from '../assembly/cloud-assembly';
 import type { EngineKind } from '../engines';
@@ -77,7 +77,37 @@ export type CustomResourceRunner = (
   env: Record<string, string>,
 ) => Promise<Record<string, unknown>[]>;
 
+/** What the start screen shows of a running target: its address in its clients' scheme and one command. */
+export interface ClientCommand {
+  /** @default the model's URL */
+  readonly address?: string;
+  /** The one command that reaches it with a standard client. */
+  readonly command: string;
+}
+
+export interface ClientCommandInput {
+  /** The network model's https://127.0.0.1:PORT. */
+  readonly modelUrl: string;
+  /** LocalDatabase.clientEnv: the environment file's lines for this target. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The tables (or ledgers) the lab made for it (LocalDatabase.tables). */
+  readonly tables: readonly string[];
+  /** The lab CA's certificate, as a shell word. */
+  readonly caCert: string;
+  /** The lab CA's certificate path, unquoted. */
+  readonly caCertPath: string;
+  /** The command that prints an admin auth token for the local endpoint (PGHOST). */
+  readonly tokenCommand: string;
+}
+
 export interface LocalTarget {
+  /**
+   * CDK context the lab's synth passes when this target runs, e.g. a secret's ARN the local
+   * stand-in answers for. @default none
+   */
+  readonly synthContext?: Readonly<Record<string, string>>;
+  /** The start screen's line for it: its address and one command. @default the model's URL, no command */
+  clientCommand?(input: ClientCommandInput): ClientCommand;
   /**
    * Whether this target's engine can run here (npm package, the lab's own, or a system binary),
    * and if not, what is missing and the one command that adds it. Starts nothing.
@@ -118,4 +148,24 @@ export function localNamesOf(assembly: Assembly, type: string): string[] {
       .filter(([, r]) => r.Type === type)
       .map(([id]) => localName(stack, id)),
   );
+}
+
+/**
+ * A local target whose engine code loads on first use: registering it (every CLI does, before
+ * `--help`) loads only the light fields given here.
+ */
+export function lazyLocalTarget(
+  load: () => Promise<LocalTarget>,
+  light: Pick<LocalTarget, 'synthContext' | 'clientCommand'> = {},
+): LocalTarget {
+  let loaded: Promise<LocalTarget> | undefined;
+  const get = () => {
+    loaded ??= load();
+    return loaded;
+  };
+  return {
+    ...light,
+    findEngine: async (ctx) => (await get()).findEngine(ctx),
+    start: async (opts) => (await get()).start(opts),
+  };
 }

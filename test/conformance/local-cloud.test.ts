@@ -37,7 +37,16 @@ interface Run {
 /** Runs a command with only PATH and HOME from this process, plus `env`. */
 /** `npm run -s local -- env` as a second terminal would run it, against this test's file. */
 function printEnv(envFile: string): Promise<Run> {
-  return run(process.execPath, ['--import', 'tsx', 'local/cli/local.ts', 'env', '--lab-env', envFile]);
+  return run(process.execPath, [
+    '--import',
+    'tsx',
+    '--import',
+    './targets/load-env.ts',
+    'local/cli/local.ts',
+    'env',
+    '--lab-env',
+    envFile,
+  ]);
 }
 
 function run(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
@@ -84,6 +93,8 @@ describe('npm run local: a local cloud the standard clients reach', () => {
       [
         '--import',
         'tsx',
+        '--import',
+        './targets/load-env.ts',
         'local/cli/local.ts',
         '--port',
         '0',
@@ -186,7 +197,7 @@ describe('npm run local: a local cloud the standard clients reach', () => {
     expect(printed.stderr).toBe('');
     expect(printed.stdout).toMatch(/^\s+1\s*$/m);
     const byEnv = await sourced(
-      `PGPASSWORD="$(node --import tsx local/cli/local.ts token --lab-env ${envFile})" psql -Atc 'SELECT 1'`,
+      `PGPASSWORD="$(node --import tsx --import ./targets/load-env.ts local/cli/local.ts token --lab-env ${envFile})" psql -Atc 'SELECT 1'`,
     );
     expect(byEnv).toMatchObject({ code: 0, stdout: '1\n' });
   });

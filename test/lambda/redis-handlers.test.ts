@@ -6,7 +6,7 @@ import { makeRedisHandler } from '../../lambda/shared/redis-handler';
 import { parseRedisUrl } from '../../lambda/shared/redis-secret';
 import { createRedisStore, personKey, type RedisPersonStore } from '../../lambda/shared/redis-store';
 import { type RedisEngine, startRedis } from '../../local/engines/redis';
-import { type ExtensionStandIn, startExtensionStandIn } from '../../local/targets/redis';
+import { type ExtensionStandIn, startExtensionStandIn } from '../../targets/redis/local';
 import { bodyOf, createEvent, getEvent, samplePerson } from '../support/events';
 
 const PASSWORD = 'lab-handler-password';

@@ -29,8 +29,8 @@ import { readSecretViaExtension } from '../../lambda/shared/secrets-extension';
 import { measureDb } from '../../lambda/shared/timing-meter';
 import { type RedisEngine, startRedis } from '../../local/engines/redis';
 import { startNetworkModel } from '../../local/network/network-model';
-import { type ExtensionStandIn, startExtensionStandIn } from '../../local/targets/redis';
 import { ensureCertificates } from '../../local/tls/certificates';
+import { type ExtensionStandIn, startExtensionStandIn } from '../../targets/redis/local';
 import { samplePerson } from '../support/events';
 
 const PASSWORD = 'lab-test-password';

@@ -11,9 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../core/paths';
 import { runLoad } from '../../loadtest/run-load';
 
-// Node with tsx's loader, as npm run load and npm run local start it.
+// Node with tsx's loader and the target modules' preload, as npm run local starts it (load.ts registers them itself).
 const run = (script: string, ...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+  spawnSync(process.execPath, ['--import', 'tsx', '--import', './targets/load-env.ts', script, ...args], {
     cwd: PROJECT_ROOT,
     encoding: 'utf8',
     timeout: 60_000,

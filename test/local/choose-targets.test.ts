@@ -121,7 +121,16 @@ describe('npm run local and npm run experiment --targets with an engine missing'
     it(`${name}: exit 2 with the line naming what is missing, nothing started`, () => {
       const r = spawnSync(
         process.execPath,
-        ['--import', 'tsx', script, ...args, '--targets', 'dynamodb,redis'],
+        [
+          '--import',
+          'tsx',
+          '--import',
+          './targets/load-env.ts',
+          script,
+          ...args,
+          '--targets',
+          'dynamodb,redis',
+        ],
         {
           cwd: PROJECT_ROOT,
           encoding: 'utf8',

@@ -15,7 +15,7 @@ import { TARGETS } from '../../core/lab-functions';
 import { networkOptions } from '../../local/cli/options';
 import { ExchangeClock, startNetworkModel } from '../../local/network/network-model';
 import { parseRtt, resolveProfile } from '../../local/network/profile-options';
-import { DEFAULT_PROFILE, findProfile, linkOf, PROFILES } from '../../local/network/profiles';
+import { DEFAULT_PROFILE, findProfile, IN_REGION, linkOf, PROFILES } from '../../local/network/profiles';
 import { serviceTimeSampler, streamSeed } from '../../local/network/service-time';
 import { type CertificatePaths, ensureCertificates } from '../../local/tls/certificates';
 
@@ -73,10 +73,10 @@ describe('network profiles', () => {
     expect(parseRtt('2')).toEqual({ rttMs: 2 });
     expect(parseRtt('dynamodb=0.5,redis=0.3')).toEqual({ rttByTarget: { dynamodb: 0.5, redis: 0.3 } });
     const p = resolveProfile({ profile: 'in-region', rttMs: 4, rttByTarget: { redis: 0.5 } });
-    expect(p.targets.dynamodb.rttMs).toBe(4);
-    expect(p.targets.redis.rttMs).toBe(0.5);
-    // The service time stays the profile's.
-    expect(p.targets.dynamodb.serviceTime).toEqual(findProfile('in-region')?.targets.dynamodb.serviceTime);
+    expect(linkOf(p, 'dynamodb').rttMs).toBe(4);
+    expect(linkOf(p, 'redis').rttMs).toBe(0.5);
+    // The service time stays the target's own under the profile.
+    expect(linkOf(p, 'dynamodb').serviceTime).toEqual(linkOf(IN_REGION, 'dynamodb').serviceTime);
     expect(() => networkOptions(undefined, 'mongodb=1')).toThrow(/--rtt: "mongodb=1" is not target=MS/);
     expect(() => networkOptions(undefined, 'dynamodb=-1')).toThrow(/--rtt: "-1"/);
     // One bound for the option and for a lab started from code.

@@ -6,7 +6,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUILTIN_TARGET_INFO, baselineTarget } from '../../core/lab-functions';
+import { baselineTarget, targetNotice } from '../../core/lab-functions';
 import type { TimingLine } from '../../core/timing.mjs';
 import { TARGET_REFERENCE } from '../../report/article-figures';
 import { compareTargets } from '../../report/build/compare';
@@ -125,7 +125,7 @@ function addQldbRun(dir: string): void {
   appendFileSync(join(dir, 'lambda-logs.log'), `${reports.join('\n')}\n`);
 }
 
-const QLDB_NOTICE = BUILTIN_TARGET_INFO.qldb.notice;
+const QLDB_NOTICE = targetNotice('qldb') ?? '';
 
 let report: LabReport;
 let dynamodbOnly: LabReport;

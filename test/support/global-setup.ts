@@ -4,6 +4,7 @@ import type { TestProject } from 'vitest/node';
 import { PROJECT_ROOT } from '../../core/paths';
 import { ensureSynth } from '../../local/assembly/ensure-synth';
 import { localOutdir, localSynthContext } from '../../local/lab';
+import { loadTargetModules } from '../../targets/registry';
 import { LAB_TEST_CONTEXT } from './lab-test-context';
 import { startEngineBroker } from './shared-engines';
 
@@ -21,6 +22,8 @@ import { startEngineBroker } from './shared-engines';
  * Local on its fetch. Warm, each of them finds its work done in milliseconds.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The synth context below asks each target's module what it needs.
+  await loadTargetModules();
   // The redis and dsql tests run a real redis-server and PostgreSQL (16, fetched once per user
   // and linked into .cache/): install each before test files run in parallel, or say how. One
   // after the other: apt-get takes a lock.

@@ -3,7 +3,7 @@ import { parseRedisUrl } from '../../lambda/shared/redis-secret';
 import { readSecretViaExtension } from '../../lambda/shared/secrets-extension';
 import type { RunningLab } from '../../local/lab';
 import { LOCAL_SESSION_TOKEN } from '../../local/lab-defaults';
-import { LOCAL_REDIS_SECRET_ARN } from '../../local/targets/redis';
+import { LOCAL_REDIS_SECRET_ARN } from '../../targets/redis/local-secret';
 
 /**
  * A plain connection to the lab's redis-server, bypassing the network model, with the password

@@ -4,14 +4,8 @@
  * registration is refused. The lab run with it is throwaway-lab.slow.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  BUILTIN_TARGET_INFO,
-  isTarget,
-  labFunctions,
-  TARGETS,
-  targetLabel,
-} from '../../../core/lab-functions';
-import { TARGET_MODULES_ENV } from '../../../core/target-modules';
+import { isTarget, labFunctions, TARGETS, targetLabel } from '../../../core/lab-functions';
+import { PROJECT_TARGET_MODULES, TARGET_MODULES_ENV } from '../../../core/target-modules';
 import { targetDefinition } from '../../../lib/targets';
 import { findProfile, IN_REGION, linkOf, UNIFORM_8MS } from '../../../local/network/profiles';
 import { localTarget } from '../../../local/targets';
@@ -21,7 +15,8 @@ import { applyRequest } from './engine';
 import { target } from './index';
 
 const MODULE = 'test/targets/throwaway/index.ts';
-const BUILTINS = Object.keys(BUILTIN_TARGET_INFO);
+/** The project's own targets, named by their folders in the one list. */
+const BUILTINS = PROJECT_TARGET_MODULES.map((m) => m.split('/')[1]);
 
 describe('a target module registered at run time', () => {
   it('is unknown until loaded, then in every registry; loading it again changes nothing', async () => {

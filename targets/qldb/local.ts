@@ -4,10 +4,10 @@
  * custom resource bundle, run as CloudFormation would run it. The journal is in --data (synced
  * per commit) or in the lab's run data (written per commit), so a restart replays it all.
  */
-import type { Assembly } from '../assembly/cloud-assembly';
-import { httpHealth } from '../engines/health';
-import { engineDataDir } from '../run-dir';
-import { type LocalTarget, localName, withEngine } from './types';
+import type { Assembly } from '../../local/assembly/cloud-assembly';
+import { httpHealth } from '../../local/engines/health';
+import { engineDataDir } from '../../local/run-dir';
+import { type LocalTarget, localName, withEngine } from '../../local/targets/types';
 
 const LEDGER = 'AWS::QLDB::Ledger';
 
@@ -51,7 +51,7 @@ async function createLedgers(endpoint: string, ledgers: readonly LedgerPropertie
 export const qldbTarget: LocalTarget = {
   findEngine: () => ({ found: true, source: "the lab's own QLDB Session emulation (local/engines/qldb)" }),
   async start(opts) {
-    const { startQldbEngine } = await import('../engines/qldb');
+    const { startQldbEngine } = await import('../../local/engines/qldb');
     const { dataDir, durable, removeData } = await engineDataDir(opts, 'qldb');
     const idleTimeoutS = opts.idleTimeoutS;
     // The ledgers that exist are the template's, created through the control plane's CreateLedger

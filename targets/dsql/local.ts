@@ -10,13 +10,13 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LOCAL_CREDENTIALS } from '../engines/create-table';
-import { type DsqlFront, startDsqlFront } from '../engines/dsql-front';
-import { postgresHealth } from '../engines/health';
-import { checkPostgres, type PostgresEngine, startPostgres } from '../engines/postgres';
-import { LOCAL_CALLER } from '../lab-defaults';
-import { labDataDir, labTempDir } from '../run-dir';
-import { type LocalTarget, localName, withEngine } from './types';
+import { LOCAL_CREDENTIALS } from '../../local/engines/create-table';
+import { type DsqlFront, startDsqlFront } from '../../local/engines/dsql-front';
+import { postgresHealth } from '../../local/engines/health';
+import { checkPostgres, type PostgresEngine, startPostgres } from '../../local/engines/postgres';
+import { LOCAL_CALLER } from '../../local/lab-defaults';
+import { labDataDir, labTempDir } from '../../local/run-dir';
+import { type LocalTarget, localName, withEngine } from '../../local/targets/types';
 
 /** The endpoint name functions connect to and sign their tokens for. */
 export const LOCAL_DSQL_HOST = 'localhost';

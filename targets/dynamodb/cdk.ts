@@ -15,8 +15,8 @@ import {
   TOP_STORIES_INDEX,
   VIEWS,
 } from '../../lambda/shared/dynamodb-schema';
-import { handOff } from '../constructs/hand-off';
-import { PREWARM_ENV, type TargetDefinition } from './types';
+import { handOff } from '../../lib/constructs/hand-off';
+import { PREWARM_ENV, type TargetDefinition } from '../../lib/targets/types';
 
 /** Exactly one action per operation; a query's (query, top10) applies to its index alone, not the table. */
 const ACTIONS: Record<Operation, string> = {

@@ -6,9 +6,9 @@ import { CfnOutput, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as qldb from 'aws-cdk-lib/aws-qldb';
 import type { Operation } from '../../core/lab-functions';
-import { handOff } from '../constructs/hand-off';
-import { QldbTables } from '../constructs/qldb-tables';
-import { PREWARM_ENV, type TargetDefinition } from './types';
+import { handOff } from '../../lib/constructs/hand-off';
+import { QldbTables } from '../../lib/constructs/qldb-tables';
+import { PREWARM_ENV, type TargetDefinition } from '../../lib/targets/types';
 
 export const PERSON_TABLE = 'Person';
 

@@ -8,16 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { redisHealth } from '../engines/health';
-import { checkRedisServer, startRedis } from '../engines/redis';
-import { engineDataDir } from '../run-dir';
-import { type LocalTarget, type ModelAddress, withEngine } from './types';
-
-/** What `redisSecretArn` is in the local synth: the local account is all zeros. */
-export const LOCAL_REDIS_SECRET_ARN =
-  'arn:aws:secretsmanager:us-east-1:000000000000:secret:lab-local-redis-AbCdEf';
-
-import { LOCAL_SESSION_TOKEN } from '../lab-defaults';
+import { redisHealth } from '../../local/engines/health';
+import { checkRedisServer, startRedis } from '../../local/engines/redis';
+import { LOCAL_SESSION_TOKEN } from '../../local/lab-defaults';
+import { engineDataDir } from '../../local/run-dir';
+import { type LocalTarget, type ModelAddress, withEngine } from '../../local/targets/types';
 
 export interface ExtensionStandIn {
   readonly port: number;

@@ -1,0 +1,33 @@
+/**
+ * Aurora DSQL as a target module: a DSQL cluster in the cloud, a real PostgreSQL behind a
+ * front that enforces DSQL's rules locally. Light on purpose: every CLI registers it before
+ * `--help`; the CDK half (cdk.ts) and the engine (local.ts) load when a synth or a lab needs them.
+ */
+import { AZ_PING, UNIFORM_8MS_LINK } from '../../local/network/profiles';
+import { lazyLocalTarget } from '../../local/targets';
+import type { TargetModule } from '../registry';
+
+export const target: TargetModule = {
+  name: 'dsql',
+  info: {
+    label: 'Aurora DSQL',
+    handlerEntry: 'lambda/handlers/dsql.ts',
+    // Joins the news site's comparison wherever targets are compared.
+    selectiveOperations: ['view', 'top10'],
+    bundleBudgetBytes: 150 * 1024,
+  },
+  definition: () => import('./cdk').then((m) => m.dsqlTarget),
+  local: lazyLocalTarget(() => import('./local').then((m) => m.dsqlTarget), {
+    clientCommand: ({ env, caCertPath, tokenCommand }) => {
+      const address = `postgresql://${env.PGUSER}@${env.PGHOST}:${env.PGPORT}/${env.PGDATABASE}`;
+      return {
+        address,
+        command: `PGPASSWORD="$(${tokenCommand})" psql "${address}?sslmode=verify-full&sslrootcert=${caCertPath}" -c 'SELECT 1'`,
+      };
+    },
+  }),
+  links: {
+    link: { rttMs: 1, serviceTime: null, sources: [AZ_PING] },
+    byProfile: { 'uniform-8ms': UNIFORM_8MS_LINK },
+  },
+};
