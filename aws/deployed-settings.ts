@@ -86,7 +86,7 @@ export function deployCommand(
   return `npx cdk deploy --all ${flags.join(' ')}`;
 }
 
-/** The DynamoDB index an operation's query reads (lib/targets/dynamodb.ts INDEX_OF). */
+/** The DynamoDB index an operation's query reads (targets/dynamodb/cdk.ts INDEX_OF). */
 const DYNAMODB_INDEX: Partial<Record<Operation, string>> = { query: BY_TYPE_INDEX, top10: TOP_STORIES_INDEX };
 
 /** What one experiment step calls and needs of the deployed stack. */

@@ -19,8 +19,8 @@ import { createLabHttp } from '../lambda/shared/http-client';
 import { createQldbDriver } from '../lambda/shared/qldb-store';
 import { socketClient, startPostgres } from '../local/engines/postgres';
 import { startQldbEngine } from '../local/engines/qldb';
-import { startRedis } from '../local/engines/redis';
 import { labDataDir, labTempDir } from '../local/run-dir';
+import { startRedis } from '../targets/redis/engine';
 import { median } from './init-over-empty';
 
 export interface PersistencePair {

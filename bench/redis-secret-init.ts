@@ -28,13 +28,13 @@ const ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-redis-Ab
 const TOKEN = 'bench-token';
 const URL_SECRET = 'redis://default:bench-password@127.0.0.1:6379';
 
-/** The SDK way: what lambda/shared/redis-secret.ts did before the extension. */
+/** The SDK way: what targets/redis/secret.ts did before the extension. */
 const SDK_ENTRY = `
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createLabHttp, MAX_ATTEMPTS } from './lambda/shared/http-client';
 import { getPerson, makeHandler } from './lambda/shared/handlers';
-import { redisUrlFromSecretString } from './lambda/shared/redis-secret';
-import { createRedisStore } from './lambda/shared/redis-store';
+import { redisUrlFromSecretString } from './targets/redis/secret';
+import { createRedisStore } from './targets/redis/store';
 const http = createLabHttp('on');
 const client = new SecretsManagerClient({ requestHandler: http.handler, maxAttempts: MAX_ATTEMPTS });
 const out = await client.send(new GetSecretValueCommand({ SecretId: process.env.REDIS_SECRET_ARN }));
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     const sdk = fnAt('redis-get-sdk', await bundle('sdk', { contents: SDK_ENTRY }));
     const ext = fnAt(
       'redis-get-extension',
-      await bundle('extension', { file: 'lambda/handlers/redis.ts' }),
+      await bundle('extension', { file: 'targets/redis/handler.ts' }),
       // Redis's one entry serves every operation; its get is the function measured.
       'index.get',
     );

@@ -26,8 +26,8 @@ import {
   VIEWS,
 } from '../lambda/shared/dynamodb-schema';
 import { PERSON_FIELDS, type Person } from '../lambda/shared/person';
-import { byTypeKey, personKey, VIEWS_KEY } from '../lambda/shared/redis-store';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/engines/create-table';
+import { byTypeKey, personKey, VIEWS_KEY } from '../targets/redis/store';
 
 export interface SeedStory {
   readonly person: Person;

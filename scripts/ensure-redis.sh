@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The redis target runs against a real redis-server, from Debian's package redis-server.
 # Finds it on PATH; when missing and we are root with apt-get, installs it; otherwise prints the
-# one command to run and exits 1. The lab starts its own server (local/engines/redis.ts), so a
+# one command to run and exits 1. The lab starts its own server (targets/redis/engine.ts), so a
 # service the package starts on install is stopped again. Idempotent; prints the version found.
 set -euo pipefail
 

@@ -1,6 +1,6 @@
 /**
  * The Person table's layout, shared by the store that reads and writes it and the CDK
- * construct that creates it (lib/targets/dynamodb.ts), so the two cannot drift apart.
+ * construct that creates it (targets/dynamodb/cdk.ts), so the two cannot drift apart.
  */
 export { CREATED_AT } from './person';
 

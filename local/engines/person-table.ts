@@ -1,5 +1,5 @@
 /**
- * The Person table as lib/targets/dynamodb.ts declares it (test/infra/stacks.test.ts checks the
+ * The Person table as targets/dynamodb/cdk.ts declares it (test/infra/stacks.test.ts checks the
  * synthesized template against this): GovId key, and the query's index. For tests and benches
  * that make the table without a synthesized template.
  */

@@ -10,7 +10,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { TargetDefinition } from '../../lib/targets/types';
 
-/** Where the functions find the secret's ARN (lambda/shared/redis-handler.ts reads it). */
+/** Where the functions find the secret's ARN (targets/redis/redis-handler.ts reads it). */
 export const REDIS_SECRET_ENV = 'REDIS_SECRET_ARN';
 
 /**

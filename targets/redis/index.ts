@@ -13,7 +13,6 @@ export const target: TargetModule = {
   name: 'redis',
   info: {
     label: 'Redis',
-    handlerEntry: 'lambda/handlers/redis.ts',
     // The news site's article compared DynamoDB, Upstash and FaunaDB (gone).
     selectiveOperations: ['view', 'top10'],
     bundleBudgetBytes: 100 * 1024,

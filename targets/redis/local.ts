@@ -1,5 +1,5 @@
 /**
- * Redis locally: a real redis-server (local/engines/redis.ts) with a random password per lab
+ * Redis locally: a real redis-server (targets/redis/engine.ts) with a random password per lab
  * run, behind the network model like every engine, and a stand-in for the AWS Parameters and
  * Secrets Lambda Extension that answers the functions' secret read with the URL of that model:
  * rediss://default:<password>@localhost:<model port> (TLS through the model, verified against
@@ -9,10 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { redisHealth } from '../../local/engines/health';
-import { checkRedisServer, startRedis } from '../../local/engines/redis';
 import { LOCAL_SESSION_TOKEN } from '../../local/lab-defaults';
 import { engineDataDir } from '../../local/run-dir';
 import { type LocalTarget, type ModelAddress, withEngine } from '../../local/targets/types';
+import { checkRedisServer, startRedis } from './engine';
 
 export interface ExtensionStandIn {
   readonly port: number;
@@ -89,7 +89,7 @@ function secretArnsOf(fns: readonly { environment: Record<string, unknown> }[]):
 export const redisTarget: LocalTarget = {
   findEngine: checkRedisServer,
   async start(opts) {
-    // The append-only file is in --data (fsynced) or the run data (written; see engines/redis.ts).
+    // The append-only file is in --data (fsynced) or the run data (written; see engine.ts).
     const { dataDir, durable, removeData } = await engineDataDir(opts, 'redis');
     // A new password per lab run: nothing but this lab's functions should reach this server.
     const password = randomBytes(18).toString('base64url');

@@ -1,7 +1,7 @@
 /**
  * The lab's Redis stand-in answers as a TLS Redis (Upstash) does, driven by redis-cli, a client
  * the lab does not use (its functions use ioredis). It starts only what the redis target starts:
- * redis-server with a password (local/engines/redis.ts, the options local/targets/redis.ts gives
+ * redis-server with a password (targets/redis/engine.ts, the options targets/redis/local.ts gives
  * it) behind the network model's TLS, and connects with the URL the secret holds,
  * rediss://default:<password>@localhost:<model port>, trusting the lab CA.
  *
@@ -16,6 +16,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_DIR } from '../../core/paths';
 import {
+  type NetworkModelProcess,
+  startNetworkModelProcess,
+} from '../../local/network/network-model-process';
+import { type CertificatePaths, ensureCertificates } from '../../local/tls/certificates';
+import { type RedisEngine, startRedis } from '../../targets/redis/engine';
+import {
   byTypeKey,
   CREATE_SCRIPT,
   OVERWRITE_SCRIPT,
@@ -23,13 +29,7 @@ import {
   UPDATE_SCRIPT,
   VIEW_SCRIPT,
   VIEWS_KEY,
-} from '../../lambda/shared/redis-store';
-import { type RedisEngine, startRedis } from '../../local/engines/redis';
-import {
-  type NetworkModelProcess,
-  startNetworkModelProcess,
-} from '../../local/network/network-model-process';
-import { type CertificatePaths, ensureCertificates } from '../../local/tls/certificates';
+} from '../../targets/redis/store';
 import { type ClientResult, runClient } from './support/clients';
 
 /** Short, so the idle case waits seconds, not the lab's default minute. */
@@ -52,7 +52,7 @@ describe('the Redis stand-in, as redis-cli sees it through the network model', (
       rttMs: 2,
       tls: certs,
     });
-    // What the extension stand-in serves the functions (local/targets/redis.ts).
+    // What the extension stand-in serves the functions (targets/redis/local.ts).
     url = `rediss://default:${password}@localhost:${model.port}`;
   }, 60_000);
   afterAll(async () => {

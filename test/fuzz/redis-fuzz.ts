@@ -13,12 +13,12 @@ import tls from 'node:tls';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_DIR } from '../../core/paths';
-import { type RedisEngine, startRedis } from '../../local/engines/redis';
 import {
   type NetworkModelProcess,
   startNetworkModelProcess,
 } from '../../local/network/network-model-process';
 import { ensureCertificates } from '../../local/tls/certificates';
+import { type RedisEngine, startRedis } from '../../targets/redis/engine';
 import { KEEP_KEY, KEEP_VALUE, type RespInput, resp, respInput } from './redis-grammar';
 import { alive, assertRuns, type FuzzRuns, Tally, within } from './support/fuzz-runs';
 

@@ -30,7 +30,7 @@ let driver: QldbDriver;
 function storeOn(pageSize?: number): PersonStore {
   driver?.close();
   ledger?.restore();
-  // Both indexes the tables custom resource creates (lib/targets/qldb.ts).
+  // Both indexes the tables custom resource creates (targets/qldb/cdk.ts).
   ledger = mockQldbLedger({ tables: { Person: ['GovId', 'GovIdType'] }, pageSize });
   driver = createQldbDriver('lab', createLabHttp('on').options, TEST_CLIENT_CONFIG);
   return createQldbStore(driver, 'Person', {

@@ -2,11 +2,11 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reachedDatabase } from '../../core/timing.mjs';
 import { createPerson, getPerson, makeCreateHandler, makeGetHandler } from '../../lambda/shared/handlers';
-import { makeRedisHandler } from '../../lambda/shared/redis-handler';
-import { parseRedisUrl } from '../../lambda/shared/redis-secret';
-import { createRedisStore, personKey, type RedisPersonStore } from '../../lambda/shared/redis-store';
-import { type RedisEngine, startRedis } from '../../local/engines/redis';
+import { type RedisEngine, startRedis } from '../../targets/redis/engine';
 import { type ExtensionStandIn, startExtensionStandIn } from '../../targets/redis/local';
+import { makeRedisHandler } from '../../targets/redis/redis-handler';
+import { parseRedisUrl } from '../../targets/redis/secret';
+import { createRedisStore, personKey, type RedisPersonStore } from '../../targets/redis/store';
 import { bodyOf, createEvent, getEvent, samplePerson } from '../support/events';
 
 const PASSWORD = 'lab-handler-password';
@@ -137,7 +137,7 @@ describe('makeRedisHandler: the URL read on the first invocation, once per envir
     secret = engine.url;
     const before = extension.served();
     const create = makeRedisHandler(createPerson, { ...env(), LAB_FUNCTION: 'redis-create' }, async (e) => {
-      const { redisStoreFromEnv } = await import('../../lambda/shared/redis-store');
+      const { redisStoreFromEnv } = await import('../../targets/redis/store');
       const s = await redisStoreFromEnv(e);
       stores.push(s);
       return s;
@@ -151,7 +151,7 @@ describe('makeRedisHandler: the URL read on the first invocation, once per envir
   it('a secret that cannot be read answers 503 with why, and the next call tries again', async () => {
     secret = undefined;
     const get = makeRedisHandler(getPerson, env(), async (e) => {
-      const { redisStoreFromEnv } = await import('../../lambda/shared/redis-store');
+      const { redisStoreFromEnv } = await import('../../targets/redis/store');
       const s = await redisStoreFromEnv(e);
       stores.push(s);
       return s;

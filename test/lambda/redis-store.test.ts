@@ -11,7 +11,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EnvError } from '../../lambda/shared/env';
 import { DB_DEADLINE_MS, REQUEST_TIMEOUT_MS } from '../../lambda/shared/http-client';
 import type { Person } from '../../lambda/shared/person';
-import { parseRedisUrl, redisUrlFromSecretString } from '../../lambda/shared/redis-secret';
+import { readSecretViaExtension } from '../../lambda/shared/secrets-extension';
+import { measureDb } from '../../lambda/shared/timing-meter';
+import { startNetworkModel } from '../../local/network/network-model';
+import { ensureCertificates } from '../../local/tls/certificates';
+import { type RedisEngine, startRedis } from '../../targets/redis/engine';
+import { type ExtensionStandIn, startExtensionStandIn } from '../../targets/redis/local';
+import { parseRedisUrl, redisUrlFromSecretString } from '../../targets/redis/secret';
 import {
   byTypeKey,
   createRedisStore,
@@ -24,13 +30,7 @@ import {
   supportsKeyLocking,
   UPDATE_SCRIPT,
   VIEWS_KEY,
-} from '../../lambda/shared/redis-store';
-import { readSecretViaExtension } from '../../lambda/shared/secrets-extension';
-import { measureDb } from '../../lambda/shared/timing-meter';
-import { type RedisEngine, startRedis } from '../../local/engines/redis';
-import { startNetworkModel } from '../../local/network/network-model';
-import { ensureCertificates } from '../../local/tls/certificates';
-import { type ExtensionStandIn, startExtensionStandIn } from '../../targets/redis/local';
+} from '../../targets/redis/store';
 import { samplePerson } from '../support/events';
 
 const PASSWORD = 'lab-test-password';

@@ -5,14 +5,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeCreateHandler, makeOverwriteHandler, makeUpdateHandler } from '../../lambda/shared/handlers';
-import { parseRedisUrl } from '../../lambda/shared/redis-secret';
-import {
-  byTypeKey,
-  createRedisStore,
-  personKey,
-  type RedisPersonStore,
-} from '../../lambda/shared/redis-store';
-import { type RedisEngine, startRedis } from '../../local/engines/redis';
+import { type RedisEngine, startRedis } from '../../targets/redis/engine';
+import { parseRedisUrl } from '../../targets/redis/secret';
+import { byTypeKey, createRedisStore, personKey, type RedisPersonStore } from '../../targets/redis/store';
 import { bodyOf, createEvent, overwriteEvent, samplePerson, updateEvent } from '../support/events';
 import { describeTopStories } from '../support/top-stories-contract';
 import { describeWorkloads } from '../support/workload-contract';

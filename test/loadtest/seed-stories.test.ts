@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
-import { parseRedisUrl } from '../../lambda/shared/redis-secret';
-import { createRedisStore } from '../../lambda/shared/redis-store';
 import { expectedTop, makeStories, seedDynamoDb, seedRedis } from '../../loadtest/seed-stories';
-import { type RedisEngine, startRedis } from '../../local/engines/redis';
 import { NEWS_TOP10_FIGURES } from '../../report/article-figures';
+import { type RedisEngine, startRedis } from '../../targets/redis/engine';
+import { parseRedisUrl } from '../../targets/redis/secret';
+import { createRedisStore } from '../../targets/redis/store';
 import { SHARED_ENGINE_HOOK_MS, tableOfItsOwn } from '../support/shared-engines';
 import { sharedTestEngine, type TestEngine } from '../support/test-engine';
 

@@ -17,8 +17,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTable, type EngineKind, FETCH_SCRIPT, localClientConfig } from '../../local/engines';
 import { type PostgresEngine, socketClient, startPostgres } from '../../local/engines/postgres';
-import { type RedisEngine, startRedis } from '../../local/engines/redis';
 import { labDataDir, labTempDir } from '../../local/run-dir';
+import { type RedisEngine, startRedis } from '../../targets/redis/engine';
 import {
   cleanUpEngines,
   getFirstName,

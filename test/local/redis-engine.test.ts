@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DB_DEADLINE_MS } from '../../lambda/shared/http-client';
-import { parseRedisUrl } from '../../lambda/shared/redis-secret';
-import { createRedisStore } from '../../lambda/shared/redis-store';
-import { ENSURE_SCRIPT, type RedisEngine, redisArgs, startRedis } from '../../local/engines/redis';
+import { ENSURE_SCRIPT, type RedisEngine, redisArgs, startRedis } from '../../targets/redis/engine';
+import { parseRedisUrl } from '../../targets/redis/secret';
+import { createRedisStore } from '../../targets/redis/store';
 import { samplePerson } from '../support/events';
 
 const PASSWORD = 'engine-test-password';

@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
-import { parseRedisUrl } from '../../lambda/shared/redis-secret';
 import { readSecretViaExtension } from '../../lambda/shared/secrets-extension';
 import type { RunningLab } from '../../local/lab';
 import { LOCAL_SESSION_TOKEN } from '../../local/lab-defaults';
 import { LOCAL_REDIS_SECRET_ARN } from '../../targets/redis/local-secret';
+import { parseRedisUrl } from '../../targets/redis/secret';
 
 /**
  * A plain connection to the lab's redis-server, bypassing the network model, with the password

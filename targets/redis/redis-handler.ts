@@ -7,12 +7,18 @@
  * function's name is its LAB_FUNCTION, read with the rest at init.
  */
 
-import { readLabFunction } from './env';
-import { type ApiHandler, makeHandler, type Operation } from './handlers';
-import { emitTiming } from './metrics';
-import type { PersonStore } from './person-store';
-import { type RedisPersonStore, readRedisEnv, redisStoreFromEnv } from './redis-store';
-import { enterInvocation, environmentId, initType, nextInvocationIsCold, type Timing } from './timing-meter';
+import { readLabFunction } from '../../lambda/shared/env';
+import { type ApiHandler, makeHandler, type Operation } from '../../lambda/shared/handlers';
+import { emitTiming } from '../../lambda/shared/metrics';
+import type { PersonStore } from '../../lambda/shared/person-store';
+import {
+  enterInvocation,
+  environmentId,
+  initType,
+  nextInvocationIsCold,
+  type Timing,
+} from '../../lambda/shared/timing-meter';
+import { type RedisPersonStore, readRedisEnv, redisStoreFromEnv } from './store';
 
 export function makeRedisHandler<Input, Output>(
   op: Operation<Input, Output>,

@@ -10,8 +10,8 @@ import {
   topStories,
   updatePerson,
   viewStory,
-} from '../shared/handlers';
-import { makeRedisHandler } from '../shared/redis-handler';
+} from '../../lambda/shared/handlers';
+import { makeRedisHandler } from './redis-handler';
 
 export const create = makeRedisHandler(createPerson);
 export const get = makeRedisHandler(getPerson);

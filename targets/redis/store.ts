@@ -26,12 +26,12 @@ import {
   readTlsMaxVersion,
   requireEnv,
   type TlsMaxVersion,
-} from './env';
-import { CONNECTION_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './http-client';
-import { PERSON_FIELDS, type Person } from './person';
-import { type PersonStore, type Story, TOP_STORIES } from './person-store';
-import { type RedisTarget, readRedisSecret } from './redis-secret';
-import { extensionSettings } from './secrets-extension';
+} from '../../lambda/shared/env';
+import { CONNECTION_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../lambda/shared/http-client';
+import { PERSON_FIELDS, type Person } from '../../lambda/shared/person';
+import { type PersonStore, type Story, TOP_STORIES } from '../../lambda/shared/person-store';
+import { extensionSettings } from '../../lambda/shared/secrets-extension';
+import { type RedisTarget, readRedisSecret } from './secret';
 
 export const personKey = (govId: string): string => `person:${govId}`;
 export const byTypeKey = (govIdType: string): string => `persons:by-type:${govIdType}`;
@@ -503,7 +503,7 @@ export function readRedisEnv(env: NodeJS.ProcessEnv = process.env): RedisEnv {
 /**
  * The store a deployed function uses, from the URL in the secret named by REDIS_SECRET_ARN,
  * read through the Parameters and Secrets extension. Await it during an invocation (the
- * extension serves INVOKE only): lambda/shared/redis-handler.ts does, once per environment.
+ * extension serves INVOKE only): targets/redis/redis-handler.ts does, once per environment.
  */
 export async function redisStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<RedisPersonStore> {
   const { secretId, keepAlive, tlsMaxVersion } = readRedisEnv(env);

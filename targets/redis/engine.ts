@@ -18,9 +18,14 @@ import {
   findOnPath,
   installCommand,
   isExecutable,
-} from './find-engine';
-import { assertPortFree, freePort } from './free-port';
-import { describeExit, type ManagedChild, outputSection, spawnChild } from './managed-child';
+} from '../../local/engines/find-engine';
+import { assertPortFree, freePort } from '../../local/engines/free-port';
+import {
+  describeExit,
+  type ManagedChild,
+  outputSection,
+  spawnChild,
+} from '../../local/engines/managed-child';
 
 export const ENSURE_SCRIPT = 'scripts/ensure-redis.sh';
 /** A redis-server to run instead of the one on PATH (a path to the binary). */

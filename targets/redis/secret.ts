@@ -3,8 +3,8 @@
  * a Secrets Manager secret (the user's Upstash or any TLS Redis), read once per execution
  * environment. The password never appears in an error message.
  */
-import { EnvError } from './env';
-import { readSecretViaExtension } from './secrets-extension';
+import { EnvError } from '../../lambda/shared/env';
+import { readSecretViaExtension } from '../../lambda/shared/secrets-extension';
 
 export interface RedisTarget {
   readonly host: string;
