@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/client-lambda';
 import type { KeepAliveVariant, Operation } from '../core/lab-functions';
 import { parseFunctionKey } from '../core/lab-functions';
-import { BY_TYPE_INDEX, TOP_STORIES_INDEX } from '../lambda/shared/dynamodb-schema';
+import { BY_TYPE_INDEX, TOP_STORIES_INDEX } from '../targets/dynamodb/schema';
 import type { LabFunctionOutputs, LabOutputs } from './stack-outputs';
 
 /** What a step needs of the deployed functions; an absent field is not checked. */

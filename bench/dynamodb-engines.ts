@@ -21,15 +21,15 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { BY_TYPE_INDEX, BY_TYPE_PARTITION } from '../lambda/shared/dynamodb-schema';
-import { createTable, type EngineKind, localClientConfig, startEngine } from '../local/engines';
-import { PERSON_TABLE_SCHEMA } from '../local/engines/person-table';
 import { labDataDir } from '../local/run-dir';
 import { ladderOf } from '../runs/latency-histogram';
+import { createTable, type EngineKind, localClientConfig, startEngine } from '../targets/dynamodb/engine';
+import { PERSON_TABLE_SCHEMA } from '../targets/dynamodb/person-table';
+import { BY_TYPE_INDEX, BY_TYPE_PARTITION } from '../targets/dynamodb/schema';
 
 /**
  * The lab's engines, and dynalite as npm ships it (no conformance layer,
- * local/engines/dynalite-conformance.mjs): the difference is what that layer costs.
+ * targets/dynamodb/dynalite-conformance.mjs): the difference is what that layer costs.
  */
 export const BENCH_ENGINES = ['dynalite', 'dynalite-plain', 'dynamodb-local'] as const;
 /** `<kind>-files`: the engine on files in the lab's run data, as the lab runs it (no --data). */
@@ -41,7 +41,7 @@ interface Started {
   stop(): Promise<void>;
 }
 
-// The same server settings as local/engines/dynalite-server.mjs, without the conformance layer.
+// The same server settings as targets/dynamodb/dynalite-server.mjs, without the conformance layer.
 const PLAIN_DYNALITE = `
 import dynalite from 'dynalite';
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });

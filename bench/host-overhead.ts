@@ -41,7 +41,6 @@ import { join } from 'node:path';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { localClientConfig } from '../local/engines';
 import {
   type CgroupTree,
   type CpuThrottling,
@@ -53,6 +52,7 @@ import { FREEZE_AFTER_MS, RUNTIME_WORKER, resolveHandler } from '../local/host/e
 import { heapFlags, invokeCpuLimit } from '../local/host/lambda-memory';
 import type { RunningLab } from '../local/lab';
 import { ladderOf } from '../runs/latency-histogram';
+import { localClientConfig } from '../targets/dynamodb/engine';
 import { floorCall, HANDLER_MS_HEADER, labFloorCall } from './floor-call';
 import { LabClient } from './lab-client';
 import type { OverheadClientConfig, OverheadRun, OverheadRunResult } from './overhead-client';

@@ -20,7 +20,7 @@ async function bundle(outfile: string, withMetrics: boolean): Promise<number> {
   writeFileSync(noMetrics, 'export function emitTiming(): void {}\n');
   await build({
     ...LAB_BUNDLE_OPTIONS,
-    entryPoints: [join(PROJECT_ROOT, 'lambda/handlers/dynamodb.ts')],
+    entryPoints: [join(PROJECT_ROOT, 'targets/dynamodb/handler.ts')],
     outfile,
     absWorkingDir: PROJECT_ROOT,
     plugins: withMetrics

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { localClientConfig } from '../local/engines';
+import { localClientConfig } from '../targets/dynamodb/engine';
 import { floorCall, labFloorCall } from './floor-call';
 import { LabClient } from './lab-client';
 

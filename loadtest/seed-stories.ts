@@ -17,6 +17,8 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Target } from '../core/lab-functions';
 import { seededUniform } from '../core/seeded-uniform.mjs';
+import { PERSON_FIELDS, type Person } from '../lambda/shared/person';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../targets/dynamodb/create-table';
 import {
   CREATED_AT,
   PERSON_KEY,
@@ -24,9 +26,7 @@ import {
   SECTION_VALUE,
   TOP_STORIES_INDEX,
   VIEWS,
-} from '../lambda/shared/dynamodb-schema';
-import { PERSON_FIELDS, type Person } from '../lambda/shared/person';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/engines/create-table';
+} from '../targets/dynamodb/schema';
 import { byTypeKey, personKey, VIEWS_KEY } from '../targets/redis/store';
 
 export interface SeedStory {

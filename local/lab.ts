@@ -27,7 +27,7 @@ import { type Assembly, type AssemblyFunction, readAssembly } from './assembly/c
 import { ensureSynth } from './assembly/ensure-synth';
 import { type LocalResources, localEnvironment } from './assembly/environment';
 import { watchEngines } from './engine-watchdog';
-import { type EngineKind, LOCAL_CREDENTIALS, LOCAL_REGION } from './engines';
+import { type EngineKind, LOCAL_CREDENTIALS, LOCAL_REGION } from './engines/types';
 import { type MemoryModel, memoryModelLine, openCgroups } from './host/cgroups';
 import {
   type Architecture,

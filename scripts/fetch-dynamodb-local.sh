@@ -4,13 +4,13 @@
 # .cache/dynamodb-local/<version>:
 #   lib/     DynamoDBLocal-<version>.jar and every runtime jar it needs (classpath: lib/*)
 #   native/  the sqlite4java native libraries (java.library.path)
-# The version is pinned in local/engines/dynamodb-local/pom.xml. Idempotent: a complete folder
+# The version is pinned in targets/dynamodb/dynamodb-local/pom.xml. Idempotent: a complete folder
 # (marked by .complete) is left as it is, so a warm run, or a fresh clone, costs no Maven start.
 # Extra arguments go to mvn, e.g. -Dmaven.repo.local=/tmp/m2 or -o (offline).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-pom="$root/local/engines/dynamodb-local/pom.xml"
+pom="$root/targets/dynamodb/dynamodb-local/pom.xml"
 version="$(sed -n 's:.*<dynamodb-local.version>\(.*\)</dynamodb-local.version>.*:\1:p' "$pom")"
 if [ -z "$version" ]; then
   echo "fetch-dynamodb-local: cannot read <dynamodb-local.version> from $pom" >&2

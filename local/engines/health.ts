@@ -4,7 +4,7 @@
  * Each resolves once the engine answered and rejects on an error or when `signal` aborts.
  */
 import { Redis } from 'ioredis';
-import { LOCAL_REGION } from './create-table';
+import { LOCAL_REGION } from './types';
 import { SUPERUSER, socketClient } from './postgres';
 
 /** DynamoDB's ListTables (dynalite and DynamoDB Local check the headers' shape, not the signature). */

@@ -1,3 +1,7 @@
+/** Local engines accept any credentials; fixed ones keep the SDK from searching the environment. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+export const LOCAL_REGION = 'us-east-1';
+
 export const ENGINE_KINDS = ['dynalite', 'dynamodb-local'] as const;
 export type EngineKind = (typeof ENGINE_KINDS)[number];
 

@@ -4,8 +4,8 @@
  * Each target's module gives one (targets/<name>/local.ts, wrapped by lazyLocalTarget).
  */
 import type { Assembly } from '../assembly/cloud-assembly';
-import type { EngineKind } from '../engines';
 import type { EngineCheck, FindEngineContext } from '../engines/find-engine';
+import type { EngineKind } from '../engines/types';
 import type { StartTls } from '../network/network-model';
 import type { CertificatePaths } from '../tls/certificates';
 

@@ -10,13 +10,13 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LOCAL_CREDENTIALS } from '../../local/engines/create-table';
 import { type DsqlFront, startDsqlFront } from '../../local/engines/dsql-front';
 import { postgresHealth } from '../../local/engines/health';
 import { checkPostgres, type PostgresEngine, startPostgres } from '../../local/engines/postgres';
 import { LOCAL_CALLER } from '../../local/lab-defaults';
 import { labDataDir, labTempDir } from '../../local/run-dir';
 import { type LocalTarget, localName, withEngine } from '../../local/targets/types';
+import { LOCAL_CREDENTIALS } from '../dynamodb/create-table';
 
 /** The endpoint name functions connect to and sign their tokens for. */
 export const LOCAL_DSQL_HOST = 'localhost';

@@ -6,6 +6,8 @@ import { CfnOutput } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Operation } from '../../core/lab-functions';
+import { handOff } from '../../lib/constructs/hand-off';
+import { PREWARM_ENV, type TargetDefinition } from '../../lib/targets/types';
 import {
   BY_TYPE_INDEX,
   BY_TYPE_PARTITION,
@@ -14,9 +16,7 @@ import {
   SECTION,
   TOP_STORIES_INDEX,
   VIEWS,
-} from '../../lambda/shared/dynamodb-schema';
-import { handOff } from '../../lib/constructs/hand-off';
-import { PREWARM_ENV, type TargetDefinition } from '../../lib/targets/types';
+} from './schema';
 
 /** Exactly one action per operation; a query's (query, top10) applies to its index alone, not the table. */
 const ACTIONS: Record<Operation, string> = {

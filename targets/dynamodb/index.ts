@@ -12,7 +12,6 @@ export const target: TargetModule = {
   info: {
     label: 'DynamoDB',
     baseline: true,
-    handlerEntry: 'lambda/handlers/dynamodb.ts',
     // put10: the keep-alive article's ten writes; view and top10: the news site's article.
     selectiveOperations: ['put10', 'view', 'top10'],
     bundleBudgetBytes: 100 * 1024,

@@ -3,10 +3,11 @@
  * Tables and items live on files (dynalite's LevelDB, DynamoDB Local's SQLite), in --data or else
  * in the lab's run data (memory-backed, removed at stop), so a restarted engine has them all.
  */
-import { createTable, type Engine, startEngine, type TableSchema, tableSchemaOf } from '../../local/engines';
+
 import { dynamoDbHealth } from '../../local/engines/health';
 import { engineDataDir } from '../../local/run-dir';
 import { type LocalTarget, localName, withEngine } from '../../local/targets/types';
+import { createTable, type Engine, startEngine, type TableSchema, tableSchemaOf } from './engine';
 
 export const dynamodbTarget: LocalTarget = {
   // dynalite is an npm dependency; DynamoDB Local (--engine dynamodb-local) says what it lacks at start.

@@ -8,8 +8,8 @@ import { readdirSync } from 'node:fs';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { dynamodbEngines, startPlainDynalite } from '../../bench/dynamodb-engines';
-import { localClientConfig } from '../../local/engines';
 import { dataRoot } from '../../local/run-dir';
+import { localClientConfig } from '../../targets/dynamodb/engine';
 
 const alive = (pid: number): boolean => {
   try {

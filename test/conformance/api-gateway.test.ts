@@ -15,7 +15,7 @@ import http from 'node:http';
 import aws4 from 'aws4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { curlSigV4Example, EXAMPLE_GOV_ID } from '../../local/cli/curl-example';
-import { LOCAL_CREDENTIALS } from '../../local/engines';
+import { LOCAL_CREDENTIALS } from '../../local/engines/types';
 import { LOCAL_CALLER, type RunningLab, startLab } from '../../local/lab';
 import { LOCAL_SESSION_TOKEN } from '../../local/lab-defaults';
 import { person, rawRequest } from '../support/lab-http';

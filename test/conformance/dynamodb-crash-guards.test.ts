@@ -26,7 +26,7 @@
  *   (Programming.Errors.html, "Error types": 5xx errors).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTable, type Engine, startEngine } from '../../local/engines';
+import { createTable, type Engine, startEngine } from '../../targets/dynamodb/engine';
 import { curlDynamoDb } from './support/dynamodb-curl';
 
 const TABLE = 'GuardTable';

@@ -22,7 +22,7 @@
  * level, so a deep condition held the engine's only thread past any deadline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTable, type Engine, startEngine } from '../../local/engines';
+import { createTable, type Engine, startEngine } from '../../targets/dynamodb/engine';
 import { curlDynamoDb } from './support/dynamodb-curl';
 
 const TABLE = 'LimitTable';

@@ -1,6 +1,6 @@
 /**
  * DynamoDB conformance: botocore (a client the lab never uses) against the lab's default engine,
- * dynalite behind local/engines/dynalite-conformance.mjs, reached as the lab's functions reach it:
+ * dynalite behind targets/dynamodb/dynalite-conformance.mjs, reached as the lab's functions reach it:
  * through the network model, over TLS, trusting the lab's CA (verify=CA). Where the question is
  * what the engine does differently, the same client runs against Amazon DynamoDB Local too.
  * Each case states the AWS behaviour and where AWS documents it; a difference that remains is a
@@ -10,10 +10,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTable, type EngineKind } from '../../local/engines';
-import { PERSON_TABLE_SCHEMA } from '../../local/engines/person-table';
 import { type NetworkModel, startNetworkModel } from '../../local/network/network-model';
 import { ensureCertificates } from '../../local/tls/certificates';
+import { createTable, type EngineKind } from '../../targets/dynamodb/engine';
+import { PERSON_TABLE_SCHEMA } from '../../targets/dynamodb/person-table';
 import { type SharedEngine, sharedEngine, tableOfItsOwn } from '../support/shared-engines';
 import { runPythonClient } from './support/clients';
 

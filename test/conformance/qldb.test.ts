@@ -9,7 +9,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
 import {
   QLDB_DEFAULTS,
   type QldbEngine,
@@ -19,6 +18,7 @@ import {
   stringHash,
 } from '../../local/engines/qldb';
 import { MAX_DOCUMENTS_PER_TRANSACTION } from '../../local/engines/qldb/ledger';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
 import { type NetworkModel, startNetworkModel } from '../../local/network/network-model';
 import { ensureCertificates } from '../../local/tls/certificates';
 import { runPythonClient } from './support/clients';

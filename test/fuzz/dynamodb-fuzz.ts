@@ -1,6 +1,6 @@
 /**
  * Fuzzes the default DynamoDB engine (dynalite behind the lab's conformance layer,
- * local/engines/dynalite-conformance.mjs) with requests from the expression grammar
+ * targets/dynamodb/dynalite-conformance.mjs) with requests from the expression grammar
  * (dynamodb-grammar.ts), sent as DynamoDB JSON over HTTP as any SDK sends them. For each input:
  * an answer within the budget (200, or a 4xx with DynamoDB's error shape: a `__type` naming the
  * exception and a `message`), then the engine is the same live process, the items written
@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Engine, startEngine } from '../../local/engines';
+import { type Engine, startEngine } from '../../targets/dynamodb/engine';
 import { type DynamoCall, dynamoCall, FUZZ_TABLE, KEEP_KEY } from './dynamodb-grammar';
 import { alive, assertRuns, type FuzzRuns, Tally, within } from './support/fuzz-runs';
 

@@ -15,7 +15,6 @@ import { QldbDriver, RetryConfig } from 'amazon-qldb-driver-nodejs';
 import fc from 'fast-check';
 import { dom, dumpBinary } from 'ion-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
 import {
   ionHash,
   type QldbEngine,
@@ -23,6 +22,7 @@ import {
   statementDigest,
   stringHash,
 } from '../../local/engines/qldb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
 import { FUZZ_TABLE, KEEP_TABLE, type QldbStatement, qldbStatement } from './qldb-grammar';
 import { alive, assertRuns, type FuzzRuns, Tally, within } from './support/fuzz-runs';
 

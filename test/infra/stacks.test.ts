@@ -4,7 +4,7 @@ import { AccessLogFormat, LogGroupLogDestination, RestApi } from 'aws-cdk-lib/aw
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import { type KeepAliveVariant, labFunctions as planned, type Target } from '../../core/lab-functions';
-import { tableSchemaOf } from '../../local/engines';
+import { tableSchemaOf } from '../../targets/dynamodb/engine';
 import { RICH_FLAGS, SAMPLE_REDIS_SECRET_ARN, synthLab } from '../support/synth';
 import { PERSON_TABLE_SCHEMA } from '../support/test-engine';
 

@@ -12,7 +12,7 @@ import { adminConnect, onEvent } from '../../lambda/custom-resources/dsql-schema
 import { createDsqlStore } from '../../lambda/shared/dsql-store';
 import { makeCreateHandler } from '../../lambda/shared/handlers';
 import { DB_DEADLINE_MS } from '../../lambda/shared/http-client';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
 import { type DsqlLocal, LOCAL_DSQL_HOST, startDsqlLocal } from '../support/dsql-local';
 import { bodyOf, createEvent, samplePerson } from '../support/events';
 

@@ -15,8 +15,8 @@ import {
   SCHEMA_RESOURCE_TYPE,
   waitForIndexJob,
 } from '../../lambda/custom-resources/dsql-schema';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
 import { dsqlDialect } from '../../local/engines/dsql-front';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
 import { type DsqlLocal, LOCAL_DSQL_HOST, startDsqlLocal } from '../support/dsql-local';
 
 const ARN_A = 'arn:aws:iam::123456789012:role/LatencyLab-Api-DsqlCreateRole-A';

@@ -2,9 +2,9 @@ import net from 'node:net';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isTiming } from '../../core/timing.mjs';
-import { createDynamoDbStore, dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
 import { makeCreateHandler, makeGetHandler } from '../../lambda/shared/handlers';
 import { createLabHttp, MAX_ATTEMPTS, REQUEST_TIMEOUT_MS } from '../../lambda/shared/http-client';
+import { createDynamoDbStore, dynamoDbStoreFromEnv } from '../../targets/dynamodb/store';
 import { apiEvent, bodyOf, createEvent, getEvent, samplePerson } from '../support/events';
 import { SHARED_ENGINE_HOOK_MS, tableOfItsOwn } from '../support/shared-engines';
 import { sharedTestEngine, type TestEngine } from '../support/test-engine';
@@ -303,7 +303,7 @@ describe('timing block', () => {
     vi.stubEnv('KEEP_ALIVE', 'on');
     vi.stubEnv('LAB_FUNCTION', 'dynamodb-get');
     vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'provisioned-concurrency');
-    const { get: handler } = await import('../../lambda/handlers/dynamodb');
+    const { get: handler } = await import('../../targets/dynamodb/handler');
     const first = bodyOf(await handler(getEvent('NOPE-1')));
     const second = bodyOf(await handler(getEvent('NOPE-2')));
     expect(first.timing).toMatchObject({
@@ -371,12 +371,12 @@ describe('function identity', () => {
     vi.stubEnv('KEEP_ALIVE', 'on');
     vi.resetModules();
     vi.stubEnv('LAB_FUNCTION', undefined);
-    await expect(import('../../lambda/handlers/dynamodb')).rejects.toThrowError(
+    await expect(import('../../targets/dynamodb/handler')).rejects.toThrowError(
       'Environment variable LAB_FUNCTION is required but not set',
     );
     vi.resetModules();
     vi.stubEnv('LAB_FUNCTION', 'dynamodb-get-keepalive-on');
-    const { get } = await import('../../lambda/handlers/dynamodb');
+    const { get } = await import('../../targets/dynamodb/handler');
     expect((await get(getEvent('NOPE-ID-1'))).statusCode).toBe(404);
     await engine.stop();
   });

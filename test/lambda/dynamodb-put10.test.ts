@@ -6,8 +6,8 @@
  */
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
 import { makePut10Handler } from '../../lambda/shared/handlers';
+import { dynamoDbStoreFromEnv } from '../../targets/dynamodb/store';
 import { apiEvent, bodyOf, samplePerson } from '../support/events';
 import { tableOfItsOwn } from '../support/shared-engines';
 import { sharedTestEngine, type TestEngine } from '../support/test-engine';

@@ -4,8 +4,8 @@
  */
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
 import { makeCreateHandler, makeOverwriteHandler, makeUpdateHandler } from '../../lambda/shared/handlers';
+import { dynamoDbStoreFromEnv } from '../../targets/dynamodb/store';
 import { bodyOf, createEvent, overwriteEvent, samplePerson, updateEvent } from '../support/events';
 import { SHARED_ENGINE_HOOK_MS, tableOfItsOwn } from '../support/shared-engines';
 import { sharedTestEngine, type TestEngine } from '../support/test-engine';

@@ -4,9 +4,9 @@
  * round trip on Redis, from the TopStories index on DynamoDB.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
 import { expectedTop, makeStories, seedDynamoDb, seedRedis } from '../../loadtest/seed-stories';
 import { NEWS_TOP10_FIGURES } from '../../report/article-figures';
+import { dynamoDbStoreFromEnv } from '../../targets/dynamodb/store';
 import { type RedisEngine, startRedis } from '../../targets/redis/engine';
 import { parseRedisUrl } from '../../targets/redis/secret';
 import { createRedisStore } from '../../targets/redis/store';

@@ -1,5 +1,5 @@
 /**
- * dynalite's expression parsers with the memo (local/engines/dynalite-packrat.mjs) give exactly the
+ * dynalite's expression parsers with the memo (targets/dynamodb/dynalite-packrat.mjs) give exactly the
  * answers the generated parsers give, errors and expected tokens included, and parse what
  * DynamoDB accepts without the exponential backtracking.
  */
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoizedSource } from '../../local/engines/dynalite-packrat.mjs';
+import { memoizedSource } from '../../targets/dynamodb/dynalite-packrat.mjs';
 
 const require = createRequire(import.meta.url);
 const DIR = join(dirname(require.resolve('dynalite')), 'db');

@@ -15,9 +15,9 @@ import { promisify } from 'node:util';
 import { DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTable, type EngineKind, FETCH_SCRIPT, localClientConfig } from '../../local/engines';
 import { type PostgresEngine, socketClient, startPostgres } from '../../local/engines/postgres';
 import { labDataDir, labTempDir } from '../../local/run-dir';
+import { createTable, type EngineKind, FETCH_SCRIPT, localClientConfig } from '../../targets/dynamodb/engine';
 import { type RedisEngine, startRedis } from '../../targets/redis/engine';
 import {
   cleanUpEngines,

@@ -8,7 +8,7 @@ import {
   FETCH_SCRIPT,
   type StartEngineOptions,
   startEngine,
-} from '../../local/engines';
+} from '../../targets/dynamodb/engine';
 import { cleanUpEngines, getFirstName, isRunning, putPerson, start, TABLE } from '../support/engine-tests';
 
 cleanUpEngines();

@@ -355,7 +355,7 @@ describe('function identity: one bundle, two keep-alive variants', () => {
   async function invokeDeployed(spec: LabFunction): Promise<string[]> {
     vi.resetModules();
     for (const [k, v] of Object.entries(stackEnv(spec))) vi.stubEnv(k, v);
-    const entry = await import('../../lambda/handlers/dynamodb');
+    const entry = await import('../../targets/dynamodb/handler');
     return emitted(async () => {
       for (let i = 1; i <= 3; i++) await entry.get(getEvent(`ID-${spec.keepAlive}-${i}`));
     });

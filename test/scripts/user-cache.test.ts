@@ -297,7 +297,7 @@ describe('the fetch scripts with the install already in the user cache', () => {
   });
 
   it('fetch-dynamodb-local.sh links .cache/dynamodb-local/<version> to a complete install, no Maven', () => {
-    const pom = 'local/engines/dynamodb-local/pom.xml';
+    const pom = 'targets/dynamodb/dynamodb-local/pom.xml';
     const version = /<dynamodb-local\.version>([^<]+)</.exec(
       readFileSync(join(PROJECT_ROOT, pom), 'utf8'),
     )?.[1];

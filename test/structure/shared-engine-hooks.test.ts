@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../core/paths';
-import { DEFAULT_START_TIMEOUT_MS } from '../../local/engines/dynamodb-local';
+import { DEFAULT_START_TIMEOUT_MS } from '../../targets/dynamodb/dynamodb-local';
 import { SHARED_ENGINE_HOOK_MS } from '../support/shared-engines';
 
 function testFiles(dir: string): string[] {

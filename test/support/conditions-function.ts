@@ -4,8 +4,9 @@
  * NODE_EXTRA_CA_CERTS at start as in Lambda. argv[2]: how many gets, one after the other.
  * Prints one JSON line: each response's status and whether its call opened a connection.
  */
-import { dynamoDbStoreFromEnv } from '../../lambda/shared/dynamodb-store';
+
 import { makeGetHandler } from '../../lambda/shared/handlers';
+import { dynamoDbStoreFromEnv } from '../../targets/dynamodb/store';
 import { bodyOf, getEvent } from './events';
 
 const calls = Number(process.argv[2] ?? '3');

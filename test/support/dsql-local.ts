@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { PROJECT_ROOT } from '../../core/paths';
 import { type DsqlTokenSource, dsqlTokenSource } from '../../lambda/shared/dsql-token';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines';
 import { type DsqlFront, startDsqlFront } from '../../local/engines/dsql-front';
 import {
   findPostgresBin,
@@ -18,6 +17,7 @@ import {
   socketClient,
   startPostgres,
 } from '../../local/engines/postgres';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
 import { type NetworkModel, startNetworkModel } from '../../local/network/network-model';
 import { ensureCertificates } from '../../local/tls/certificates';
 

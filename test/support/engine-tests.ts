@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, expect } from 'vitest';
-import { type Engine, localClientConfig, type StartEngineOptions, startEngine } from '../../local/engines';
+import {
+  type Engine,
+  localClientConfig,
+  type StartEngineOptions,
+  startEngine,
+} from '../../targets/dynamodb/engine';
 
 export const TABLE = 'People';
 

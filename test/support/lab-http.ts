@@ -2,8 +2,8 @@ import http from 'node:http';
 import net from 'node:net';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { signRequest } from '../../local/auth/sigv4';
-import { localClientConfig } from '../../local/engines';
 import { LOCAL_CALLER, type RunningLab } from '../../local/lab';
+import { localClientConfig } from '../../targets/dynamodb/engine';
 
 export interface RawResponse {
   readonly status: number;

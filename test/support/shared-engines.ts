@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
-import { type Engine, type EngineKind, startEngine } from '../../local/engines';
+import { type Engine, type EngineKind, startEngine } from '../../targets/dynamodb/engine';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,7 +27,7 @@ const KINDS: readonly EngineKind[] = ['dynalite', 'dynamodb-local'];
 /**
  * How long a file's hook waits for a shared engine. The first file to ask waits for DynamoDB
  * Local's fetch (global-setup.ts) and its JVM start, which has its own bound (90 s,
- * local/engines/dynamodb-local.ts) and, past it, an error quoting the engine's output: a hook
+ * targets/dynamodb/dynamodb-local.ts) and, past it, an error quoting the engine's output: a hook
  * that gave up first (a 60 s hook did, on a loaded 2-core machine) hid that error. Measured here
  * at a load average of 20-24: 13-15 s to start alone, 19-36 s waited by the first file beside
  * three others (the line below prints it); the bound is the engine's own bound plus its fetch and

@@ -1,5 +1,5 @@
-import { createTable, type EngineKind } from '../../local/engines';
-import { PERSON_TABLE_SCHEMA } from '../../local/engines/person-table';
+import { createTable, type EngineKind } from '../../targets/dynamodb/engine';
+import { PERSON_TABLE_SCHEMA } from '../../targets/dynamodb/person-table';
 import { sharedEngine } from './shared-engines';
 
 export { PERSON_TABLE_SCHEMA };

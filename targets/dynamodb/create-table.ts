@@ -10,9 +10,9 @@ import {
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 
-/** Local engines accept any credentials; fixed ones keep the SDK from searching the environment. */
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
-export const LOCAL_REGION = 'us-east-1';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
+
+export { LOCAL_CREDENTIALS, LOCAL_REGION };
 
 export function localClientConfig(endpoint: string): DynamoDBClientConfig {
   return { endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };

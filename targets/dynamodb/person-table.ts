@@ -3,6 +3,8 @@
  * synthesized template against this): GovId key, and the query's index. For tests and benches
  * that make the table without a synthesized template.
  */
+
+import type { TableSchema } from './create-table';
 import {
   BY_TYPE_INDEX,
   BY_TYPE_PARTITION,
@@ -11,8 +13,7 @@ import {
   SECTION,
   TOP_STORIES_INDEX,
   VIEWS,
-} from '../../lambda/shared/dynamodb-schema';
-import type { TableSchema } from './create-table';
+} from './schema';
 
 export const PERSON_TABLE_SCHEMA: TableSchema = {
   keySchema: [{ AttributeName: PERSON_KEY, KeyType: 'HASH' }],

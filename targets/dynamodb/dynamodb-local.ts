@@ -9,13 +9,18 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { labTempDir } from '../run-dir';
-import { assertPortFree, freePort } from './free-port';
-import { describeExit, type ManagedChild, outputSection, spawnChild } from './managed-child';
-import type { Engine, StartEngineOptions } from './types';
+import { assertPortFree, freePort } from '../../local/engines/free-port';
+import {
+  describeExit,
+  type ManagedChild,
+  outputSection,
+  spawnChild,
+} from '../../local/engines/managed-child';
+import type { Engine, StartEngineOptions } from '../../local/engines/types';
+import { labTempDir } from '../../local/run-dir';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const POM = join(ROOT, 'local/engines/dynamodb-local/pom.xml');
+const POM = join(ROOT, 'targets/dynamodb/dynamodb-local/pom.xml');
 export const FETCH_SCRIPT = 'scripts/fetch-dynamodb-local.sh';
 const MAIN_CLASS = 'com.amazonaws.services.dynamodbv2.local.main.ServerRunner';
 // The JVM and Jetty need a few seconds on 2 cores, more when tests run beside it.

@@ -2,7 +2,7 @@
  * The Person table's layout, shared by the store that reads and writes it and the CDK
  * construct that creates it (targets/dynamodb/cdk.ts), so the two cannot drift apart.
  */
-export { CREATED_AT } from './person';
+export { CREATED_AT } from '../../lambda/shared/person';
 
 /** The partition key. */
 export const PERSON_KEY = 'GovId';

@@ -1,7 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { describeExit, type ManagedChild, outputSection, spawnChild } from './managed-child';
-import type { Engine, StartEngineOptions } from './types';
+import {
+  describeExit,
+  type ManagedChild,
+  outputSection,
+  spawnChild,
+} from '../../local/engines/managed-child';
+import type { Engine, StartEngineOptions } from '../../local/engines/types';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./dynalite-server.mjs', import.meta.url));
 const DEFAULT_START_TIMEOUT_MS = 15_000;

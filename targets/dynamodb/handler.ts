@@ -3,8 +3,8 @@
  * one store per execution environment, opened (and prewarmed when asked) at init. Each function's
  * name is its LAB_FUNCTION, read at init (shared/env.ts).
  */
-import { dynamoDbStoreFromEnv } from '../shared/dynamodb-store';
-import { readLabFunction } from '../shared/env';
+
+import { readLabFunction } from '../../lambda/shared/env';
 import {
   makeCreateHandler,
   makeGetHandler,
@@ -14,8 +14,9 @@ import {
   makeTop10Handler,
   makeUpdateHandler,
   makeViewHandler,
-} from '../shared/handlers';
-import { prewarmed } from '../shared/prewarm';
+} from '../../lambda/shared/handlers';
+import { prewarmed } from '../../lambda/shared/prewarm';
+import { dynamoDbStoreFromEnv } from './store';
 
 const name = readLabFunction();
 const store = await prewarmed(dynamoDbStoreFromEnv());

@@ -3,10 +3,17 @@
  * DynamoDB Local (Java, SQLite). Each runs as a child process of its own, reachable on 127.0.0.1.
  * Used by the tests, `npm run local` and `npm run load`.
  */
+
+import { ENGINE_KINDS, type Engine, type StartEngineOptions } from '../../local/engines/types';
 import { startDynalite } from './dynalite';
 import { startDynamoDbLocal } from './dynamodb-local';
-import { ENGINE_KINDS, type Engine, type StartEngineOptions } from './types';
 
+export {
+  ENGINE_KINDS,
+  type Engine,
+  type EngineKind,
+  type StartEngineOptions,
+} from '../../local/engines/types';
 export {
   createTable,
   GOV_ID_KEY_ONLY,
@@ -17,7 +24,6 @@ export {
   tableSchemaOf,
 } from './create-table';
 export { dynamoDbLocalInstall, FETCH_SCRIPT } from './dynamodb-local';
-export { ENGINE_KINDS, type Engine, type EngineKind, type StartEngineOptions } from './types';
 
 export async function startEngine(opts: StartEngineOptions): Promise<Engine> {
   validate(opts);

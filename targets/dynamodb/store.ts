@@ -8,7 +8,11 @@ import {
   QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { BillMeter } from './bill-meter';
+import { BillMeter } from '../../lambda/shared/bill-meter';
+import { requireEnv } from '../../lambda/shared/env';
+import { labHttpFromEnv, MAX_ATTEMPTS } from '../../lambda/shared/http-client';
+import { PERSON_FIELDS, type Person } from '../../lambda/shared/person';
+import { type PersonStore, type Story, TOP_STORIES } from '../../lambda/shared/person-store';
 import {
   BY_TYPE_INDEX,
   BY_TYPE_PARTITION,
@@ -18,11 +22,7 @@ import {
   SECTION_VALUE,
   TOP_STORIES_INDEX,
   VIEWS,
-} from './dynamodb-schema';
-import { requireEnv } from './env';
-import { labHttpFromEnv, MAX_ATTEMPTS } from './http-client';
-import { PERSON_FIELDS, type Person } from './person';
-import { type PersonStore, type Story, TOP_STORIES } from './person-store';
+} from './schema';
 
 // Every Person attribute is a string, so marshalling by hand avoids bundling util-dynamodb.
 // CreatedAt (a number) is what the query's index sorts by; an item without it would be
@@ -175,7 +175,7 @@ export function createDynamoDbStore(
         // exception carries no ConsumedCapacity, so the rule computes them.
         bill('write', undefined, () => writeUnits(Math.max(itemBytes(e.Item), itemBytes(item))));
         // The item that failed the condition comes with the error (ALL_OLD): one request, as in
-        // AWS. Both local engines return it (dynalite through local/engines/dynalite-conformance.mjs).
+        // AWS. Both local engines return it (dynalite through targets/dynamodb/dynalite-conformance.mjs).
         return e.Item && sameItem(e.Item, item) ? 'created' : 'exists';
       }
     },
