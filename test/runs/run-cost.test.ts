@@ -8,14 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { loadPriceFile, PRICES_DIR, type PriceFile } from '../../core/price-file';
 import type { BilledQuantity, TimingLine } from '../../core/timing.mjs';
 import { isTiming } from '../../core/timing.mjs';
-import {
-  dsqlDpuOf,
-  managedInstancesKeys,
-  provisionedIdleUsdPerHour,
-  recomputeCost,
-  runCost,
-} from '../../runs/run-cost';
+import { managedInstancesKeys, provisionedIdleUsdPerHour, recomputeCost, runCost } from '../../runs/run-cost';
+import { registerBuiltinCosts } from '../../targets/builtin-costs';
+import { dsqlDpuOf } from '../../targets/dsql/cost';
 
+registerBuiltinCosts();
 const prices = loadPriceFile(join(PRICES_DIR, 'us-east-1.json'));
 
 function line(billed: BilledQuantity[], status = 200): TimingLine {
@@ -73,7 +70,7 @@ describe('runCost', () => {
   });
 
   it('models DSQL DPUs from each transaction by the billing page formulas, a retried conflict paying its floors again', () => {
-    const m = prices.metering.dsql;
+    const m = prices.metering.dsql.rules;
     const insert = new Map([
       ['dsql.transactions', 1],
       ['dsql.computeSeconds', 0.008],
