@@ -119,6 +119,32 @@ function withUndeclared(prices: PriceFile, units: readonly BilledQuantity[]): Pr
   return { ...prices, prices: added };
 }
 
+/**
+ * Billed Duration's price keys for a phase: an invocation a provisioned-concurrency environment
+ * served bills its duration at the provisioned duration price, one beyond the configured
+ * concurrency at the on-demand price (https://aws.amazon.com/lambda/pricing/, Provisioned
+ * Concurrency pricing). Each response's timing block says which environment served it; REPORT
+ * lines do not, so a phase that mixed the two splits its GB-s by that share (modeled).
+ */
+function durationSplit(
+  timings: readonly TimingLine[],
+  architecture: 'arm64' | 'x86_64',
+): (gbs: number) => BilledQuantity[] {
+  const onDemand = `lambda.gbSeconds.${architecture}`;
+  const provisioned = `lambda.provisionedDurationGbSeconds.${architecture}`;
+  const served = timings.filter((t) => t.timing !== null);
+  const share =
+    served.length === 0
+      ? 0
+      : served.filter((t) => t.timing?.initType === 'provisioned-concurrency').length / served.length;
+  if (share === 0) return (gbs) => [{ key: onDemand, quantity: gbs, basis: 'measured' }];
+  if (share === 1) return (gbs) => [{ key: provisioned, quantity: gbs, basis: 'measured' }];
+  return (gbs) => [
+    { key: provisioned, quantity: gbs * share, basis: 'modeled' },
+    { key: onDemand, quantity: gbs * (1 - share), basis: 'modeled' },
+  ];
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[i];
@@ -128,7 +154,6 @@ function percentile(sorted: readonly number[], p: number): number {
 export function runCost(input: RunCostInput, filePrices: PriceFile): RunCost | null {
   const invocations = input.reports.length;
   if (invocations === 0) return null;
-  const gbsKey = `lambda.gbSeconds.${input.architecture}`;
   const apiKey = `api.${input.api}.requests`;
   const perInvocation = input.reports.map((r) => gbSeconds(r.billedDurationMs, r.memorySizeMb));
   const db: BilledQuantity[] = [];
@@ -137,11 +162,12 @@ export function runCost(input: RunCostInput, filePrices: PriceFile): RunCost | n
   }
   const prices = withUndeclared(filePrices, db);
   const mi = input.managedInstances;
+  const duration = durationSplit(input.timings, input.architecture);
   const lambdaUnits: BilledQuantity[] =
     mi === undefined
       ? [
           { key: 'lambda.requests', quantity: invocations, basis: 'measured' },
-          { key: gbsKey, quantity: perInvocation.reduce((s, g) => s + g, 0), basis: 'measured' },
+          ...duration(perInvocation.reduce((s, g) => s + g, 0)),
         ]
       : managedInstancesQuantities(invocations, mi);
   const units: BilledQuantity[] = [
@@ -160,7 +186,7 @@ export function runCost(input: RunCostInput, filePrices: PriceFile): RunCost | n
             costOf(
               [
                 { key: 'lambda.requests', quantity: 1, basis: 'measured' },
-                { key: gbsKey, quantity: g, basis: 'measured' },
+                ...duration(g),
                 { key: apiKey, quantity: 1, basis: 'measured' },
               ],
               1,
