@@ -3,8 +3,9 @@
  * with its unit and source); this turns measured billed units into dollars. No price appears
  * in code.
  */
-import type { CostGroup, DsqlMetering, DynamoDbMetering, PriceFile } from './price-file';
+import type { CostGroup, PriceFile } from './price-file';
 import LAMBDA_PRICES from './prices/lambda-2025-11-19.json' with { type: 'json' };
+import { type UnitBasis, weakerBasis } from './timing.mjs';
 
 export type Architecture = 'arm64' | 'x86_64';
 
@@ -47,8 +48,7 @@ export function lambdaCostUsd(b: BilledLambda, prices: LambdaPrices = DEFAULT_PR
 
 // ------------------------------------------------------------------ the lab's full cost
 
-/** How a billed-unit count was obtained: read from the service, computed by its rules, or modeled. */
-export type UnitBasis = 'measured' | 'computed' | 'modeled';
+export type { UnitBasis };
 
 /** One billed quantity of a run (or of one request): a price key and how many of its units. */
 export interface BilledQuantity {
@@ -107,7 +107,7 @@ export function costOf(
       q.key,
       seen === undefined
         ? q
-        : { ...q, quantity: seen.quantity + q.quantity, basis: weaker(seen.basis, q.basis) },
+        : { ...q, quantity: seen.quantity + q.quantity, basis: weakerBasis(seen.basis, q.basis) },
     );
   }
   const perMillion: Record<CostGroup | 'total', number> = { lambda: 0, api: 0, database: 0, total: 0 };
@@ -136,11 +136,6 @@ export function costOf(
     };
   });
   return { requests, components, perMillion, unpriced };
-}
-
-const BASIS_ORDER: readonly UnitBasis[] = ['measured', 'computed', 'modeled'];
-function weaker(a: UnitBasis, b: UnitBasis): UnitBasis {
-  return BASIS_ORDER[Math.max(BASIS_ORDER.indexOf(a), BASIS_ORDER.indexOf(b))];
 }
 
 /** A month's bill for the quantities: the free tier of each key on its own line, never per request. */
@@ -176,51 +171,4 @@ export function monthlyBill(
 /** GB-seconds of Billed Duration: ms x MB / 1024 / 1000, as Lambda bills memory in GB. */
 export function gbSeconds(billedMs: number, memoryMb: number): number {
   return (billedMs / 1000) * (memoryMb / 1024);
-}
-
-export type ReadConsistency = 'eventual' | 'strong' | 'transactional';
-
-/** DynamoDB's read units for an item (or a Query's summed bytes) by its documented rules. */
-export function dynamodbReadUnits(bytes: number, consistency: ReadConsistency, m: DynamoDbMetering): number {
-  const blocks = Math.max(1, Math.ceil(bytes / m.readUnitBytes));
-  if (consistency === 'eventual') return blocks * m.eventuallyConsistentReadFactor;
-  return consistency === 'transactional' ? blocks * m.transactionalFactor : blocks;
-}
-
-/** DynamoDB's write units for an item: 1 per KB (rounded up), doubled in a transaction. */
-export function dynamodbWriteUnits(bytes: number, transactional: boolean, m: DynamoDbMetering): number {
-  const blocks = Math.max(1, Math.ceil(bytes / m.writeUnitBytes));
-  return transactional ? blocks * m.transactionalFactor : blocks;
-}
-
-/** What one DSQL transaction did, for the documented per-transaction DPU formulas. */
-export interface DsqlTransaction {
-  /** Query processing time, s (locally: the engine's measured statement time). */
-  readonly computeSeconds: number;
-  /** Bytes read from storage (every scanned row, base table and indexes). */
-  readonly bytesRead: number;
-  /** Size of each row written (base table and secondary indexes). */
-  readonly rowsWrittenBytes: readonly number[];
-}
-
-export interface DsqlDpu {
-  readonly compute: number;
-  readonly read: number;
-  readonly write: number;
-  readonly total: number;
-}
-
-/**
- * DPUs of one transaction: ComputeDPU = compute seconds; WriteDPU = max(sum of max(row, 128 B),
- * 1024 B) x factor when it wrote; ReadDPU = max(bytes read, 2048 B) x factor when it read
- * (a write reads the primary key to check uniqueness, so it reads too).
- */
-export function dsqlTransactionDpu(t: DsqlTransaction, m: DsqlMetering): DsqlDpu {
-  const compute = t.computeSeconds * m.computeDpuPerSecond;
-  const written = t.rowsWrittenBytes.reduce((s, b) => s + Math.max(b, m.rowMinBytes), 0);
-  const write =
-    t.rowsWrittenBytes.length === 0 ? 0 : Math.max(written, m.writeTransactionMinBytes) * m.writeDpuPerByte;
-  const reads = t.bytesRead > 0 || t.rowsWrittenBytes.length > 0;
-  const read = reads ? Math.max(t.bytesRead, m.readTransactionMinBytes) * m.readDpuPerByte : 0;
-  return { compute, read, write, total: compute + read + write };
 }

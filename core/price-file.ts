@@ -1,57 +1,34 @@
 /**
- * The price files (core/prices/<region>.json): one per region, each price with its unit, its
- * source and the date it was read, plus the metering rules that turn bytes into billed units
- * and the lines (free tiers, storage, fixed plans) that never enter a per-request figure. A
- * price that could not be verified is null with the reason, never a guess.
+ * The prices a run is billed at: one core file per region (core/prices/<region>.json: Lambda,
+ * API Gateway and Managed Instances' Lambda-side prices, each with its unit, its source and the
+ * date it was read, and the lines that never enter a per-request figure), joined to every
+ * registered target's prices for that region (core/cost-registry.ts). A price that could not be
+ * verified is null with the reason, never a guess; so is a registered unit its target gives no
+ * price for in the region, the reason naming the target, the unit and the region.
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isRecord } from './timing.mjs';
+import { type RegisteredCost, registeredCosts } from './cost-registry';
+import {
+  type CostGroup,
+  date,
+  type Metering,
+  type PriceEntry,
+  parsePriceEntry,
+  parseSeparateLine,
+  type SeparateLine,
+  text,
+} from './price-entry';
+import { type BilledQuantity, isRecord } from './timing.mjs';
 
-export type CostGroup = 'lambda' | 'api' | 'database';
-const GROUPS: readonly CostGroup[] = ['lambda', 'api', 'database'];
+export type { CostGroup, Metering, PriceEntry, SeparateLine };
 
-export interface PriceEntry {
-  readonly group: CostGroup;
-  /** Dollars per `per` units; null when it could not be verified (see `unverified`). */
-  readonly usd: number | null;
-  readonly per: number;
-  readonly unit: string;
-  readonly source: string;
-  /** YYYY-MM-DD */
-  readonly read: string;
-  readonly unverified?: string;
-  readonly note?: string;
-}
-
-export interface DynamoDbMetering {
-  readonly readUnitBytes: number;
-  readonly writeUnitBytes: number;
-  readonly eventuallyConsistentReadFactor: number;
-  readonly transactionalFactor: number;
-  readonly source: string;
-  readonly read: string;
-}
-
-export interface DsqlMetering {
-  readonly computeDpuPerSecond: number;
-  readonly writeDpuPerByte: number;
-  readonly readDpuPerByte: number;
-  readonly rowMinBytes: number;
-  readonly writeTransactionMinBytes: number;
-  readonly readTransactionMinBytes: number;
-  readonly source: string;
-  readonly read: string;
-}
-
-export interface SeparateLine {
-  readonly label: string;
-  readonly what: string;
-  readonly source: string;
-  readonly read: string;
-  /** price key -> units free each month */
-  readonly freeMonthly: Readonly<Record<string, number>>;
+/** A target's meter with its region's rules in hand. */
+export interface BoundMeter {
+  readonly target: string;
+  readonly raw: readonly string[];
+  bill(raw: ReadonlyMap<string, number>): readonly BilledQuantity[];
 }
 
 export interface PriceFile {
@@ -59,156 +36,108 @@ export interface PriceFile {
   readonly currency: 'USD';
   readonly read: string;
   readonly note?: string;
+  /** Every price: the core file's and each registered target's (a key is `<target>.<unit>`). */
   readonly prices: Readonly<Record<string, PriceEntry>>;
-  readonly metering: { readonly dynamodb: DynamoDbMetering; readonly dsql: DsqlMetering };
+  /** Each registered target's metering rules, by target. */
+  readonly metering: Readonly<Record<string, Metering>>;
+  /** The registered targets' meters: raw quantities in a response -> billed units. */
+  readonly meters: readonly BoundMeter[];
+  /** Which target bills each of its units: price key -> target. */
+  readonly owners: Readonly<Record<string, string>>;
   readonly separate: readonly SeparateLine[];
   /** Where it was read from (set by loadPriceFile, not part of the file). */
   readonly file?: string;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 const here = dirname(fileURLToPath(import.meta.url));
-/** The folder of the dated price files. */
+/** The folder of the dated core price files. */
 export const PRICES_DIR = join(here, 'prices');
 /** The price file every report uses unless `--prices FILE` says otherwise. */
 export const DEFAULT_PRICE_FILE = join(PRICES_DIR, 'us-east-1.json');
 
-function text(v: unknown, where: string): string {
-  if (typeof v !== 'string' || v.trim() === '') throw new Error(`${where} must be a non-empty string`);
-  return v;
-}
-
-function date(v: unknown, where: string): string {
-  const s = text(v, where);
-  if (!DATE.test(s) || Number.isNaN(Date.parse(s)))
-    throw new Error(`${where} must be a date YYYY-MM-DD, got '${s}'`);
-  return s;
-}
-
-function positive(v: unknown, where: string): number {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
-    throw new Error(`${where} must be a number > 0`);
-  return v;
-}
-
-function source(v: unknown, where: string): string {
-  const s = text(v, where);
-  if (!/https:\/\/\S+/.test(s)) throw new Error(`${where} must cite a https URL, got '${s}'`);
-  return s;
-}
-
-function entry(v: unknown, where: string): PriceEntry {
-  if (!isRecord(v)) throw new Error(`${where} must be an object`);
-  const group = v.group;
-  if (typeof group !== 'string' || !GROUPS.includes(group as CostGroup)) {
-    throw new Error(`${where}.group must be one of ${GROUPS.join(', ')}`);
-  }
-  let usd: number | null;
-  let unverified: string | undefined;
-  if (v.usd === null) {
-    // An unverified price says why; silence would read as "free".
-    unverified = text(v.unverified, `${where}.unverified (required when usd is null)`);
-    usd = null;
-  } else {
-    if (typeof v.usd !== 'number' || !Number.isFinite(v.usd) || v.usd < 0) {
-      throw new Error(`${where}.usd must be a number >= 0 or null`);
-    }
-    usd = v.usd;
-  }
-  return {
-    group: group as CostGroup,
-    usd,
-    per: positive(v.per, `${where}.per`),
-    unit: text(v.unit, `${where}.unit`),
-    source: source(v.source, `${where}.source`),
-    read: date(v.read, `${where}.read`),
-    ...(unverified === undefined ? {} : { unverified }),
-    ...(typeof v.note === 'string' ? { note: v.note } : {}),
-  };
-}
-
-function numbers<K extends string>(v: unknown, keys: readonly K[], where: string): Record<K, number> {
-  if (!isRecord(v)) throw new Error(`${where} must be an object`);
-  const out = {} as Record<K, number>;
-  for (const k of keys) out[k] = positive(v[k], `${where}.${k}`);
-  return out;
-}
-
-/** Validates a parsed price file; throws naming the first field that is wrong. */
-export function parsePriceFile(v: unknown, where = 'price file'): PriceFile {
+/**
+ * Validates a parsed core price file and joins the targets' prices for its region; throws naming
+ * the first field that is wrong.
+ */
+export function parsePriceFile(
+  v: unknown,
+  where = 'price file',
+  costs: readonly RegisteredCost[] = registeredCosts(),
+): PriceFile {
   if (!isRecord(v)) throw new Error(`${where} must be a JSON object`);
   if (v.currency !== 'USD') throw new Error(`${where}.currency must be 'USD'`);
   if (!isRecord(v.prices) || Object.keys(v.prices).length === 0)
     throw new Error(`${where}.prices must be a non-empty object`);
   const prices: Record<string, PriceEntry> = {};
-  for (const [k, p] of Object.entries(v.prices)) prices[k] = entry(p, `${where}.prices.${k}`);
-  if (!isRecord(v.metering)) throw new Error(`${where}.metering must be an object`);
-  const ddb = v.metering.dynamodb;
-  const dsql = v.metering.dsql;
-  const dynamodb: DynamoDbMetering = {
-    ...numbers(
-      ddb,
-      ['readUnitBytes', 'writeUnitBytes', 'eventuallyConsistentReadFactor', 'transactionalFactor'] as const,
-      `${where}.metering.dynamodb`,
-    ),
-    source: source(isRecord(ddb) ? ddb.source : undefined, `${where}.metering.dynamodb.source`),
-    read: date(isRecord(ddb) ? ddb.read : undefined, `${where}.metering.dynamodb.read`),
-  };
-  const dsqlMetering: DsqlMetering = {
-    ...numbers(
-      dsql,
-      [
-        'computeDpuPerSecond',
-        'writeDpuPerByte',
-        'readDpuPerByte',
-        'rowMinBytes',
-        'writeTransactionMinBytes',
-        'readTransactionMinBytes',
-      ] as const,
-      `${where}.metering.dsql`,
-    ),
-    source: source(isRecord(dsql) ? dsql.source : undefined, `${where}.metering.dsql.source`),
-    read: date(isRecord(dsql) ? dsql.read : undefined, `${where}.metering.dsql.read`),
-  };
+  for (const [k, p] of Object.entries(v.prices)) prices[k] = parsePriceEntry(p, `${where}.prices.${k}`);
   if (!Array.isArray(v.separate)) throw new Error(`${where}.separate must be an array`);
-  const separate = v.separate.map((s, i): SeparateLine => {
-    const w = `${where}.separate[${i}]`;
-    if (!isRecord(s)) throw new Error(`${w} must be an object`);
-    const free: Record<string, number> = {};
-    if (!isRecord(s.freeMonthly)) throw new Error(`${w}.freeMonthly must be an object`);
-    for (const [k, n] of Object.entries(s.freeMonthly)) {
-      if (!(k in prices)) throw new Error(`${w}.freeMonthly.${k} names no price`);
-      free[k] = positive(n, `${w}.freeMonthly.${k}`);
-    }
-    return {
-      label: text(s.label, `${w}.label`),
-      what: text(s.what, `${w}.what`),
-      source: source(s.source, `${w}.source`),
-      read: date(s.read, `${w}.read`),
-      freeMonthly: free,
-    };
-  });
-  return {
+  const separate = v.separate.map((s, i) =>
+    parseSeparateLine(s, (k) => k in prices, `${where}.separate[${i}]`),
+  );
+  const core: PriceFile = {
     region: text(v.region, `${where}.region`),
     currency: 'USD',
     read: date(v.read, `${where}.read`),
     ...(typeof v.note === 'string' ? { note: v.note } : {}),
     prices,
-    metering: { dynamodb, dsql: dsqlMetering },
+    metering: {},
+    meters: [],
+    owners: {},
     separate,
   };
+  return withTargetPrices(core, costs);
 }
 
-/** Reads and validates a price file; the error names the file and the field. */
-export function loadPriceFile(path: string = DEFAULT_PRICE_FILE): PriceFile {
+/**
+ * The core prices joined to each target's for the same region. A unit its target gives no price
+ * for here is in the file as unpriced (usd null) with the reason, so a run bills it as unknown
+ * instead of failing; a unit the core file prices too is refused.
+ */
+export function withTargetPrices(core: PriceFile, costs: readonly RegisteredCost[]): PriceFile {
+  const prices: Record<string, PriceEntry> = { ...core.prices };
+  const metering: Record<string, Metering> = { ...core.metering };
+  const owners: Record<string, string> = { ...core.owners };
+  const meters: BoundMeter[] = [...core.meters];
+  const separate: SeparateLine[] = [...core.separate];
+  for (const c of costs) {
+    const here = c.regions[core.region];
+    for (const [key, unit] of Object.entries(c.units)) {
+      if (key in prices)
+        throw new Error(`target ${c.target}: unit '${key}' is priced twice (${c.pricesFile})`);
+      prices[key] = here?.prices[key] ?? {
+        group: 'database',
+        usd: null,
+        per: 1,
+        unit,
+        source: c.pricesFile,
+        read: core.read,
+        unverified: `target ${c.target} gives no price for unit ${key} in ${core.region} (${c.pricesFile})`,
+      };
+      owners[key] = c.target;
+    }
+    if (here) separate.push(...here.separate);
+    if (c.metering) metering[c.target] = c.metering;
+    const { meter } = c;
+    if (meter) {
+      const rules = c.metering?.rules ?? {};
+      meters.push({ target: c.target, raw: meter.raw, bill: (raw) => meter.bill(raw, rules) });
+    }
+  }
+  return { ...core, prices, metering, owners, meters, separate };
+}
+
+/** Reads and validates a core price file with the registered targets' prices; the error names the file and the field. */
+export function loadPriceFile(
+  path: string = DEFAULT_PRICE_FILE,
+  costs: readonly RegisteredCost[] = registeredCosts(),
+): PriceFile {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
     throw new Error(`cannot read price file ${path}: ${(e as Error).message}`);
   }
-  return { ...parsePriceFile(raw, basename(path)), file: path };
+  return { ...parsePriceFile(raw, basename(path), costs), file: path };
 }
 
 /** How a report names its prices: file, region and the date they were read. */

@@ -26,8 +26,11 @@ export interface Timing {
    */
   readonly billed?: readonly BilledQuantity[];
 }
-/** How a billed-unit count was obtained: returned by the service, computed by its rules, or modeled. */
-export type UnitBasis = 'measured' | 'computed' | 'modeled';
+/** How a billed-unit count was obtained, strongest first: returned by the service, computed by its rules, or modeled. */
+export const UNIT_BASES: readonly ['measured', 'computed', 'modeled'];
+export type UnitBasis = (typeof UNIT_BASES)[number];
+/** The weaker of two bases: a sum is only as good as its weakest part. */
+export function weakerBasis(a: UnitBasis, b: UnitBasis): UnitBasis;
 export interface BilledQuantity {
   readonly key: string;
   readonly quantity: number;

@@ -32,7 +32,22 @@
  *   billed         optional: [{ key, quantity, basis }] the call's billed units (bill-meter.ts)
  */
 
-const BASES = ['measured', 'computed', 'modeled'];
+/**
+ * How a billed-unit count was obtained, strongest first: returned by the service, computed by its
+ * rules, or modeled. The one order every sum of units and every schema reads.
+ * @type {readonly ['measured', 'computed', 'modeled']}
+ */
+export const UNIT_BASES = ['measured', 'computed', 'modeled'];
+
+/**
+ * The weaker of two bases: a sum is only as good as its weakest part.
+ * @param {import('./timing.d.mts').UnitBasis} a
+ * @param {import('./timing.d.mts').UnitBasis} b
+ * @returns {import('./timing.d.mts').UnitBasis}
+ */
+export function weakerBasis(a, b) {
+  return UNIT_BASES[Math.max(UNIT_BASES.indexOf(a), UNIT_BASES.indexOf(b))];
+}
 
 /**
  * @param {unknown} v
@@ -47,7 +62,7 @@ export function isBilledQuantity(v) {
     Number.isFinite(v.quantity) &&
     v.quantity >= 0 &&
     typeof v.basis === 'string' &&
-    BASES.includes(v.basis)
+    UNIT_BASES.includes(/** @type {import('./timing.d.mts').UnitBasis} */ (v.basis))
   );
 }
 

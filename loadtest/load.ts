@@ -360,10 +360,17 @@ runCli(
     const { formatSummaryTable } = await import('./summary-table');
     console.log(`\n${formatSummaryTable(rows)}\n`);
     if (run.network) console.log(run.network);
-    if (rows.some((r) => r.cost))
+    if (rows.some((r) => r.cost)) {
+      // Each target names its own units (its cost part); one without a part bills no database unit.
+      const { registeredCosts } = await import('../core/cost-registry');
+      const ran = new Set(rows.map((r) => r.target));
+      const units = registeredCosts()
+        .filter((c) => ran.has(c.target))
+        .flatMap((c) => Object.values(c.units));
       console.log(
-        `Cost: $ per million requests at ${pricesLabel}: Lambda (requests + GB-s of Billed Duration, init included), API (REST API calls), database (DynamoDB capacity units, QLDB read/write I/Os, Redis commands, DSQL DPUs modeled); free tiers and storage not included.`,
+        `Cost: $ per million requests at ${pricesLabel}: Lambda (requests + GB-s of Billed Duration, init included), API (REST API calls), database (${units.length === 0 ? 'no target run bills a unit of its own' : units.join(', ')}); free tiers and storage not included.`,
       );
+    }
     // Provisioned concurrency is billed while configured, requests or not: its own line, per hour.
     const idle = rows.find((r) => r.cost?.provisionedIdle)?.cost?.provisionedIdle;
     if (idle)

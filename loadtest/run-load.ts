@@ -172,7 +172,7 @@ async function phaseCost(
 ): Promise<LabRow['cost']> {
   const { parseLambdaLog } = await import('../runs/lambda-log-parser');
   const { runCost } = await import('../runs/run-cost');
-  const { loadPriceFile } = await import('../core/price-file');
+  const { loadLabPrices } = await import('../targets/builtin-costs');
   const reports = parseLambdaLog(lines.join('\n')).reports.filter(
     (r) => memoryMb === undefined || r.memorySizeMb === memoryMb,
   );
@@ -188,7 +188,7 @@ async function phaseCost(
         ? { provisioned: { ...provisioned, memoryMb } }
         : {}),
     },
-    loadPriceFile(pricesFile),
+    loadLabPrices(pricesFile),
   );
 }
 

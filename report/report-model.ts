@@ -91,6 +91,19 @@ export interface TimelinePoint {
   readonly throughputPerSec: number | null;
 }
 
+/** One database unit of a run: each target's own, named by its price file. */
+export interface DatabaseUnitCost {
+  /** Price key, `<target>.<unit>`. */
+  readonly key: string;
+  readonly unit: string;
+  readonly basis: string;
+  /** Dollars per `per` units; null when unknown (`reason`). */
+  readonly usd: number | null;
+  readonly per: number;
+  readonly source: string;
+  readonly reason?: string;
+}
+
 /** $ per million requests of a run, from summary.json's cost block (runs/run-cost.ts). */
 export interface GroupCost {
   readonly total: number;
@@ -103,6 +116,8 @@ export interface GroupCost {
   readonly databaseBasis: string | null;
   /** Price keys left out because their price is unverified. */
   readonly unpriced: readonly string[];
+  /** The database units the run billed, each with its price as the run recorded it. */
+  readonly databaseUnits?: readonly DatabaseUnitCost[];
   /**
    * Provisioned concurrency reserved while configured, apart from $ per million: present when
    * the function had some; usdPerHour null when its price is unverified (`reason`).

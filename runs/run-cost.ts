@@ -2,21 +2,14 @@
  * A run's billed units and what they cost: Lambda's Billed Duration and memory from each
  * REPORT line (init included, as Lambda bills it since 2025-08-01), one request charge and one
  * API call per invocation, and the database units each response's timing block carries
- * (DynamoDB capacity units, QLDB I/Os, Redis commands, DSQL's modeled DPUs). A phase on Lambda
+ * (each target's own units, raw quantities billed by its meter: core/cost-registry.ts). A phase on Lambda
  * Managed Instances bills its instances' hours, the management fee and a request charge instead of
  * Billed Duration. summary.json keeps the units beside the dollars, so
  * `recomputeCost(summary cost block, price file)` gives every figure back.
  */
-import {
-  type BilledQuantity,
-  type CostBreakdown,
-  costOf,
-  dsqlTransactionDpu,
-  gbSeconds,
-  type UnitBasis,
-} from '../core/cost';
-import { type DsqlMetering, type PriceFile, priceFileLabel } from '../core/price-file';
-import { reachedDatabase, type TimingLine } from '../core/timing.mjs';
+import { type BilledQuantity, type CostBreakdown, costOf, gbSeconds } from '../core/cost';
+import { type BoundMeter, type PriceFile, priceFileLabel } from '../core/price-file';
+import { reachedDatabase, type TimingLine, weakerBasis } from '../core/timing.mjs';
 import type { ReportRecord } from './lambda-log-parser';
 import type { ProvisionedIdleCost, RunCost } from './summary-schema';
 
@@ -88,47 +81,68 @@ export function managedInstancesQuantities(
   ];
 }
 
-const DSQL_RAW = [
-  'dsql.transactions',
-  'dsql.computeSeconds',
-  'dsql.bytesRead',
-  'dsql.rowsWritten',
-  'dsql.bytesWritten',
-];
-
 /**
- * One response's DSQL DPUs by the documented per-transaction formulas; a response that retried
- * after a conflict ran several transactions, each with its minimums.
+ * The database quantities of one response: billed units as its client recorded them, and raw
+ * quantities turned into billed units by the meter of the target that records them.
  */
-export function dsqlDpuOf(raw: ReadonlyMap<string, number>, m: DsqlMetering): number {
-  const tx = raw.get('dsql.transactions') ?? 0;
-  if (tx === 0) return 0;
-  const rows = raw.get('dsql.rowsWritten') ?? 0;
-  const written = Math.max(raw.get('dsql.bytesWritten') ?? 0, rows * m.rowMinBytes);
-  const one = dsqlTransactionDpu(
-    {
-      computeSeconds: raw.get('dsql.computeSeconds') ?? 0,
-      bytesRead: raw.get('dsql.bytesRead') ?? 0,
-      rowsWrittenBytes: rows > 0 ? [written] : [],
-    },
-    m,
-  );
-  // Minimums apply per transaction: the extra attempts add at least their floors.
-  const floors = dsqlTransactionDpu(
-    { computeSeconds: 0, bytesRead: 0, rowsWrittenBytes: rows > 0 ? [0] : [] },
-    m,
-  );
-  return one.total + (tx - 1) * (floors.read + floors.write);
-}
-
-/** The database quantities of one response, DSQL's raw facts turned into modeled DPUs. */
 export function databaseQuantities(line: TimingLine, prices: PriceFile): BilledQuantity[] {
   const billed = line.timing?.billed ?? [];
-  const out = billed.filter((b) => !DSQL_RAW.includes(b.key));
-  const raw = new Map(billed.filter((b) => DSQL_RAW.includes(b.key)).map((b) => [b.key, b.quantity]));
-  if (raw.size > 0)
-    out.push({ key: 'dsql.dpu', quantity: dsqlDpuOf(raw, prices.metering.dsql), basis: 'modeled' });
+  const out: BilledQuantity[] = [];
+  const raw = new Map<BoundMeter, Map<string, number>>();
+  for (const b of billed) {
+    const meter = prices.meters.find((m) => m.raw.includes(b.key));
+    if (meter === undefined) out.push(b);
+    else raw.set(meter, (raw.get(meter) ?? new Map()).set(b.key, b.quantity));
+  }
+  for (const [meter, quantities] of raw) out.push(...meter.bill(quantities));
   return out;
+}
+
+/**
+ * The prices with an unpriced entry for each database unit no registered target declares (a
+ * target that bills without a cost part): its row says the price is unknown instead of failing.
+ */
+function withUndeclared(prices: PriceFile, units: readonly BilledQuantity[]): PriceFile {
+  const missing = units.filter((u) => !(u.key in prices.prices));
+  if (missing.length === 0) return prices;
+  const added = { ...prices.prices };
+  for (const { key } of missing)
+    added[key] = {
+      group: 'database',
+      usd: null,
+      per: 1,
+      unit: key,
+      source: priceFileLabel(prices),
+      read: prices.read,
+      unverified: `no registered target declares unit ${key} (its TargetModule's cost), so ${prices.region} has no price for it`,
+    };
+  return { ...prices, prices: added };
+}
+
+/**
+ * Billed Duration's price keys for a phase: an invocation a provisioned-concurrency environment
+ * served bills its duration at the provisioned duration price, one beyond the configured
+ * concurrency at the on-demand price (https://aws.amazon.com/lambda/pricing/, Provisioned
+ * Concurrency pricing). Each response's timing block says which environment served it; REPORT
+ * lines do not, so a phase that mixed the two splits its GB-s by that share (modeled).
+ */
+function durationSplit(
+  timings: readonly TimingLine[],
+  architecture: 'arm64' | 'x86_64',
+): (gbs: number) => BilledQuantity[] {
+  const onDemand = `lambda.gbSeconds.${architecture}`;
+  const provisioned = `lambda.provisionedDurationGbSeconds.${architecture}`;
+  const served = timings.filter((t) => t.timing !== null);
+  const share =
+    served.length === 0
+      ? 0
+      : served.filter((t) => t.timing?.initType === 'provisioned-concurrency').length / served.length;
+  if (share === 0) return (gbs) => [{ key: onDemand, quantity: gbs, basis: 'measured' }];
+  if (share === 1) return (gbs) => [{ key: provisioned, quantity: gbs, basis: 'measured' }];
+  return (gbs) => [
+    { key: provisioned, quantity: gbs * share, basis: 'modeled' },
+    { key: onDemand, quantity: gbs * (1 - share), basis: 'modeled' },
+  ];
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -137,22 +151,23 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 /** The run's cost block. Null when the phase left no REPORT line (nothing to bill Lambda on). */
-export function runCost(input: RunCostInput, prices: PriceFile): RunCost | null {
+export function runCost(input: RunCostInput, filePrices: PriceFile): RunCost | null {
   const invocations = input.reports.length;
   if (invocations === 0) return null;
-  const gbsKey = `lambda.gbSeconds.${input.architecture}`;
   const apiKey = `api.${input.api}.requests`;
   const perInvocation = input.reports.map((r) => gbSeconds(r.billedDurationMs, r.memorySizeMb));
   const db: BilledQuantity[] = [];
   for (const line of input.timings) {
-    if (reachedDatabase(line.status, line.timing)) db.push(...databaseQuantities(line, prices));
+    if (reachedDatabase(line.status, line.timing)) db.push(...databaseQuantities(line, filePrices));
   }
+  const prices = withUndeclared(filePrices, db);
   const mi = input.managedInstances;
+  const duration = durationSplit(input.timings, input.architecture);
   const lambdaUnits: BilledQuantity[] =
     mi === undefined
       ? [
           { key: 'lambda.requests', quantity: invocations, basis: 'measured' },
-          { key: gbsKey, quantity: perInvocation.reduce((s, g) => s + g, 0), basis: 'measured' },
+          ...duration(perInvocation.reduce((s, g) => s + g, 0)),
         ]
       : managedInstancesQuantities(invocations, mi);
   const units: BilledQuantity[] = [
@@ -171,7 +186,7 @@ export function runCost(input: RunCostInput, prices: PriceFile): RunCost | null 
             costOf(
               [
                 { key: 'lambda.requests', quantity: 1, basis: 'measured' },
-                { key: gbsKey, quantity: g, basis: 'measured' },
+                ...duration(g),
                 { key: apiKey, quantity: 1, basis: 'measured' },
               ],
               1,
@@ -183,11 +198,7 @@ export function runCost(input: RunCostInput, prices: PriceFile): RunCost | null 
       : perInvocation.map(() => breakdown.perMillion.total / 1e6)
   ).sort((a, b) => a - b);
   const merged = breakdown.components.filter((c) => c.group === 'database');
-  const order: UnitBasis[] = ['measured', 'computed', 'modeled'];
-  const databaseBasis =
-    merged.length === 0
-      ? null
-      : merged.map((c) => c.basis).reduce((a, b) => (order.indexOf(b) > order.indexOf(a) ? b : a));
+  const databaseBasis = merged.length === 0 ? null : merged.map((c) => c.basis).reduce(weakerBasis);
   return {
     prices: priceFileLabel(prices),
     requests: input.timings.length,
@@ -238,10 +249,18 @@ export function provisionedIdleCost(
 
 /** Recomputes a summary's cost block from its recorded units and a price file: the same figures. */
 export function recomputeCost(
-  cost: Pick<RunCost, 'units' | 'invocations'>,
+  cost: Pick<RunCost, 'units' | 'invocations' | 'components'>,
   prices: PriceFile,
 ): CostBreakdown {
-  return costOf(cost.units, cost.invocations, prices);
+  const database = new Set(cost.components.filter((c) => c.group === 'database').map((c) => c.key));
+  return costOf(
+    cost.units,
+    cost.invocations,
+    withUndeclared(
+      prices,
+      cost.units.filter((u) => database.has(u.key)),
+    ),
+  );
 }
 
 /** What provisioned concurrency costs while idle, $ per hour: reserved GB-s x the configured price. */

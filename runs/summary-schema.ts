@@ -13,6 +13,7 @@
  */
 import * as v from 'valibot';
 import { UsageError } from '../core/errors';
+import { UNIT_BASES } from '../core/timing.mjs';
 
 /** The version this lab writes and the only one it reads. */
 export const SUMMARY_VERSION = 1;
@@ -27,7 +28,7 @@ const P50Max = v.object({ p50: num, max: num });
 /** Client time to first byte, ms (artillery's http.response_time). */
 export const PercentilesSchema = v.object({ p50: num, p95: num, p99: num, max: num });
 
-const UnitBasisSchema = v.picklist(['measured', 'computed', 'modeled']);
+const UnitBasisSchema = v.picklist(UNIT_BASES);
 
 const BilledQuantitySchema = v.object({ key: v.string(), quantity: num, basis: UnitBasisSchema });
 

@@ -7,6 +7,7 @@
  * module gives its heavy halves (CDK constructs, engines) as loaders, so `--help` stays light.
  */
 import { pathToFileURL } from 'node:url';
+import { parseTargetCost, registerTargetCost, type TargetCost } from '../core/cost-registry';
 import { registerTargetInfo, type TargetInfo } from '../core/lab-functions';
 import { TARGET_MODULES_ENV, targetModulePaths } from '../core/target-modules';
 import { registerTargetDefinition } from '../lib/targets/registry';
@@ -14,6 +15,7 @@ import type { TargetDefinitionSource } from '../lib/targets/types';
 import { registerTargetLinks, type TargetLinks } from '../local/network/profiles';
 import { registerLocalTarget } from '../local/targets/registry';
 import type { LocalTarget } from '../local/targets/types';
+import { registerBuiltinCosts } from './builtin-costs';
 
 /** Everything a target is, in one value: what its folder's index exports as `target`. */
 export interface TargetModule {
@@ -30,17 +32,25 @@ export interface TargetModule {
   readonly local: LocalTarget;
   /** The network model's link for it: round trip and service time, cited. */
   readonly links: TargetLinks;
+  /**
+   * The units it bills, how to meter them and their prices per region (core/cost-registry.ts).
+   * @default - it bills nothing of its own: its rows cost Lambda and API Gateway only
+   */
+  readonly cost?: TargetCost;
 }
 
 const LOADED = new Set<string>();
 
 /** Adds the target to every registry; a name the lab already knows is refused and changes nothing. */
 export function registerTarget(module: TargetModule): void {
+  // A bad prices file is refused before any registry changes.
+  if (module.cost) parseTargetCost(module.name, module.cost);
   // The vocabulary first: it refuses a bad or taken name before any other registry changes.
   registerTargetInfo(module.name, module.info);
   registerTargetDefinition(module.name, module.definition);
   registerLocalTarget(module.name, module.local);
   registerTargetLinks(module.name, module.links);
+  if (module.cost) registerTargetCost(module.name, module.cost);
 }
 
 function isTargetModule(value: unknown): value is TargetModule {
@@ -60,6 +70,7 @@ function isTargetModule(value: unknown): value is TargetModule {
  * TargetModule), once per process however often it is called. Returns the names it registered.
  */
 export async function loadTargetModules(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  registerBuiltinCosts();
   const names: string[] = [];
   for (const path of targetModulePaths(env)) {
     if (LOADED.has(path)) continue;

@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import type { Architecture } from '../core/cost';
 import { LabError } from '../core/errors';
 import type { LabFunction, Target } from '../core/lab-functions';
-import { loadPriceFile } from '../core/price-file';
 import { type Timing, type TimingLine, timingOfBody } from '../core/timing.mjs';
 import type { RunningLab } from '../local/lab';
 import { runCost } from '../runs/run-cost';
+import { loadLabPrices } from '../targets/builtin-costs';
 import { proxyEvent, tuningPerson } from './default-payload';
 import { type PowerTuningOutput, type PowerTuningStat, resultFileName } from './power-tuning-result';
 import {
@@ -139,7 +139,7 @@ export async function runLocalTune(o: LocalTuneOptions): Promise<LocalTuneResult
   const { startLab } = await import('../local/lab');
   const started = new Date();
   const stats: ReturnType<typeof powerValueStats>[] = [];
-  const prices = loadPriceFile(o.prices);
+  const prices = loadLabPrices(o.prices);
   const reports = new Map<string, string>();
   // One lab; each power value replaces the function's environments at that memory, as a
   // published version per value does: its first invocation is a cold start.

@@ -4,11 +4,9 @@
  * and the handler records the difference over one call in the timing block's `billed`. Keys
  * are price-file keys (core/prices) or, for DSQL, the raw facts its DPU model reads.
  */
-import type { BilledQuantity, UnitBasis } from '../../core/timing.mjs';
+import { type BilledQuantity, type UnitBasis, weakerBasis } from '../../core/timing.mjs';
 
 export type { BilledQuantity, UnitBasis };
-
-const ORDER: readonly UnitBasis[] = ['measured', 'computed', 'modeled'];
 
 export class BillMeter {
   private readonly totals = new Map<string, { quantity: number; basis: UnitBasis }>();
@@ -18,8 +16,7 @@ export class BillMeter {
     const seen = this.totals.get(key);
     this.totals.set(key, {
       quantity: (seen?.quantity ?? 0) + quantity,
-      // A sum is only as good as its weakest part.
-      basis: seen === undefined ? basis : ORDER[Math.max(ORDER.indexOf(seen.basis), ORDER.indexOf(basis))],
+      basis: seen === undefined ? basis : weakerBasis(seen.basis, basis),
     });
   }
 

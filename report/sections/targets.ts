@@ -3,7 +3,14 @@ import { targetLabel } from '../../core/lab-functions';
 import { TARGET_REFERENCE } from '../article-figures';
 import type { Block, Plot, Section } from '../page';
 import { TARGET_PLOT_ID } from '../plot-style';
-import type { GroupReport, LabReport, P50P99, TargetComparison, TargetRow } from '../report-model';
+import type {
+  DatabaseUnitCost,
+  GroupReport,
+  LabReport,
+  P50P99,
+  TargetComparison,
+  TargetRow,
+} from '../report-model';
 import { COST_COLUMNS, costCells, DASH, int, ms, plotsOf } from './format';
 
 const pair = (v: P50P99 | null) => [ms(v?.p50), ms(v?.p99)];
@@ -85,11 +92,10 @@ export function cost(report: LabReport, plots: readonly Plot[]): Section | null 
         text:
           `Dollars per million requests at ${files}: Lambda is the request charge plus GB-seconds of each REPORT ` +
           "line's Billed Duration (init included, as Lambda bills it since 2025-08-01) on arm64; API is one REST API " +
-          'call per request; database is what each response recorded: DynamoDB capacity units (measured where the ' +
-          'engine returned them, computed by DynamoDB’s item-size rules where not), QLDB read and write I/Os (measured: ' +
-          'the session results’ ConsumedIOs), Redis commands (measured), DSQL ' +
-          'DPUs (modeled from the documented per-transaction formulas). Free tiers, storage and fixed plans are not ' +
-          'in these figures; the price file lists them on lines of their own.',
+          'call per request; database is what each response recorded in its target’s own units (the table after ' +
+          'this one): measured where the service returns them, computed by the service’s documented rules, or ' +
+          'modeled. Free tiers, storage and fixed plans are not in these figures; the price files list them on ' +
+          'lines of their own.',
       },
       {
         kind: 'table',
@@ -101,10 +107,40 @@ export function cost(report: LabReport, plots: readonly Plot[]): Section | null 
         ],
         rows: priced.map((g) => [g.label, ms(client(g)?.p50), ms(client(g)?.p99), ...costCells(g.cost)]),
       },
+      ...databaseUnitBlocks(priced),
       ...provisionedIdleBlocks(priced),
       ...plotsOf(plots, 'cost'),
     ],
   };
+}
+
+/** Each database unit the runs billed, once: its price and source as the runs recorded them. */
+function databaseUnitBlocks(groups: readonly GroupReport[]): Block[] {
+  const units = new Map<string, DatabaseUnitCost>();
+  for (const g of groups)
+    for (const u of g.cost?.databaseUnits ?? []) if (!units.has(u.key)) units.set(u.key, u);
+  if (units.size === 0) return [];
+  return [
+    {
+      kind: 'table',
+      columns: [
+        { title: 'Database unit' },
+        { title: 'What' },
+        { title: 'Basis' },
+        { title: 'Price' },
+        { title: 'Source' },
+      ],
+      rows: [...units.values()].map((u) => [
+        u.key,
+        u.unit,
+        u.basis,
+        u.usd === null
+          ? `unknown (${u.reason ?? 'no price'})`
+          : `$${u.usd} per ${u.per.toLocaleString('en-US')}`,
+        u.source,
+      ]),
+    },
+  ];
 }
 
 /** Provisioned concurrency is billed per hour while configured, so it is a line of its own. */

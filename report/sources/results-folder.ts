@@ -37,6 +37,17 @@ function groupCost(c: RunCost | null | undefined): GroupCost | undefined {
     prices: c.prices,
     databaseBasis: c.databaseBasis,
     unpriced: c.unpriced,
+    databaseUnits: c.components
+      .filter((x) => x.group === 'database')
+      .map((x) => ({
+        key: x.key,
+        unit: x.unit,
+        basis: x.basis,
+        usd: x.usd,
+        per: x.per,
+        source: x.source,
+        ...(x.unverified === undefined ? {} : { reason: x.unverified }),
+      })),
     ...(idle && idle.concurrency > 0
       ? {
           provisionedIdle: {

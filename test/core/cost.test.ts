@@ -6,15 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  type BilledQuantity,
-  costOf,
-  dsqlTransactionDpu,
-  dynamodbReadUnits,
-  dynamodbWriteUnits,
-  gbSeconds,
-  monthlyBill,
-} from '../../core/cost';
+import { type BilledQuantity, costOf, gbSeconds, monthlyBill } from '../../core/cost';
 import {
   loadPriceFile,
   PRICES_DIR,
@@ -22,7 +14,11 @@ import {
   parsePriceFile,
   priceFileLabel,
 } from '../../core/price-file';
+import { registerBuiltinCosts } from '../../targets/builtin-costs';
+import { dsqlTransactionDpu } from '../../targets/dsql/cost';
+import { dynamodbReadUnits, dynamodbWriteUnits } from '../../targets/dynamodb/cost';
 
+registerBuiltinCosts();
 const usEast = loadPriceFile(join(PRICES_DIR, 'us-east-1.json'));
 const cents = (usd: number) => Math.round(usd * 100) / 100;
 const q = (key: string, quantity: number): BilledQuantity => ({ key, quantity, basis: 'measured' });
@@ -99,18 +95,18 @@ describe('price files', () => {
     const raw = JSON.parse(readFileSync(join(PRICES_DIR, 'us-east-1.json'), 'utf8'));
     const broken = (mutate: (p: Record<string, unknown>) => void) => {
       const copy = structuredClone(raw);
-      mutate(copy.prices['dsql.dpu']);
+      mutate(copy.prices['api.rest.requests']);
       return () => parsePriceFile(copy, 'x.json');
     };
-    expect(broken((p) => delete p.source)).toThrow(/x\.json\.prices\.dsql\.dpu\.source/);
+    expect(broken((p) => delete p.source)).toThrow(/x\.json\.prices\.api\.rest\.requests\.source/);
     expect(broken((p) => (p.source = 'the pricing page'))).toThrow(/https URL/);
-    expect(broken((p) => delete p.unit)).toThrow(/dsql\.dpu\.unit/);
-    expect(broken((p) => (p.read = '25/11/2026'))).toThrow(/dsql\.dpu\.read must be a date/);
+    expect(broken((p) => delete p.unit)).toThrow(/api\.rest\.requests\.unit/);
+    expect(broken((p) => (p.read = '25/11/2026'))).toThrow(/api\.rest\.requests\.read must be a date/);
     expect(broken((p) => (p.usd = null))).toThrow(/unverified \(required when usd is null\)/);
     expect(broken((p) => (p.usd = -1))).toThrow(/usd must be a number >= 0 or null/);
     expect(() => loadPriceFile('/nonexistent/prices.json')).toThrow(/cannot read price file \/nonexistent/);
     // The file on disk is untouched by the failed parses.
-    expect(loadPriceFile(join(PRICES_DIR, 'us-east-1.json')).prices['dsql.dpu'].usd).toBe(8);
+    expect(loadPriceFile(join(PRICES_DIR, 'us-east-1.json')).prices['api.rest.requests'].usd).toBe(3.5);
   });
 });
 
@@ -160,7 +156,7 @@ describe("AWS's worked pricing examples, to the cent", () => {
   it('Aurora DSQL: the billing page examples give 0.00675, 0.02631, 0.06175 and 0.70875 DPU; a million single inserts cost $0.49, a million bulk inserts $5.67', () => {
     // https://docs.aws.amazon.com/aurora-dsql/latest/userguide/billing-metering.html (Billing
     // examples: point lookup, filtered range scan, single insert, bulk insert; us-east-1 price).
-    const m = usEast.metering.dsql;
+    const m = usEast.metering.dsql.rules;
     const dpu = (t: Parameters<typeof dsqlTransactionDpu>[0]) => dsqlTransactionDpu(t, m).total;
     const pointLookup = dpu({ computeSeconds: 0.003, bytesRead: 500, rowsWrittenBytes: [] });
     const rangeScan = dpu({ computeSeconds: 0.008, bytesRead: 10_000, rowsWrittenBytes: [] });

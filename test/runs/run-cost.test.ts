@@ -8,14 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { loadPriceFile, PRICES_DIR, type PriceFile } from '../../core/price-file';
 import type { BilledQuantity, TimingLine } from '../../core/timing.mjs';
 import { isTiming } from '../../core/timing.mjs';
-import {
-  dsqlDpuOf,
-  managedInstancesKeys,
-  provisionedIdleUsdPerHour,
-  recomputeCost,
-  runCost,
-} from '../../runs/run-cost';
+import { managedInstancesKeys, provisionedIdleUsdPerHour, recomputeCost, runCost } from '../../runs/run-cost';
+import { registerBuiltinCosts } from '../../targets/builtin-costs';
+import { dsqlDpuOf } from '../../targets/dsql/cost';
 
+registerBuiltinCosts();
 const prices = loadPriceFile(join(PRICES_DIR, 'us-east-1.json'));
 
 function line(billed: BilledQuantity[], status = 200): TimingLine {
@@ -73,7 +70,7 @@ describe('runCost', () => {
   });
 
   it('models DSQL DPUs from each transaction by the billing page formulas, a retried conflict paying its floors again', () => {
-    const m = prices.metering.dsql;
+    const m = prices.metering.dsql.rules;
     const insert = new Map([
       ['dsql.transactions', 1],
       ['dsql.computeSeconds', 0.008],
@@ -173,6 +170,48 @@ describe('runCost', () => {
         prices,
       )?.provisionedIdle,
     ).toBeUndefined();
+  });
+
+  it('bills the duration of invocations served by provisioned concurrency at its own price, the rest on demand', () => {
+    // 10 invocations of 100 ms at 1 GB: 1 GB-s. https://aws.amazon.com/lambda/pricing/ (Provisioned
+    // Concurrency pricing): duration on a provisioned environment at $0.0000097222 per GB-s
+    // (x86_64, us-east-1), beyond the configured concurrency at the on-demand $0.0000166667.
+    const reports = Array(10).fill({ billedDurationMs: 100, memorySizeMb: 1024 });
+    const served = (initType: string) => ({
+      ...line([]),
+      timing: { ...(line([]).timing as NonNullable<TimingLine['timing']>), initType },
+    });
+    const cost = (timings: TimingLine[]) =>
+      runCost({ reports, timings, architecture: 'x86_64', api: 'rest' }, prices);
+    const all = cost(Array.from({ length: 10 }, () => served('provisioned-concurrency')));
+    expect(all?.units.filter((u) => u.key.includes('GbSeconds') || u.key.includes('gbSeconds'))).toEqual([
+      {
+        key: 'lambda.provisionedDurationGbSeconds.x86_64',
+        quantity: expect.closeTo(1, 12),
+        basis: 'measured',
+      },
+    ]);
+    expect(all?.perMillion.lambda).toBeCloseTo(0.2 + (0.0000097222 / 10) * 1e6, 9);
+    const none = cost(Array.from({ length: 10 }, () => served('on-demand')));
+    expect(none?.perMillion.lambda).toBeCloseTo(0.2 + (0.0000166667 / 10) * 1e6, 9);
+    // Spillover: 4 of 10 beyond the configured concurrency; REPORT lines do not say which, so the
+    // GB-s are split by the timing blocks' share and marked modeled.
+    const mixed = cost([
+      ...Array.from({ length: 6 }, () => served('provisioned-concurrency')),
+      ...Array.from({ length: 4 }, () => served('on-demand')),
+    ]);
+    expect(mixed?.units.filter((u) => u.key.startsWith('lambda.') && u.key !== 'lambda.requests')).toEqual([
+      {
+        key: 'lambda.provisionedDurationGbSeconds.x86_64',
+        quantity: expect.closeTo(0.6, 12),
+        basis: 'modeled',
+      },
+      { key: 'lambda.gbSeconds.x86_64', quantity: expect.closeTo(0.4, 12), basis: 'modeled' },
+    ]);
+    expect(mixed?.perMillion.lambda).toBeCloseTo(
+      0.2 + ((0.6 * 0.0000097222 + 0.4 * 0.0000166667) / 10) * 1e6,
+      9,
+    );
   });
 
   describe('a phase on Lambda Managed Instances', () => {

@@ -1,12 +1,14 @@
 /**
  * A fifth target made of files in this folder only: an in-memory Map engine, its store, its
- * handler entry, its CDK definition, its local target and its network link, in one TargetModule.
+ * handler entry, its CDK definition, its local target, its network link and its cost (a unit of
+ * its own, metered and priced: cost.ts, prices.json), in one TargetModule.
  * LAB_TARGET_MODULES=test/targets/throwaway/index.ts registers it in any process (the lab's
  * synth child included); no file outside this folder names it.
  */
 import { relative } from 'node:path';
 import { PROJECT_ROOT } from '../../../core/paths';
 import type { TargetModule } from '../../../targets/registry';
+import { cost } from './cost';
 import { startMapEngine } from './engine';
 import { THROWAWAY_URL_ENV } from './store';
 
@@ -55,4 +57,5 @@ export const target: TargetModule = {
       ],
     },
   },
+  cost,
 };

@@ -13,12 +13,16 @@ import type { EngineRequest } from './engine';
 /** Where the local lab tells the functions the engine is (its network model's URL). */
 export const THROWAWAY_URL_ENV = 'THROWAWAY_URL';
 
+/** The raw quantity its client records: bytes of request bodies sent (cost.ts meters them). */
+export const THROWAWAY_SENT_BYTES = 'throwaway.sentBytes';
+
 export function throwawayStoreFromEnv(env: NodeJS.ProcessEnv = process.env): PersonStore {
   const url = new URL(requireEnv(THROWAWAY_URL_ENV, env));
   const agent = new https.Agent({ keepAlive: readKeepAlive(env) === 'on', maxSockets: 50 });
   const seen = new WeakSet<Socket>();
   let opened = 0;
   let sent = 0;
+  let sentBytes = 0;
 
   const call = <T>(request: EngineRequest, signal: AbortSignal): Promise<T> =>
     new Promise<T>((resolve, reject) => {
@@ -56,13 +60,16 @@ export function throwawayStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Per
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
       req.on('error', reject);
-      req.end(JSON.stringify(request));
+      const body = JSON.stringify(request);
+      sentBytes += Buffer.byteLength(body);
+      req.end(body);
     });
 
   return {
     name: 'Throwaway',
     socketsOpened: () => opened,
     requestsSent: () => sent,
+    billed: () => new Map([[THROWAWAY_SENT_BYTES, { quantity: sentBytes, basis: 'measured' as const }]]),
     create: (person, signal) => call<'created' | 'exists'>({ op: 'create', person }, signal),
     get: async (govId, signal) => (await call<Person | null>({ op: 'get', govId }, signal)) ?? undefined,
     overwrite: (person, signal) => call<'replaced' | 'missing'>({ op: 'overwrite', person }, signal),

@@ -1,7 +1,8 @@
 /**
  * Issue 22's proof that a fifth target is files only: this folder's target, named by
  * LAB_TARGET_MODULES and by no other file, runs through `npm run load` (create + get, both
- * keep-alive variants, no error) and through one experiment (redis-vs-others --quick, which
+ * keep-alive variants, no error; its own billed unit metered, priced and shown in the cost table
+ * and the report) and through one experiment (redis-vs-others --quick, which
  * takes every registry target), and every CLI list names it. The synth each lab runs is a child
  * process: the variable reaches it, and its assembly is keyed by it.
  */
@@ -32,7 +33,16 @@ interface SummaryRow {
   readonly requests: number;
   readonly errors: number;
   readonly dbRequests: { readonly p50: number } | null;
+  readonly cost: {
+    readonly perMillion: { readonly database: number };
+    readonly unpriced: readonly string[];
+    readonly components: readonly { readonly key: string; readonly quantity: number }[];
+  } | null;
 }
+
+/** The load table's $ per million cell (loadtest/summary-table.ts). */
+const tableUsd = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('a target registered from its own folder, through the lab', () => {
   const out = mkdtempSync(join(tmpdir(), 'lab-throwaway-'));
@@ -70,7 +80,26 @@ describe('a target registered from its own folder, through the lab', () => {
       // Its label and its network link, from its own module.
       expect(r.stdout).toMatch(/^Network profile in-region \(seed \d+\): Throwaway round trip 1 ms/m);
       expect(r.stdout).toMatch(/^Reads \(get\): fastest Throwaway \(keep-alive (on|off)\)/m);
-      expect(readFileSync(join(out, 'load', 'report.md'), 'utf8')).toMatch(/^\| Throwaway \| on \|/m);
+      const report = readFileSync(join(out, 'load', 'report.md'), 'utf8');
+      expect(report).toMatch(/^\| Throwaway \| on \|/m);
+
+      // Its own unit: the bytes its client sent, metered into widget requests (at least one per
+      // call) by its rule, priced from its own file, in each row's cost and the table's db column.
+      for (const row of summary.runs) {
+        const widgets = row.cost?.components.find((c) => c.key === 'throwaway.widgetRequests');
+        expect(widgets?.quantity, `${row.keepAlive}/${row.phase}`).toBeGreaterThanOrEqual(row.requests);
+        expect(row.cost?.unpriced).toEqual([]);
+        expect(row.cost?.perMillion.database).toBeGreaterThanOrEqual(50);
+        const db = tableUsd(row.cost?.perMillion.database ?? Number.NaN);
+        expect(r.stdout).toMatch(
+          new RegExp(`^Throwaway +${row.keepAlive} +.* ${row.phase} +.* ${escape(db)}$`, 'm'),
+        );
+      }
+      expect(r.stdout).toMatch(/^Cost: \$ per million requests .*database \(Throwaway widget requests\);/m);
+      // The report's cost section names the unit with its price and source.
+      expect(report).toMatch(
+        /^\| throwaway\.widgetRequests \| widget request \(a test target's made-up unit\) \| computed \| \$50 per 1,000,000 \| https:\/\/example\.com\/throwaway-pricing/m,
+      );
     },
     RUN_LIMIT_MS,
   );
