@@ -55,9 +55,14 @@ export interface RegisteredCost {
   readonly regions: Readonly<Record<string, RegionPrices>>;
 }
 
+const CORE_GROUPS = ['lambda', 'api'];
+
 /** Checks a target's part and its prices file; throws naming the target, the file and the field. */
 export function parseTargetCost(target: string, cost: TargetCost): RegisteredCost {
   const where = `target ${target}: ${cost.pricesFile}`;
+  // Their keys are the core file's own.
+  if (CORE_GROUPS.includes(target))
+    throw new Error(`target ${target}: a target named ${target} cannot bill units`);
   const units = Object.keys(cost.units);
   if (units.length === 0) throw new Error(`target ${target}: cost.units must name at least one unit`);
   for (const u of units)

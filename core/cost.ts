@@ -1,7 +1,7 @@
 /**
- * Cost is data plus one function: the prices live in dated files under core/prices/ (each
- * with its unit and source); this turns measured billed units into dollars. No price appears
- * in code.
+ * Cost is data plus one function: the prices live in dated files (each with its unit and
+ * source), Lambda's and API Gateway's under core/prices/ and each target's in its folder, joined
+ * by core/price-file.ts; this turns measured billed units into dollars. No price appears in code.
  */
 import type { CostGroup, PriceFile } from './price-file';
 import LAMBDA_PRICES from './prices/lambda-2025-11-19.json' with { type: 'json' };

@@ -91,7 +91,8 @@ export function parsePriceFile(
 /**
  * The core prices joined to each target's for the same region. A unit its target gives no price
  * for here is in the file as unpriced (usd null) with the reason, so a run bills it as unknown
- * instead of failing; a unit the core file prices too is refused.
+ * instead of failing; a unit the core file prices too keeps the core file's price (a file of
+ * one's own given with --prices fills or overrides a target's).
  */
 export function withTargetPrices(core: PriceFile, costs: readonly RegisteredCost[]): PriceFile {
   const prices: Record<string, PriceEntry> = { ...core.prices };
@@ -102,17 +103,17 @@ export function withTargetPrices(core: PriceFile, costs: readonly RegisteredCost
   for (const c of costs) {
     const here = c.regions[core.region];
     for (const [key, unit] of Object.entries(c.units)) {
-      if (key in prices)
-        throw new Error(`target ${c.target}: unit '${key}' is priced twice (${c.pricesFile})`);
-      prices[key] = here?.prices[key] ?? {
-        group: 'database',
-        usd: null,
-        per: 1,
-        unit,
-        source: c.pricesFile,
-        read: core.read,
-        unverified: `target ${c.target} gives no price for unit ${key} in ${core.region} (${c.pricesFile})`,
-      };
+      // A price the core file gives for a target's unit wins: `--prices FILE` fills or overrides one.
+      prices[key] = core.prices[key] ??
+        here?.prices[key] ?? {
+          group: 'database',
+          usd: null,
+          per: 1,
+          unit,
+          source: c.pricesFile,
+          read: core.read,
+          unverified: `target ${c.target} gives no price for unit ${key} in ${core.region} (${c.pricesFile})`,
+        };
       owners[key] = c.target;
     }
     if (here) separate.push(...here.separate);

@@ -68,7 +68,8 @@ const HELP = `Usage: npm run load -- [options]
                         each, create first: get, overwrite and update work on what it wrote
   --out DIR             where results go (default results/<timestamp>)
   --prices FILE         price file for the cost columns (default core/prices/us-east-1.json;
-                        core/prices/ holds one per region, each price with unit, source, date)
+                        core/prices/ holds Lambda's and API Gateway's per region, each with unit,
+                        source, date; each target's prices for the file's region join them)
   --target local|aws    local lab (default) or the deployed stack
 Local lab:
 ${NETWORK_HELP}

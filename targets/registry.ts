@@ -8,7 +8,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseTargetCost, registerTargetCost, type TargetCost } from '../core/cost-registry';
-import { registerTargetInfo, type TargetInfo } from '../core/lab-functions';
+import { registerTargetInfo, TARGET_NAME, type TargetInfo } from '../core/lab-functions';
 import { TARGET_MODULES_ENV, targetModulePaths } from '../core/target-modules';
 import { registerTargetDefinition } from '../lib/targets/registry';
 import type { TargetDefinitionSource } from '../lib/targets/types';
@@ -43,8 +43,8 @@ const LOADED = new Set<string>();
 
 /** Adds the target to every registry; a name the lab already knows is refused and changes nothing. */
 export function registerTarget(module: TargetModule): void {
-  // A bad prices file is refused before any registry changes.
-  if (module.cost) parseTargetCost(module.name, module.cost);
+  // A bad cost part is refused before any registry changes (a bad name is the vocabulary's to name).
+  if (module.cost && TARGET_NAME.test(module.name)) parseTargetCost(module.name, module.cost);
   // The vocabulary first: it refuses a bad or taken name before any other registry changes.
   registerTargetInfo(module.name, module.info);
   registerTargetDefinition(module.name, module.definition);

@@ -109,7 +109,8 @@ Local lab (--target local):
   --discard-top-bottom F 0..0.4, the share dropped at each end before averaging (default 0.2)
   --node PATH            Node executable of the environments (default: Lambda's Node 24, pinned)
   --prices FILE          price file of the full-cost line (default core/prices/us-east-1.json;
-                         core/prices/ holds one per region, each price with unit, source, date)
+                         core/prices/ holds Lambda's and API Gateway's per region, each with unit,
+                         source, date; each target's prices for the file's region join them)
 
 Default payload:
   get functions     A Person with GovId power-tuning-<target> is created first by invoking the

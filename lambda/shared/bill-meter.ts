@@ -2,7 +2,7 @@
  * Billed units as the client layer counts them, per execution environment: each store adds
  * what a call was billed (DynamoDB's ConsumedCapacity, QLDB's I/Os, Redis commands, DSQL's bytes and time)
  * and the handler records the difference over one call in the timing block's `billed`. Keys
- * are price-file keys (core/prices) or, for DSQL, the raw facts its DPU model reads.
+ * are the units its target's cost part declares or the raw quantities its meter bills (DSQL's).
  */
 import { type BilledQuantity, type UnitBasis, weakerBasis } from '../../core/timing.mjs';
 

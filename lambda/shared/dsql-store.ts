@@ -312,7 +312,7 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
     if (kept === conn) kept = undefined;
   };
 
-  // DSQL's DPUs are modeled from what each transaction did (core/cost.ts dsqlTransactionDpu):
+  // DSQL's DPUs are modeled from what each transaction did (targets/dsql/cost.ts, its meter):
   // its statement time as compute (an upper bound: it includes the round trip), the bytes of
   // the rows it returned as read, the rows it wrote (the table's and the by-type index's).
   const meter = new BillMeter();

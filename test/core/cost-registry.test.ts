@@ -2,19 +2,17 @@
  * A target's part of the cost model: its units, its meter and its prices per region join the
  * core prices of a region; a unit without a price there, or a unit no target declares, is a row
  * whose price is unknown with the reason, never a failed run; a bad part is refused naming its
- * target and file before any registry changes.
+ * target and file (registration.test.ts shows a module with one changes no registry).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTargetCost, type TargetCost } from '../../core/cost-registry';
-import { isTarget } from '../../core/lab-functions';
-import { loadPriceFile, PRICES_DIR } from '../../core/price-file';
+import { loadPriceFile, PRICES_DIR, parsePriceFile } from '../../core/price-file';
 import type { BilledQuantity, TimingLine } from '../../core/timing.mjs';
 import { recomputeCost, runCost } from '../../runs/run-cost';
 import { BUILTIN_COSTS } from '../../targets/builtin-costs';
-import { registerTarget } from '../../targets/registry';
 import { cost as throwawayCost, WIDGET_REQUESTS } from '../targets/throwaway/cost';
-import { target as throwaway } from '../targets/throwaway/index';
 import { THROWAWAY_SENT_BYTES } from '../targets/throwaway/store';
 
 const parts = [parseTargetCost('throwaway', throwawayCost)];
@@ -67,6 +65,14 @@ describe('a target’s cost part', () => {
     );
     expect(c?.perMillion.database).toBe(0);
     expect(c?.perMillion.lambda).toBeGreaterThan(0);
+  });
+
+  it('a price the core file gives for a target unit wins: a file of one’s own fills or overrides it', () => {
+    const raw = JSON.parse(readFileSync(join(PRICES_DIR, 'eu-west-1.json'), 'utf8'));
+    raw.prices[WIDGET_REQUESTS] = { ...usEast.prices[WIDGET_REQUESTS], usd: 70 };
+    const own = parsePriceFile(raw, 'mine.json', parts);
+    expect(own.prices[WIDGET_REQUESTS]).toMatchObject({ usd: 70, group: 'database' });
+    expect(own.owners[WIDGET_REQUESTS]).toBe('throwaway');
   });
 
   it('a unit no registered target declares is unknown in its row with the reason, never a failed run', () => {
@@ -126,22 +132,8 @@ describe('a target’s cost part', () => {
     expect(bad({ meteringRules: ['widgetBytes', 'minimumWidgets'] })).toThrow(
       /metering\.minimumWidgets must be a number > 0/,
     );
-    // A unit the core file prices already.
-    const lambda = parseTargetCost('lambda', {
-      ...throwawayCost,
-      units: { 'lambda.requests': 'requests' },
-      prices: { currency: 'USD', regions: {} },
-      meteringRules: [],
-    });
-    expect(() => loadPriceFile(join(PRICES_DIR, 'us-east-1.json'), [lambda])).toThrow(
-      "target lambda: unit 'lambda.requests' is priced twice",
-    );
-  });
-
-  it('a target module whose cost part is bad is refused before any registry changes', () => {
     expect(() =>
-      registerTarget({ ...throwaway, name: 'badcost', cost: { ...throwawayCost, units: { 'x.y': 'y' } } }),
-    ).toThrow("target badcost: unit 'x.y' must be 'badcost.<unit>'");
-    expect(isTarget('badcost')).toBe(false);
+      parseTargetCost('lambda', { ...throwawayCost, units: { 'lambda.requests': 'requests' } }),
+    ).toThrow('target lambda: a target named lambda cannot bill units');
   });
 });

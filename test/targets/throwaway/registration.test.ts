@@ -4,13 +4,16 @@
  * registration is refused. The lab run with it is throwaway-lab.slow.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { hasTargetCost } from '../../../core/cost-registry';
 import { isTarget, labFunctions, TARGETS, targetLabel } from '../../../core/lab-functions';
+import { loadPriceFile } from '../../../core/price-file';
 import { PROJECT_TARGET_MODULES, TARGET_MODULES_ENV } from '../../../core/target-modules';
 import { targetDefinition } from '../../../lib/targets';
 import { findProfile, IN_REGION, linkOf, UNIFORM_8MS } from '../../../local/network/profiles';
 import { localTarget } from '../../../local/targets';
 import { loadTargetModules, registerTarget } from '../../../targets/registry';
 import { synthLab } from '../../support/synth';
+import { cost as throwawayCost } from './cost';
 import { applyRequest } from './engine';
 import { target } from './index';
 
@@ -21,6 +24,7 @@ const BUILTINS = PROJECT_TARGET_MODULES.map((m) => m.split('/')[1]);
 describe('a target module registered at run time', () => {
   it('is unknown until loaded, then in every registry; loading it again changes nothing', async () => {
     expect(isTarget('throwaway')).toBe(false);
+    expect(hasTargetCost('throwaway')).toBe(false);
     expect(() => targetDefinition('throwaway')).toThrow(
       'target throwaway has no CDK definition: register its module',
     );
@@ -57,11 +61,22 @@ describe('a target module registered at run time', () => {
     expect(() => registerTarget({ ...target, name: 'Throw-away' })).toThrow(
       'target name "Throw-away": lower-case letters and digits',
     );
-    expect(() => registerTarget({ ...target, name: 'other', info: { label: 'X', baseline: true } })).toThrow(
-      'a baseline target is already registered',
-    );
+    // (Without its cost part, whose units are throwaway's and so refused under another name.)
+    expect(() =>
+      registerTarget({ ...target, name: 'other', info: { label: 'X', baseline: true }, cost: undefined }),
+    ).toThrow('a baseline target is already registered');
     expect(TARGETS).toEqual([...BUILTINS, 'throwaway']);
     expect(() => localTarget('other')).toThrow('target other has no local target');
+
+    // Its cost part: its unit priced in the default price file; a module whose part is bad is
+    // refused, naming it, before any registry changes.
+    expect(loadPriceFile().prices['throwaway.widgetRequests']).toMatchObject({ usd: 50, group: 'database' });
+    const bad = { ...throwawayCost, units: { 'x.y': 'y' } };
+    expect(() => registerTarget({ ...target, name: 'badcost', cost: bad })).toThrow(
+      "target badcost: unit 'x.y' must be 'badcost.<unit>'",
+    );
+    expect(isTarget('badcost')).toBe(false);
+    expect(hasTargetCost('badcost')).toBe(false);
   });
 
   it('refuses a variable naming a file that is not a target module, by the variable and the file', async () => {
