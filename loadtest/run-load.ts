@@ -172,7 +172,7 @@ async function phaseCost(
 ): Promise<LabRow['cost']> {
   const { parseLambdaLog } = await import('../runs/lambda-log-parser');
   const { runCost } = await import('../runs/run-cost');
-  const { loadLabPrices } = await import('../targets/builtin-costs');
+  const { loadLabPrices } = await import('../targets/registry');
   const reports = parseLambdaLog(lines.join('\n')).reports.filter(
     (r) => memoryMb === undefined || r.memorySizeMb === memoryMb,
   );
@@ -188,7 +188,7 @@ async function phaseCost(
         ? { provisioned: { ...provisioned, memoryMb } }
         : {}),
     },
-    loadLabPrices(pricesFile),
+    await loadLabPrices(pricesFile),
   );
 }
 

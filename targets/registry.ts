@@ -9,13 +9,13 @@
 import { pathToFileURL } from 'node:url';
 import { parseTargetCost, registerTargetCost, type TargetCost } from '../core/cost-registry';
 import { registerTargetInfo, TARGET_NAME, type TargetInfo } from '../core/lab-functions';
+import { loadPriceFile, type PriceFile } from '../core/price-file';
 import { TARGET_MODULES_ENV, targetModulePaths } from '../core/target-modules';
 import { registerTargetDefinition } from '../lib/targets/registry';
 import type { TargetDefinitionSource } from '../lib/targets/types';
 import { registerTargetLinks, type TargetLinks } from '../local/network/profiles';
 import { registerLocalTarget } from '../local/targets/registry';
 import type { LocalTarget } from '../local/targets/types';
-import { registerBuiltinCosts } from './builtin-costs';
 
 /** Everything a target is, in one value: what its folder's index exports as `target`. */
 export interface TargetModule {
@@ -70,7 +70,6 @@ function isTargetModule(value: unknown): value is TargetModule {
  * TargetModule), once per process however often it is called. Returns the names it registered.
  */
 export async function loadTargetModules(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
-  registerBuiltinCosts();
   const names: string[] = [];
   for (const path of targetModulePaths(env)) {
     if (LOADED.has(path)) continue;
@@ -89,4 +88,13 @@ export async function loadTargetModules(env: NodeJS.ProcessEnv = process.env): P
     names.push(exported.name);
   }
   return names;
+}
+
+/**
+ * A region's price file joined with every target's prices, the project's target modules loaded
+ * first: a test may call the load runner or local Power Tuning in a process that never loaded them.
+ */
+export async function loadLabPrices(path?: string): Promise<PriceFile> {
+  await loadTargetModules();
+  return loadPriceFile(path);
 }

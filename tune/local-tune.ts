@@ -16,7 +16,7 @@ import type { LabFunction, Target } from '../core/lab-functions';
 import { type Timing, type TimingLine, timingOfBody } from '../core/timing.mjs';
 import type { RunningLab } from '../local/lab';
 import { runCost } from '../runs/run-cost';
-import { loadLabPrices } from '../targets/builtin-costs';
+import { loadLabPrices } from '../targets/registry';
 import { proxyEvent, tuningPerson } from './default-payload';
 import { type PowerTuningOutput, type PowerTuningStat, resultFileName } from './power-tuning-result';
 import {
@@ -139,7 +139,7 @@ export async function runLocalTune(o: LocalTuneOptions): Promise<LocalTuneResult
   const { startLab } = await import('../local/lab');
   const started = new Date();
   const stats: ReturnType<typeof powerValueStats>[] = [];
-  const prices = loadLabPrices(o.prices);
+  const prices = await loadLabPrices(o.prices);
   const reports = new Map<string, string>();
   // One lab; each power value replaces the function's environments at that memory, as a
   // published version per value does: its first invocation is a cold start.

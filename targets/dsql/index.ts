@@ -6,9 +6,11 @@
 import { AZ_PING, UNIFORM_8MS_LINK } from '../../local/network/profiles';
 import { lazyLocalTarget } from '../../local/targets';
 import type { TargetModule } from '../registry';
+import { cost } from './cost';
 
 export const target: TargetModule = {
   name: 'dsql',
+  cost,
   info: {
     label: 'Aurora DSQL',
     handlerEntry: 'lambda/handlers/dsql.ts',

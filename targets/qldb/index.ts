@@ -6,9 +6,11 @@
 import { AZ_PING, UNIFORM_8MS_LINK } from '../../local/network/profiles';
 import { lazyLocalTarget } from '../../local/targets';
 import type { TargetModule } from '../registry';
+import { cost } from './cost';
 
 export const target: TargetModule = {
   name: 'qldb',
+  cost,
   info: {
     label: 'QLDB',
     notice:

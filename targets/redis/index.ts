@@ -7,10 +7,12 @@ import { shellWord } from '../../local/lab-env';
 import { AZ_PING, UNIFORM_8MS_LINK } from '../../local/network/profiles';
 import { lazyLocalTarget } from '../../local/targets';
 import type { TargetModule } from '../registry';
+import { cost } from './cost';
 import { LOCAL_REDIS_SECRET_ARN } from './local-secret';
 
 export const target: TargetModule = {
   name: 'redis',
+  cost,
   info: {
     label: 'Redis',
     // The news site's article compared DynamoDB, Upstash and FaunaDB (gone).

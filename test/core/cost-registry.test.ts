@@ -11,7 +11,10 @@ import { parseTargetCost, type TargetCost } from '../../core/cost-registry';
 import { loadPriceFile, PRICES_DIR, parsePriceFile } from '../../core/price-file';
 import type { BilledQuantity, TimingLine } from '../../core/timing.mjs';
 import { recomputeCost, runCost } from '../../runs/run-cost';
-import { BUILTIN_COSTS } from '../../targets/builtin-costs';
+import { cost as dsql } from '../../targets/dsql/cost';
+import { cost as dynamodb } from '../../targets/dynamodb/cost';
+import { cost as qldb } from '../../targets/qldb/cost';
+import { cost as redis } from '../../targets/redis/cost';
 import { cost as throwawayCost, WIDGET_REQUESTS } from '../targets/throwaway/cost';
 import { THROWAWAY_SENT_BYTES } from '../targets/throwaway/store';
 
@@ -95,7 +98,7 @@ describe('a target’s cost part', () => {
   it('bills raw quantities by the meter of the target that records them, DSQL’s DPUs among them', () => {
     const all = loadPriceFile(
       join(PRICES_DIR, 'us-east-1.json'),
-      Object.entries(BUILTIN_COSTS).map(([name, cost]) => parseTargetCost(name, cost)),
+      Object.entries({ dynamodb, qldb, redis, dsql }).map(([name, cost]) => parseTargetCost(name, cost)),
     );
     const raw = [
       { key: 'dsql.transactions', quantity: 1, basis: 'modeled' as const },

@@ -14,11 +14,9 @@ import {
   parsePriceFile,
   priceFileLabel,
 } from '../../core/price-file';
-import { registerBuiltinCosts } from '../../targets/builtin-costs';
 import { dsqlTransactionDpu } from '../../targets/dsql/cost';
 import { dynamodbReadUnits, dynamodbWriteUnits } from '../../targets/dynamodb/cost';
 
-registerBuiltinCosts();
 const usEast = loadPriceFile(join(PRICES_DIR, 'us-east-1.json'));
 const cents = (usd: number) => Math.round(usd * 100) / 100;
 const q = (key: string, quantity: number): BilledQuantity => ({ key, quantity, basis: 'measured' });

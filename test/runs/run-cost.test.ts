@@ -9,10 +9,8 @@ import { loadPriceFile, PRICES_DIR, type PriceFile } from '../../core/price-file
 import type { BilledQuantity, TimingLine } from '../../core/timing.mjs';
 import { isTiming } from '../../core/timing.mjs';
 import { managedInstancesKeys, provisionedIdleUsdPerHour, recomputeCost, runCost } from '../../runs/run-cost';
-import { registerBuiltinCosts } from '../../targets/builtin-costs';
 import { dsqlDpuOf } from '../../targets/dsql/cost';
 
-registerBuiltinCosts();
 const prices = loadPriceFile(join(PRICES_DIR, 'us-east-1.json'));
 
 function line(billed: BilledQuantity[], status = 200): TimingLine {
