@@ -13,7 +13,10 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Engine, localClientConfig, startEngine } from '../../local/engines';
-import { type NetworkModelProcess, startNetworkModelProcess } from '../../local/network/network-model-process';
+import {
+  type NetworkModelProcess,
+  startNetworkModelProcess,
+} from '../../local/network/network-model-process';
 import { ensureCertificates } from '../../local/tls/certificates';
 
 const CLIENTS = 6;
@@ -72,7 +75,13 @@ describe('connections open at the database, counted by the network model', () =>
       // Kept alive: a second round reuses each client's connection, opening none.
       await Promise.all(clients.map((c) => c.send()));
       const first = await model.connections({ mark: true });
-      expect(first).toEqual({ open: CLIENTS, peakOpen: CLIENTS, peakActive: CLIENTS, active: CLIENTS, opened: CLIENTS });
+      expect(first).toEqual({
+        open: CLIENTS,
+        peakOpen: CLIENTS,
+        peakActive: CLIENTS,
+        active: CLIENTS,
+        opened: CLIENTS,
+      });
 
       // The next phase: two of them carry requests, the rest stay open and idle.
       await Promise.all(clients.slice(0, 2).map((c) => c.send()));
