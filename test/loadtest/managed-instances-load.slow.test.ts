@@ -37,8 +37,8 @@ describe('npm run load --compute managed-instances', () => {
         logError: () => {},
       });
       expect(r.failed).toEqual([]);
-      const summary = JSON.parse(readFileSync(join(root, 'summary.json'), 'utf8')) as { rows: LabRow[] };
-      const row = summary.rows[0];
+      const summary = JSON.parse(readFileSync(join(root, 'summary.json'), 'utf8')) as { runs: LabRow[] };
+      const row = summary.runs[0];
       expect(row.errors).toBe(0);
       const units = new Map(row.cost?.units.map((u) => [u.key, u.quantity]));
       expect(units.get('lambda.managedInstances.requests')).toBe(row.cost?.invocations);
