@@ -20,6 +20,8 @@ const DEFAULT_S = 30;
 const QUICK_S = 5;
 const SEED = 200;
 const QUICK_SEED = 10;
+/** Idle standard environments end this long after their phase at 100 clients (the host's reclaiming). */
+const RECLAIM_S = 5;
 
 /**
  * Managed Instances at their smallest: 1 vCPU with 2 GiB per vCPU (2048 MB, the minimum), Node's
@@ -56,8 +58,9 @@ function plan(ctx: PlanContext): StepPlan[] {
         durationS: ctx.durationS ?? (ctx.quick ? QUICK_S : DEFAULT_S),
         parallel: level,
         seedRecords: seed,
-        // One environment per client on standard Lambda, as Lambda would start them.
-        ...(compute === 'standard' && level > 10 ? { maxEnvironments: level } : {}),
+        // One environment per client on standard Lambda, as Lambda would start them; each target's
+        // end once idle, so a laptop holds one target's hundred at a time.
+        ...(compute === 'standard' && level > 10 ? { maxEnvironments: level, reclaimIdleS: RECLAIM_S } : {}),
         ...(compute === 'managed-instances' ? { context: { ...MI_CONTEXT } } : {}),
         // --quick runs every target in a few minutes: side by side, so they share the host's cores.
         ...(ctx.quick ? { targetsAtOnce: true } : {}),

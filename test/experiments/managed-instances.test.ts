@@ -137,7 +137,10 @@ describe('managed-instances: its plan', () => {
       });
     const standard = plan.filter((p) => !isManaged(p));
     expect(standard.every((p) => p.context === undefined)).toBe(true);
-    expect(standard.find((p) => p.parallel === 100)?.maxEnvironments).toBe(100);
+    const hundred = standard.find((p) => p.parallel === 100);
+    expect(hundred?.maxEnvironments).toBe(100);
+    // A target's hundred environments end once idle, before the next target's start.
+    expect(hundred?.reclaimIdleS).toBeGreaterThan(0);
   });
 });
 
