@@ -59,7 +59,7 @@ Experiments: ${EXPERIMENTS.map((e) => e.name).join(', ')} (--list says more)
 Local lab:
 ${NETWORK_HELP}
   --engine NAME         dynalite (default) or dynamodb-local
-  --max-envs N          most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
+  --max-envs N          most execution environments per function (default: the step's, else ${DEFAULT_MAX_ENVIRONMENTS})
   --node PATH           Node executable of the environments (default: Lambda's Node 24, pinned)
   --memory LIST         function memory, MB (128-10240; default the template's, 512): one value
                         runs every step at it, a comma list runs each step's phases at each size
@@ -167,7 +167,11 @@ runCli(
     const network = where === 'local' ? networkOptions(values.profile, values.rtt) : {};
     const seed = seedOption(values.seed);
     const coldStart = coldStartOption(values['cold-start']);
-    const maxEnvironments = intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
+    // Unset: each step's own (StepPlan.maxEnvironments), else the lab's default.
+    const maxEnvironments =
+      values['max-envs'] === undefined
+        ? undefined
+        : intOption('max-envs', values['max-envs'], 1, 200, DEFAULT_MAX_ENVIRONMENTS);
     const memories = memoryListOption(values.memory);
     if (memories.length > 0 && where === 'aws')
       throw new UsageError(
@@ -194,7 +198,7 @@ runCli(
     const quick = values.quick ?? false;
     for (const line of skipped) console.log(line);
     const { runExperiment } = await import('./run-experiment');
-    const { formatExperimentTable } = await import('./format-table');
+    const { formatExperimentTable, formatPlainTable } = await import('./format-table');
     const { combineScorecards } = await import('./scorecard');
     const { scorecardText } = await import('../report/scorecard-text');
     const { stepConditionLines } = await import('../report/conditions-text');
@@ -228,6 +232,7 @@ runCli(
       console.log(
         `\nArticle vs this run (${definition.article}):\n\n${formatExperimentTable(run.block.rows)}\n${run.block.conditions ? `\n${stepConditionLines(run.block.conditions).join('\n')}\n` : ''}`,
       );
+      for (const t of run.block.tables.filter((x) => x.terminal)) console.log(`\n${formatPlainTable(t)}\n`);
       for (const m of run.block.missingTargets)
         console.log(`${m.target}: ${m.reason} (rows without a measurement)`);
       console.log(scorecardText(run.block.scorecard));

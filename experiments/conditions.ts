@@ -365,7 +365,14 @@ export const ARTICLE_CONDITIONS: Readonly<Record<string, Conditions>> = {
   [SEEDS.newsTop10]: NEWS_ARTICLE,
 };
 
+/**
+ * The `article` of an experiment that no seed article measured (a question only today has, such as
+ * Lambda Managed Instances, GA 2025-11-30): its only conditions are today's, and its rows are lab only.
+ */
+export const NO_ARTICLE = 'none (no seed article measured it)';
+
 export function articleConditions(article: string): Conditions {
+  if (article === NO_ARTICLE) return { ...TODAY, name: NO_ARTICLE, label: 'no article (today)' };
   const c = ARTICLE_CONDITIONS[article];
   if (!c) throw new Error(`no conditions for article ${article}: add them to experiments/conditions.ts`);
   return c;

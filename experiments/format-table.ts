@@ -57,3 +57,21 @@ export function markdownExperimentTable(rows: readonly ExperimentRow[]): string 
     ),
   ].join('\n');
 }
+
+/** Any table as plain text for the terminal: its title, then left-aligned padded columns. */
+export function formatPlainTable(t: {
+  readonly title: string;
+  readonly columns: readonly string[];
+  readonly rows: readonly (readonly string[])[];
+}): string {
+  const all = [t.columns, ...t.rows];
+  const widths = t.columns.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  return [t.title, '', line(t.columns), line(widths.map((w) => '-'.repeat(w))), ...t.rows.map(line)].join(
+    '\n',
+  );
+}

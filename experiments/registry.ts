@@ -3,6 +3,7 @@
  * this loads the definitions only: no SDK, engine, Artillery or renderer.
  */
 import { keepAlive } from './definitions/keep-alive';
+import { managedInstances } from './definitions/managed-instances';
 import { newsTop10 } from './definitions/news-top10';
 import { powerTuning } from './definitions/power-tuning';
 import { provisionedIdle } from './definitions/provisioned-idle';
@@ -17,6 +18,7 @@ export const EXPERIMENTS: readonly ExperimentDefinition[] = [
   provisionedIdle,
   newsTop10,
   powerTuning,
+  managedInstances,
 ];
 
 export function findExperiment(name: string): ExperimentDefinition | undefined {

@@ -207,6 +207,7 @@ async function runWithLoad(
               : where === 'local' && r.settings.memoryMb !== undefined
                 ? [r.settings.memoryMb]
                 : undefined,
+          maxEnvironments: o.local?.maxEnvironments ?? step.maxEnvironments,
           idleTimeoutS: step.idleTimeoutS,
           reclaimIdleS: step.reclaimIdleS,
           seedStories: step.seedStories,

@@ -55,6 +55,8 @@ export interface StepPlan {
    * the phases (uncounted, loadtest/seed-stories.ts), every one with a random view count. @default 0
    */
   readonly seedStories?: number;
+  /** Local lab only: the most environments per function, unless --max-envs says. @default the lab's (10) */
+  readonly maxEnvironments?: number;
   /** Local lab only: engines close connections idle this long. @default the lab's (60 s) */
   readonly idleTimeoutS?: number;
   /** Local lab only: the host ends an on-demand environment idle this long, as Lambda reclaims idle ones. @default never */

@@ -47,19 +47,20 @@ const READS_CREATED: ReadonlySet<Operation> = new Set(['get', 'overwrite', 'upda
 
 /**
  * The phases to run, in the lab's order (create first, so the others find its Persons).
- * Throws when a phase needs the create phase's GovIds and create is not among them.
+ * Throws when a phase needs the create phase's GovIds and create is not among them, unless
+ * Persons are seeded first (the reads then pick among those).
  */
-export function orderPhases(operations: readonly Operation[]): Operation[] {
+export function orderPhases(operations: readonly Operation[], seeded = false): Operation[] {
   const chosen = OPERATIONS.filter((o) => operations.includes(o));
   const orphan = chosen.find((o) => READS_CREATED.has(o));
-  if (orphan && !chosen.includes('create')) {
+  if (orphan && !seeded && !chosen.includes('create')) {
     throw new Error(`the ${orphan} phase works on the Persons the create phase writes: add create`);
   }
   return chosen;
 }
 
 /** What a local lab adds to a phase's row: its memory, the CPU that gave, the functions' Duration. */
-export type PhaseExtras = Pick<LabRow, 'memoryMb' | 'cpu' | 'functionMs' | 'cost'>;
+export type PhaseExtras = Pick<LabRow, 'memoryMb' | 'cpu' | 'functionMs' | 'cost' | 'dbConnections'>;
 
 export interface LoadPhasesOptions {
   readonly outDir: string;
@@ -127,6 +128,8 @@ export interface LoadPhasesOptions {
     /** The phase's timing lines (the cost block reads their billed units). */
     timings: readonly TimingLine[],
   ) => Promise<PhaseExtras> | PhaseExtras;
+  /** Called as a phase's counted run starts (after its seeding, warm-up and gap): the lab marks its connection counts. */
+  readonly phaseStart?: (target: string, variant: string, phase: string) => Promise<void> | void;
   /** The runner; tests inject one. */
   readonly runArtillery: (opts: RunArtilleryOptions) => Promise<RunArtilleryResult>;
   readonly log: (line: string) => void;
@@ -198,7 +201,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
   const timingsFile = join(o.outDir, 'timings.jsonl');
   const rows: LabRow[] = [];
   const failed: FailedPhase[] = [];
-  const phases = orderPhases(o.operations ?? DEFAULT_PHASES);
+  const phases = orderPhases(o.operations ?? DEFAULT_PHASES, (o.seedRecords ?? 0) > 0);
   const remote = o.workers !== undefined;
   const orphan = phases.find((p) => READS_CREATED.has(p));
   if (remote && orphan && !((o.seedRecords ?? 0) > 0))
@@ -341,6 +344,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
           }
           let result: RunArtilleryResult;
           try {
+            await o.phaseStart?.(target, variant, phase);
             result = await artillery(outJson, timingsFile, o.durationS, label);
           } catch (e) {
             // Artillery could not even start (bad options, a missing scenario): this phase only.
@@ -385,7 +389,7 @@ export async function runLoadPhases(o: LoadPhasesOptions): Promise<LoadPhasesRes
             };
             rows.push(row);
             o.log(
-              `  done in ${(result.wallMs / 1000).toFixed(1)} s: ${row.requests} requests, ${row.errors} errors, p50 ${row.latencyMs?.p50 ?? '-'} ms, db p50 ${row.dbMs?.p50?.toFixed(2) ?? '-'} ms${row.functionMs ? `, function p50 ${row.functionMs.p50.toFixed(2)} ms` : ''}`,
+              `  done in ${(result.wallMs / 1000).toFixed(1)} s: ${row.requests} requests, ${row.errors} errors, p50 ${row.latencyMs?.p50 ?? '-'} ms, db p50 ${row.dbMs?.p50?.toFixed(2) ?? '-'} ms${row.functionMs ? `, function p50 ${row.functionMs.p50.toFixed(2)} ms` : ''}${row.dbConnections ? `, ${row.dbConnections.peak} connection(s) open at the database at most` : ''}`,
             );
           } catch (e) {
             const reason = `results unreadable: ${e instanceof Error ? e.message : String(e)}`;

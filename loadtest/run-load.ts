@@ -22,10 +22,12 @@ import type { EngineKind } from '../local/engines/types';
 import { memoryModelLine } from '../local/host/cgroups';
 import { type Architecture, coldStartBlock } from '../local/host/cold-start-model';
 import { CFS_PERIOD_US, INIT_BURST_MS, MB_PER_VCPU } from '../local/host/lambda-memory';
+import { instancesFor, instanceTypeOf } from '../local/host/managed-instances-model';
 import type { RunningLab } from '../local/lab';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, localSigningEnv } from '../local/lab-defaults';
 import { linkOf } from '../local/network/profiles';
 import type { LabRow, TimingLine } from '../runs/results';
+import type { ManagedInstancesPhase } from '../runs/run-cost';
 import type { Workers } from './artillery-platform';
 import type { Bursts } from './bursts';
 import { ENGINE_LOG_FILE } from './load-defaults';
@@ -169,6 +171,7 @@ async function phaseCost(
   timings: readonly TimingLine[],
   pricesFile: string | undefined,
   provisioned?: { readonly concurrency: number; readonly wallS: number },
+  managedInstances?: ManagedInstancesPhase,
 ): Promise<LabRow['cost']> {
   const { parseLambdaLog } = await import('../runs/lambda-log-parser');
   const { runCost } = await import('../runs/run-cost');
@@ -187,6 +190,8 @@ async function phaseCost(
       ...(provisioned !== undefined && provisioned.concurrency > 0 && memoryMb !== undefined
         ? { provisioned: { ...provisioned, memoryMb } }
         : {}),
+      // On Managed Instances: its instances' hours, the fee and requests, never GB-seconds.
+      ...(managedInstances ? { managedInstances } : {}),
     },
     await loadLabPrices(pricesFile),
   );
@@ -488,6 +493,17 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
             });
             const memory = memoryMb ?? (fn ? running.memory()[fn] : undefined);
             const model = running.memoryModel;
+            const pool = fn === undefined ? undefined : running.pools.get(fn);
+            const mi = pool?.managedInstances;
+            const connections = await running.targets
+              .get(target as Target)
+              ?.model.connections()
+              .catch((e: unknown) => {
+                o.logError(
+                  `  ${target}: the network model did not count its connections: ${e instanceof Error ? e.message : String(e)}`,
+                );
+                return undefined;
+              });
             return {
               ...(memory === undefined ? {} : { memoryMb: memory }),
               cpu: {
@@ -498,11 +514,47 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
                     : null,
               },
               functionMs: await warmDuration(linesOf(target, variant, phase), memory),
-              cost: await phaseCost(linesOf(target, variant, phase), memory, timings, o.prices, {
-                concurrency: Number(o.local?.context?.provisionedConcurrency ?? 0) || 0,
-                wallS: o.durationS,
-              }),
+              cost: await phaseCost(
+                linesOf(target, variant, phase),
+                memory,
+                timings,
+                o.prices,
+                {
+                  concurrency: Number(o.local?.context?.provisionedConcurrency ?? 0) || 0,
+                  wallS: o.durationS,
+                },
+                mi && pool
+                  ? {
+                      instanceType: instanceTypeOf(mi),
+                      instances: instancesFor(pool.snapshot().environments, mi),
+                      wallS: o.durationS,
+                    }
+                  : undefined,
+              ),
+              ...(connections
+                ? {
+                    dbConnections: {
+                      peak: connections.peakActive,
+                      peakAll: connections.peakOpen,
+                      used: connections.active,
+                      opened: connections.opened,
+                    },
+                  }
+                : {}),
             };
+          }
+        : undefined,
+      // Each phase counts the connections its own requests hold at the database.
+      phaseStart: running
+        ? async (target) => {
+            await running.targets
+              .get(target as Target)
+              ?.model.connections({ mark: true })
+              .catch((e: unknown) =>
+                o.logError(
+                  `  ${target}: the network model did not mark its connections: ${e instanceof Error ? e.message : String(e)}`,
+                ),
+              );
           }
         : undefined,
       runArtillery: (await import('./artillery-runner')).runArtillery,

@@ -388,6 +388,8 @@ export interface ExperimentTable {
   readonly title: string;
   readonly columns: readonly string[];
   readonly rows: readonly (readonly string[])[];
+  /** The terminal prints it too, after the rows (a short table that carries the answer). @default the report only */
+  readonly terminal?: boolean;
 }
 
 /** A Conditions value (experiments/conditions.ts) as report.json records it. */

@@ -152,6 +152,22 @@ export const LabRowSchema = v.object({
   functionMs: v.optional(v.nullable(P50P99)),
   /** What the phase cost (runs/run-cost.ts); null when no REPORT line was seen. */
   cost: v.optional(v.nullable(RunCostSchema)),
+  /**
+   * The connections open at the target's database during the phase, counted where every function's
+   * connection passes (the network model, local/network/delay-layer.ts). Local runs.
+   */
+  dbConnections: v.optional(
+    v.object({
+      /** the most open at once that carried the phase's requests */
+      peak: num,
+      /** the most open at once, idle ones other functions left included */
+      peakAll: num,
+      /** connections that carried the phase's requests */
+      used: num,
+      /** connections opened during the phase */
+      opened: num,
+    }),
+  ),
 });
 
 /** A phase that produced no usable results, and why. */

@@ -25,6 +25,8 @@ export interface ManagedChild {
   /** The last lines of stdout and stderr, oldest first. */
   recentOutput(): string;
   onStdoutLine(listener: (line: string) => void): void;
+  /** Writes one line to the child's stdin; false when the child has exited. */
+  send(line: string): boolean;
   /** SIGTERM, SIGKILL after graceMs, then wait for the exit. Idempotent. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -66,8 +68,11 @@ export async function spawnChild(
   args: readonly string[],
   opts: SpawnChildOptions,
 ): Promise<ManagedChild> {
-  // stdin stays a pipe we never write to: a child can watch for its end to notice we are gone.
+  // stdin stays a pipe we hold open: a child can watch for its end to notice we are gone, and
+  // one that takes requests reads them there (send).
   const child = spawn(command, args, { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  // A child that exits while we write would raise EPIPE here; its exit is reported by 'close'.
+  child.stdin.on('error', () => {});
   const tail: string[] = [];
   const stdoutListeners: ((line: string) => void)[] = [];
   const record = (line: string): void => {
@@ -123,6 +128,11 @@ export async function spawnChild(
     recentOutput: () => tail.join('\n'),
     onStdoutLine: (listener) => {
       stdoutListeners.push(listener);
+    },
+    send: (line) => {
+      if (done || !child.stdin.writable) return false;
+      child.stdin.write(`${line}\n`);
+      return true;
     },
     stop,
   };

@@ -173,3 +173,34 @@ export class ScalingGate {
     return true;
   }
 }
+
+/**
+ * The instance family whose memory per vCPU a function's ratio fits, smallest first: Graviton C, M
+ * and R have 2, 4 and 8 GiB per vCPU ("2:1 memory to vCPU ratio of c instances", scaling page; the
+ * price files' units give each type's vCPUs and memory). The lab's functions are arm64; each
+ * family's .large (2 vCPUs) is the smallest Managed Instances run (docs/managed-instances.md).
+ */
+const INSTANCE_FAMILIES = [
+  { memoryGiBPerVCpu: 2, type: 'c7g.large' },
+  { memoryGiBPerVCpu: 4, type: 'm7g.large' },
+  { memoryGiBPerVCpu: 8, type: 'r7g.large' },
+] as const;
+export const VCPUS_PER_LARGE = 2;
+/** A published version "launches three [instances] by default for AZ resiliency" (scaling page). */
+export const MIN_INSTANCES = 3;
+
+/** The instance type a capacity provider with no type of its own would pick for these settings. */
+export function instanceTypeOf(s: Pick<ManagedInstancesSettings, 'memoryGiBPerVCpu'>): string {
+  const family = INSTANCE_FAMILIES.find((f) => s.memoryGiBPerVCpu <= f.memoryGiBPerVCpu);
+  return (family ?? INSTANCE_FAMILIES[INSTANCE_FAMILIES.length - 1]).type;
+}
+
+/**
+ * Instances a function's environments need, as if it had its capacity provider to itself: the
+ * environments' vCPUs packed on .large instances, and never fewer than the three a published version
+ * starts on "by default for AZ resiliency" (scaling page). How Lambda packs environments of several
+ * functions on one provider's instances is not documented, so a phase is charged its own.
+ */
+export function instancesFor(environments: number, s: Pick<ManagedInstancesSettings, 'vcpus'>): number {
+  return Math.max(MIN_INSTANCES, Math.ceil((environments * s.vcpus) / VCPUS_PER_LARGE));
+}

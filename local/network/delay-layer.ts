@@ -24,15 +24,38 @@ export interface DelayLayerOptions {
 
 export interface DelayLayerStats {
   readonly connectionsAccepted: number;
+  /** Connections open now: a client connected and neither side has closed. */
+  readonly connectionsOpen: number;
   /** Bytes delivered client -> target. */
   readonly bytesUp: number;
   /** Bytes delivered target -> client. */
   readonly bytesDown: number;
 }
 
+/**
+ * The connections the database saw over a window (from markConnections to now): what a
+ * load phase held open, apart from connections other functions left idle.
+ */
+export interface ConnectionWindow {
+  /** Connections open now. */
+  readonly open: number;
+  /** The most connections open at once in the window, idle or not. */
+  readonly peakOpen: number;
+  /** The most connections open at once that carried the window's requests (client bytes in it). */
+  readonly peakActive: number;
+  /** Connections that carried the window's requests. */
+  readonly active: number;
+  /** Connections opened in the window. */
+  readonly opened: number;
+}
+
 export interface DelayLayer {
   readonly port: number;
   stats(): DelayLayerStats;
+  /** The window since the last mark (or since the start). */
+  connections(): ConnectionWindow;
+  /** Starts a new window: peaks and counts from the connections open now. */
+  markConnections(): void;
   close(): Promise<void>;
 }
 
@@ -231,6 +254,14 @@ export async function startDelayLayer(options: DelayLayerOptions): Promise<Delay
   let connectionsAccepted = 0;
   let bytesUp = 0;
   let bytesDown = 0;
+  // The window: each connection remembers the window it last carried client bytes in.
+  let windowId = 0;
+  let openNow = 0;
+  let peakOpen = 0;
+  let activeNow = 0;
+  let peakActive = 0;
+  let active = 0;
+  let openedAtMark = 0;
 
   const track = (socket: net.Socket): void => {
     sockets.add(socket);
@@ -241,6 +272,9 @@ export async function startDelayLayer(options: DelayLayerOptions): Promise<Delay
 
   const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (client) => {
     connectionsAccepted += 1;
+    openNow += 1;
+    peakOpen = Math.max(peakOpen, openNow);
+    let carriedIn = -1;
     // Half-open on both legs: each side's FIN is relayed (delayed) rather than answered locally.
     const target = net.connect({ host: options.targetHost, port: options.targetPort, allowHalfOpen: true });
     target.setNoDelay(true);
@@ -248,6 +282,12 @@ export async function startDelayLayer(options: DelayLayerOptions): Promise<Delay
     track(target);
     const up = new DelayedDirection(client, target, oneWayMs, connectMs, (n) => {
       bytesUp += n;
+      if (carriedIn !== windowId) {
+        carriedIn = windowId;
+        active += 1;
+        activeNow += 1;
+        peakActive = Math.max(peakActive, activeNow);
+      }
     });
     const down = new DelayedDirection(target, client, oneWayMs, 0, (n) => {
       bytesDown += n;
@@ -264,7 +304,12 @@ export async function startDelayLayer(options: DelayLayerOptions): Promise<Delay
         directions.delete(down);
       }
     };
-    client.once('close', () => onClose(up, down));
+    client.once('close', () => {
+      // The database sees a connection as open until the client's side is gone.
+      openNow -= 1;
+      if (carriedIn === windowId) activeNow -= 1;
+      onClose(up, down);
+    });
     target.once('close', () => onClose(down, up));
   });
 
@@ -272,7 +317,22 @@ export async function startDelayLayer(options: DelayLayerOptions): Promise<Delay
 
   return {
     port,
-    stats: () => ({ connectionsAccepted, bytesUp, bytesDown }),
+    stats: () => ({ connectionsAccepted, connectionsOpen: openNow, bytesUp, bytesDown }),
+    connections: () => ({
+      open: openNow,
+      peakOpen,
+      peakActive,
+      active,
+      opened: connectionsAccepted - openedAtMark,
+    }),
+    markConnections: () => {
+      windowId += 1;
+      peakOpen = openNow;
+      activeNow = 0;
+      peakActive = 0;
+      active = 0;
+      openedAtMark = connectionsAccepted;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

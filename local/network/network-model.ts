@@ -34,7 +34,13 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import { errorResponse, SSL_REQUEST } from '../../core/pg-wire';
-import { DelayedDirection, type DelayLayer, endThenDestroy, startDelayLayer } from './delay-layer';
+import {
+  type ConnectionWindow,
+  DelayedDirection,
+  type DelayLayer,
+  endThenDestroy,
+  startDelayLayer,
+} from './delay-layer';
 import { type ServiceTimeSpec, serviceTimeSampler } from './service-time';
 
 /**
@@ -76,6 +82,8 @@ export interface NetworkModelOptions {
 
 export type StartTls = 'immediate' | 'postgres';
 
+export type { ConnectionWindow } from './delay-layer';
+
 /** The TLS versions every front accepts: AWS endpoints take TLS 1.2 and 1.3 (1.2 at least). */
 export const TLS_VERSIONS = { minVersion: 'TLSv1.2', maxVersion: 'TLSv1.3' } as const;
 
@@ -110,6 +118,8 @@ function acceptSslRequest(socket: net.Socket, secure: (socket: net.Socket) => vo
 export interface NetworkModelStats {
   /** TCP connections accepted on the public port. */
   readonly connectionsAccepted: number;
+  /** Of those, open now. */
+  readonly connectionsOpen: number;
   /** Bytes (TLS records) delivered client -> engine side. */
   readonly bytesUp: number;
   /** Bytes (TLS records) delivered engine side -> client. */
@@ -123,6 +133,12 @@ export interface NetworkModel {
   readonly url: string;
   readonly port: number;
   stats(): NetworkModelStats;
+  /**
+   * The connections open at the database through this model since the last mark: every
+   * function's connection to the target passes here, so this is what the database holds.
+   */
+  connections(): ConnectionWindow;
+  markConnections(): void;
   /** Stops listening and ends every socket the model opened. */
   close(): Promise<void>;
 }
@@ -303,6 +319,8 @@ export async function startNetworkModel(options: NetworkModelOptions): Promise<N
     url: `https://${urlHost}:${delay.port}`,
     port: delay.port,
     stats: () => ({ ...delay.stats(), handshakes: { ...termination.handshakes } }),
+    connections: () => delay.connections(),
+    markConnections: () => delay.markConnections(),
     close: () => {
       closing ??= Promise.all([delay.close(), termination.close()]).then(() => undefined);
       return closing;

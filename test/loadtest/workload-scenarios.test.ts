@@ -92,6 +92,8 @@ describe('the phases of npm run load', () => {
       /overwrite phase works on the Persons the create phase writes/,
     );
     expect(() => orderPhases(['get'])).toThrow(/add create/);
+    // With Persons seeded first the reads pick among those: no create phase needed.
+    expect(orderPhases(['get'], true)).toEqual(['get']);
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'lab-workload-phases-'));
@@ -127,5 +129,39 @@ describe('the phases of npm run load', () => {
     ]);
     // Only the create phase records GovIds; the others get them as their payload.
     expect(calls.map((c) => c.env.LAB_GOVIDS_FILE)).toEqual([govIds, undefined, undefined, undefined]);
+  });
+
+  it('reads seeded Persons without a create phase, and marks each phase’s start after its seeding', async () => {
+    const events: string[] = [];
+    const runner = async (o: RunArtilleryOptions): Promise<RunArtilleryResult> => {
+      events.push(`artillery ${o.operation}${o.outJson.includes('-seed') ? ' (seed)' : ''}`);
+      return { exitCode: 1, wallMs: 1, outputTail: ['stub'] };
+    };
+    await runLoadPhases({
+      outDir: dir,
+      url: 'http://127.0.0.1:9/lab',
+      basePath: (t) => `/${t}`,
+      env: {},
+      targets: ['dynamodb', 'redis'],
+      variants: ['on'],
+      operations: ['get'],
+      durationS: 1,
+      ratePerS: 1,
+      seedRecords: 5,
+      phaseStart: (target, _variant, phase) => {
+        events.push(`start ${target} ${phase}`);
+      },
+      runArtillery: runner,
+      log: () => {},
+      logError: () => {},
+    });
+    expect(events).toEqual([
+      'artillery create (seed)',
+      'start dynamodb get',
+      'artillery get',
+      'artillery create (seed)',
+      'start redis get',
+      'artillery get',
+    ]);
   });
 });
