@@ -11,7 +11,7 @@ export const target: TargetModule = {
   name: 'dsql',
   info: {
     label: 'Aurora DSQL',
-    handlerEntry: 'lambda/handlers/dsql.ts',
+    handlerEntry: 'targets/dsql/handler.ts',
     // Joins the news site's comparison wherever targets are compared.
     selectiveOperations: ['view', 'top10'],
     bundleBudgetBytes: 150 * 1024,
