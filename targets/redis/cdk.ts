@@ -31,7 +31,8 @@ export const redisTarget: TargetDefinition = {
     // parseConfig refuses `targets=...redis` without the ARN; this guards callers that skip it.
     if (secretArn === '') throw new Error('redis target: redisSecretArn is empty');
     return {
-      paramsAndSecrets: redisParamsAndSecrets,
+      // Each function binds its own layer version.
+      functionProps: () => ({ paramsAndSecrets: redisParamsAndSecrets() }),
       bind(fn) {
         fn.addEnvironment(REDIS_SECRET_ENV, secretArn);
         // No PREWARM_CONNECTION even with prewarmConnection: the URL comes from the Parameters

@@ -6,6 +6,7 @@
  */
 import { relative } from 'node:path';
 import { PROJECT_ROOT } from '../../../core/paths';
+import { LabVpc } from '../../../lib/constructs/lab-vpc';
 import type { TargetModule } from '../../../targets/registry';
 import { startMapEngine } from './engine';
 import { THROWAWAY_URL_ENV } from './store';
@@ -25,6 +26,13 @@ export const target: TargetModule = {
     createData: () => ({
       bind(fn) {
         fn.addEnvironment(THROWAWAY_MAP_ENV, 'person');
+      },
+      // As a database reachable only inside a VPC (ElastiCache, Aurora): one VPC in the API stack.
+      functionProps(scope) {
+        const lab =
+          (scope.node.tryFindChild('ThrowawayVpc') as LabVpc | undefined) ??
+          new LabVpc(scope, 'ThrowawayVpc');
+        return { vpc: lab.vpc, securityGroups: [lab.securityGroup] };
       },
     }),
   },
