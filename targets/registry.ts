@@ -9,7 +9,11 @@
 import { pathToFileURL } from 'node:url';
 import { registerTargetInfo, type TargetInfo } from '../core/lab-functions';
 import { TARGET_MODULES_ENV, targetModulePaths } from '../core/target-modules';
-import { registerTargetDefinition } from '../lib/targets/registry';
+import {
+  registerTargetContext,
+  registerTargetDefinition,
+  type TargetContextKey,
+} from '../lib/targets/registry';
 import type { TargetDefinitionSource } from '../lib/targets/types';
 import { registerTargetLinks, type TargetLinks } from '../local/network/profiles';
 import { registerLocalTarget } from '../local/targets/registry';
@@ -30,6 +34,8 @@ export interface TargetModule {
   readonly local: LocalTarget;
   /** The network model's link for it: round trip and service time, cited. */
   readonly links: TargetLinks;
+  /** The CDK context keys its definition reads (config.targetContext), by key. @default none */
+  readonly context?: Readonly<Record<string, TargetContextKey>>;
 }
 
 const LOADED = new Set<string>();
@@ -41,6 +47,7 @@ export function registerTarget(module: TargetModule): void {
   registerTargetDefinition(module.name, module.definition);
   registerLocalTarget(module.name, module.local);
   registerTargetLinks(module.name, module.links);
+  if (module.context) registerTargetContext(module.name, module.context);
 }
 
 function isTargetModule(value: unknown): value is TargetModule {
@@ -61,14 +68,17 @@ function isTargetModule(value: unknown): value is TargetModule {
  */
 export async function loadTargetModules(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   const names: string[] = [];
-  for (const path of targetModulePaths(env)) {
-    if (LOADED.has(path)) continue;
-    let exported: unknown;
-    try {
-      exported = ((await import(pathToFileURL(path).href)) as { target?: unknown }).target;
-    } catch (e) {
-      throw new Error(`${TARGET_MODULES_ENV}: cannot load ${path}: ${(e as Error).message}`);
-    }
+  const paths = targetModulePaths(env).filter((p) => !LOADED.has(p));
+  // Imported side by side, registered in the list's order (the order of TARGETS).
+  const imported = paths.map((path) =>
+    import(pathToFileURL(path).href).then(
+      (m: { target?: unknown }) => m.target,
+      (e: Error) => new Error(`${TARGET_MODULES_ENV}: cannot load ${path}: ${e.message}`),
+    ),
+  );
+  for (const [i, path] of paths.entries()) {
+    const exported: unknown = await imported[i];
+    if (exported instanceof Error) throw exported;
     if (!isTargetModule(exported))
       throw new Error(
         `${TARGET_MODULES_ENV}: ${path} exports no \`target\` with name, info, definition, local and links`,

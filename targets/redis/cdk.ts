@@ -27,7 +27,7 @@ export const redisParamsAndSecrets = () =>
 
 export const redisTarget: TargetDefinition = {
   createData(_stack, { config }) {
-    const secretArn = config.redisSecretArn;
+    const secretArn = config.targetContext.redisSecretArn ?? '';
     // parseConfig refuses `targets=...redis` without the ARN; this guards callers that skip it.
     if (secretArn === '') throw new Error('redis target: redisSecretArn is empty');
     return {
