@@ -11,7 +11,7 @@ import {
   TARGETS,
   type Target,
 } from '../core/lab-functions';
-import { registeredContextKeys } from './targets/registry';
+import { registeredContextKeys } from './targets/context-keys';
 
 export { type KeepAliveVariant, TARGETS, type Target } from '../core/lab-functions';
 

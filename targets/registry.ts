@@ -9,11 +9,8 @@
 import { pathToFileURL } from 'node:url';
 import { registerTargetInfo, type TargetInfo } from '../core/lab-functions';
 import { TARGET_MODULES_ENV, targetModulePaths } from '../core/target-modules';
-import {
-  registerTargetContext,
-  registerTargetDefinition,
-  type TargetContextKey,
-} from '../lib/targets/registry';
+import { registerTargetContext, type TargetContextKey } from '../lib/targets/context-keys';
+import { registerTargetDefinition } from '../lib/targets/registry';
 import type { TargetDefinitionSource } from '../lib/targets/types';
 import { registerTargetLinks, type TargetLinks } from '../local/network/profiles';
 import { registerLocalTarget } from '../local/targets/registry';

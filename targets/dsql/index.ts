@@ -18,9 +18,10 @@ export const target: TargetModule = {
   },
   definition: () => import('./cdk').then((m) => m.dsqlTarget),
   local: lazyLocalTarget(() => import('./local').then((m) => m.dsqlTarget), {
-    clientCommand: ({ env, caCertPath, tokenCommand }) => {
+    clientCommand: ({ engine, env, caCertPath, tokenCommand }) => {
       const address = `postgresql://${env.PGUSER}@${env.PGHOST}:${env.PGPORT}/${env.PGDATABASE}`;
       return {
+        engine: engine.replace(/ behind a DSQL auth front$/, ' + DSQL front'),
         address,
         command: `PGPASSWORD="$(${tokenCommand})" psql "${address}?sslmode=verify-full&sslrootcert=${caCertPath}" -c 'SELECT 1'`,
       };
