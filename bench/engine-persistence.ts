@@ -14,12 +14,12 @@ import { performance } from 'node:perf_hooks';
 import type { QldbDriver } from 'amazon-qldb-driver-nodejs';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
-import { onEvent } from '../lambda/custom-resources/qldb-tables';
 import { createLabHttp } from '../lambda/shared/http-client';
-import { createQldbDriver } from '../lambda/shared/qldb-store';
 import { socketClient, startPostgres } from '../local/engines/postgres';
-import { startQldbEngine } from '../local/engines/qldb';
 import { labDataDir, labTempDir } from '../local/run-dir';
+import { startQldbEngine } from '../targets/qldb/engine';
+import { createQldbDriver } from '../targets/qldb/store';
+import { onEvent } from '../targets/qldb/tables-resource';
 import { startRedis } from '../targets/redis/engine';
 import { median } from './init-over-empty';
 

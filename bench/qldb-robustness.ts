@@ -10,7 +10,7 @@
 import { CreateLedgerCommand, QLDBClient } from '@aws-sdk/client-qldb';
 import { QLDBSessionClient, SendCommandCommand } from '@aws-sdk/client-qldb-session';
 import { dumpBinary } from 'ion-js';
-import { ionHash, startQldbEngine, statementDigest, stringHash } from '../local/engines/qldb';
+import { ionHash, startQldbEngine, statementDigest, stringHash } from '../targets/qldb/engine';
 
 const R = { region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } };
 const engine = await startQldbEngine({});

@@ -1,11 +1,11 @@
 /**
  * The local QLDB engine's own cost per statement: parse (uncached, as a statement's first run) and
- * execute, in-process, for the statements the QLDB article's workload sends (lambda/shared/qldb-store.ts)
+ * execute, in-process, for the statements the QLDB article's workload sends (targets/qldb/store.ts)
  * against a table of `rows` people indexed on GovId. Each statement runs in a fresh transaction that
  * is never committed, so the table stays the same size. Figures are p50 microseconds.
  */
-import { Ledger, toIon } from '../local/engines/qldb/ledger';
-import { parseStatement } from '../local/engines/qldb/partiql';
+import { Ledger, toIon } from '../targets/qldb/engine/ledger';
+import { parseStatement } from '../targets/qldb/engine/partiql';
 
 export interface StatementCost {
   readonly statement: string;

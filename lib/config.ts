@@ -11,6 +11,7 @@ import {
   TARGETS,
   type Target,
 } from '../core/lab-functions';
+import { registeredContextKeys } from './targets/context-keys';
 
 export { type KeepAliveVariant, TARGETS, type Target } from '../core/lab-functions';
 
@@ -67,11 +68,10 @@ export interface AppConfig {
   /** Stage throttling: burst size. @default 200 */
   readonly apiBurstLimit: number;
   /**
-   * Complete ARN of the Secrets Manager secret that holds the redis target's URL
-   * (rediss://default:<password>@host:port). Required when targets includes redis.
-   * @default '' (none)
+   * The context keys the targets' modules read (TargetModule.context), each trimmed, '' when
+   * unset; a key a targeted module requires is never ''.
    */
-  readonly redisSecretArn: string;
+  readonly targetContext: Readonly<Record<string, string>>;
   /**
    * Each function's init opens its database connection with a cheap real call (DynamoDB
    * DescribeTable, a QLDB session, a DSQL connection), as the provisioned-concurrency article did.
@@ -182,31 +182,22 @@ function parseText(read: ContextReader, flag: string, pattern: RegExp, allowed: 
   return s;
 }
 
-/**
- * A complete secret ARN, with the 6 characters Secrets Manager appends to the name: IAM
- * matches the grant on exactly this string, and a partial ARN would match no secret.
- */
-export const SECRET_ARN_PATTERN =
-  /^arn:aws[a-z-]*:secretsmanager:[a-z]{2}(-[a-z]+)+-\d:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
-
-/** Empty unless redis is targeted; when it is, a complete secret ARN is required. */
-function parseRedisSecretArn(read: ContextReader, targets: readonly Target[]): string {
-  const allowed =
-    'a complete Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>)';
-  const value = read('redisSecretArn');
-  if (isBlank(value)) {
-    if (targets.includes('redis')) {
-      throw new ConfigError(
-        'redisSecretArn',
-        value ?? '',
-        `${allowed}, required when targets includes redis`,
-      );
+/** The registered targets' context keys: '' when unset, an error when a targeted module requires it. */
+function parseTargetContext(read: ContextReader, targets: readonly Target[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, { target, key }] of registeredContextKeys()) {
+    const value = read(name);
+    if (isBlank(value)) {
+      if (key.required && targets.includes(target))
+        throw new ConfigError(name, value ?? '', `${key.allowed}, required when targets includes ${target}`);
+      out[name] = '';
+      continue;
     }
-    return '';
+    const s = String(value).trim();
+    if (!key.valid(s)) throw new ConfigError(name, value, key.allowed);
+    out[name] = s;
   }
-  const s = String(value).trim();
-  if (!SECRET_ARN_PATTERN.test(s)) throw new ConfigError('redisSecretArn', value, allowed);
-  return s;
+  return out;
 }
 
 /**
@@ -426,7 +417,7 @@ export function parseConfig(read: ContextReader): AppConfig {
       'an integer number of requests per second from 1 to 10000',
     ),
     apiBurstLimit: parseInteger(read, 'apiBurstLimit', 1, 5000, 'an integer from 1 to 5000'),
-    redisSecretArn: parseRedisSecretArn(read, targets),
+    targetContext: parseTargetContext(read, targets),
     prewarmConnection: parseOptionalBoolean(read, 'prewarmConnection'),
     operations,
     compute,

@@ -76,7 +76,7 @@ export {
 export interface LabOptions {
   /** @default DEFAULT_PORT; 0 picks a free port */
   readonly port?: number;
-  /** DynamoDB's engine. @default 'dynalite' */
+  /** The engine kind of a target that offers two (`--engine`). @default 'dynalite' */
   readonly engine?: EngineKind;
   /**
    * Keep every engine's data here, synced to disk, after the lab stops. Absent: in the run data
@@ -193,13 +193,13 @@ export interface RunningLab {
   readonly assembly: Assembly;
   readonly targets: ReadonlyMap<Target, RunningTarget>;
   /**
-   * DynamoDB's engine and model, for a lab that runs DynamoDB (reading them in one that does
-   * not throws, naming the targets it runs): `targets` has every target's.
+   * The baseline target's engine and model, for a lab that runs it (reading them in one that
+   * does not throws, naming the targets it runs): `targets` has every target's.
    */
   readonly engine: LocalDatabase;
   readonly model: NetworkModelProcess;
   readonly caCertPath: string;
-  /** Local names of the DynamoDB tables created in the engine (a lab that runs DynamoDB). */
+  /** Local names of the baseline target's tables created in its engine (a lab that runs it). */
   readonly tableNames: readonly string[];
   readonly node: NodeRuntime;
   /** The network profile the models run, overrides applied. */
@@ -465,14 +465,19 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     });
     await own(() => server.close());
 
-    const dynamodb = (): RunningTarget => {
-      const r = running.get('dynamodb');
-      if (!r) throw new Error(`this lab runs no DynamoDB (targets: ${targets.join(', ')}): use lab.targets`);
+    // engine, model and tableNames are the baseline target's (the lab's default target).
+    const baseline = baselineTarget(TARGETS) ?? '';
+    const first = (): RunningTarget => {
+      const r = running.get(baseline);
+      if (!r)
+        throw new Error(
+          `this lab runs no ${targetLabel(baseline)} (targets: ${targets.join(', ')}): use lab.targets`,
+        );
       return r;
     };
     // Targets being restarted: the watch below leaves them alone.
     const restarting = new Set<Target>();
-    const restartEngine = async (target: Target = 'dynamodb') => {
+    const restartEngine = async (target: Target = baseline) => {
       const r = running.get(target);
       if (!r) throw new Error(`target ${target} is not running`);
       restarting.add(target);
@@ -501,14 +506,14 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       assembly,
       targets: running,
       get engine() {
-        return dynamodb().database;
+        return first().database;
       },
       get model() {
-        return dynamodb().model;
+        return first().model;
       },
       caCertPath: certs.caCertPath,
       get tableNames() {
-        return dynamodb().database.tables;
+        return first().database.tables;
       },
       node,
       profile,

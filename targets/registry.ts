@@ -11,6 +11,7 @@ import { parseTargetCost, registerTargetCost, type TargetCost } from '../core/co
 import { registerTargetInfo, TARGET_NAME, type TargetInfo } from '../core/lab-functions';
 import { loadPriceFile, type PriceFile } from '../core/price-file';
 import { TARGET_MODULES_ENV, targetModulePaths } from '../core/target-modules';
+import { registerTargetContext, type TargetContextKey } from '../lib/targets/context-keys';
 import { registerTargetDefinition } from '../lib/targets/registry';
 import type { TargetDefinitionSource } from '../lib/targets/types';
 import { registerTargetLinks, type TargetLinks } from '../local/network/profiles';
@@ -37,6 +38,8 @@ export interface TargetModule {
    * @default - it bills nothing of its own: its rows cost Lambda and API Gateway only
    */
   readonly cost?: TargetCost;
+  /** The CDK context keys its definition reads (config.targetContext), by key. @default none */
+  readonly context?: Readonly<Record<string, TargetContextKey>>;
 }
 
 const LOADED = new Set<string>();
@@ -51,6 +54,7 @@ export function registerTarget(module: TargetModule): void {
   registerLocalTarget(module.name, module.local);
   registerTargetLinks(module.name, module.links);
   if (module.cost) registerTargetCost(module.name, module.cost);
+  if (module.context) registerTargetContext(module.name, module.context);
 }
 
 function isTargetModule(value: unknown): value is TargetModule {
@@ -71,14 +75,17 @@ function isTargetModule(value: unknown): value is TargetModule {
  */
 export async function loadTargetModules(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   const names: string[] = [];
-  for (const path of targetModulePaths(env)) {
-    if (LOADED.has(path)) continue;
-    let exported: unknown;
-    try {
-      exported = ((await import(pathToFileURL(path).href)) as { target?: unknown }).target;
-    } catch (e) {
-      throw new Error(`${TARGET_MODULES_ENV}: cannot load ${path}: ${(e as Error).message}`);
-    }
+  const paths = targetModulePaths(env).filter((p) => !LOADED.has(p));
+  // Imported side by side, registered in the list's order (the order of TARGETS).
+  const imported = paths.map((path) =>
+    import(pathToFileURL(path).href).then(
+      (m: { target?: unknown }) => m.target,
+      (e: Error) => new Error(`${TARGET_MODULES_ENV}: cannot load ${path}: ${e.message}`),
+    ),
+  );
+  for (const [i, path] of paths.entries()) {
+    const exported: unknown = await imported[i];
+    if (exported instanceof Error) throw exported;
     if (!isTargetModule(exported))
       throw new Error(
         `${TARGET_MODULES_ENV}: ${path} exports no \`target\` with name, info, definition, local and links`,

@@ -8,6 +8,7 @@ import {
   RemovalPolicy,
   Validations,
 } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -40,6 +41,12 @@ export interface PerfFunctionProps {
   readonly timeout?: Duration;
   /** The AWS Parameters and Secrets Lambda Extension as a layer. @default - none */
   readonly paramsAndSecrets?: lambda.ParamsAndSecretsLayerVersion;
+  /** The VPC the function runs in (its target's database is reachable only there). @default - none */
+  readonly vpc?: ec2.IVpc;
+  /** @default the VPC's private subnets */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /** @default one group CDK makes, all egress */
+  readonly securityGroups?: ec2.ISecurityGroup[];
 }
 
 /**
@@ -105,6 +112,17 @@ export class PerfFunction extends Construct {
           'xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions.',
       });
     }
+    if (props.vpc) {
+      // What Lambda needs to attach the function's network interfaces: AWS's managed policy for
+      // it, as CDK adds to a role it makes itself (this role is the lab's own).
+      const vpcAccess = 'service-role/AWSLambdaVPCAccessExecutionRole';
+      role.addManagedPolicy(iam.ManagedPolicy.fromAwsManagedPolicyName(vpcAccess));
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${vpcAccess}]`,
+        reason:
+          'AWS documents this managed policy as the permissions a function needs to create, describe and delete the network interfaces of its VPC; those EC2 actions take no narrower resource.',
+      });
+    }
     const environment: Record<string, string> = { ...props.environment };
     if (props.sourceMaps) environment.NODE_OPTIONS = '--enable-source-maps';
     this.function = new lambda.Function(this, 'Function', {
@@ -126,6 +144,9 @@ export class PerfFunction extends Construct {
       role,
       environment,
       paramsAndSecrets: props.paramsAndSecrets,
+      vpc: props.vpc,
+      vpcSubnets: props.vpcSubnets,
+      securityGroups: props.securityGroups,
     });
   }
 }

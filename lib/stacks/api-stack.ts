@@ -109,6 +109,8 @@ export class ApiStack extends Stack {
       const binding = props.bindings.get(spec.target);
       if (!binding) throw new Error(`ApiStack: no database binding for target ${spec.target}`);
       const perf = new PerfFunction(this, managed ? onInstancesId(spec.id) : spec.id, {
+        // The target's own first (a VPC, an extension), so the lab's settings below win.
+        ...binding.functionProps?.(this, spec),
         entry: spec.entry,
         handler: spec.handlerExport,
         description: `Latency lab ${spec.key} (keep-alive ${spec.keepAlive})`,
@@ -118,7 +120,6 @@ export class ApiStack extends Stack {
         logRetentionDays: config.logRetentionDays,
         removalPolicy,
         environment: { KEEP_ALIVE: spec.keepAlive, LAB_FUNCTION: spec.key },
-        paramsAndSecrets: binding.paramsAndSecrets?.(),
       });
       const fn = perf.function;
       binding.bind(fn, spec.operation);

@@ -4,8 +4,10 @@
  * Each target's module gives one (targets/<name>/cdk.ts).
  */
 import type { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type { Operation } from '../../core/lab-functions';
+import type { Construct } from 'constructs';
+import type { LabFunction, Operation } from '../../core/lab-functions';
 import type { AppConfig } from '../config';
 
 /** The variable that tells a function's init to open its connection. */
@@ -16,15 +18,27 @@ export interface DataProps {
   readonly removalPolicy: RemovalPolicy;
 }
 
+/** What a target's functions need set when they are built, not after: a VPC, its groups, an extension. */
+export interface TargetFunctionProps {
+  /** The VPC the function runs in (a database reachable only there: ElastiCache, Aurora). */
+  readonly vpc?: ec2.IVpc;
+  /** @default the VPC's private subnets */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /** @default one group CDK makes for the function, all egress */
+  readonly securityGroups?: ec2.ISecurityGroup[];
+  /** The AWS Parameters and Secrets Lambda Extension, when the function reads a secret through it. */
+  readonly paramsAndSecrets?: lambda.ParamsAndSecretsLayerVersion;
+}
+
 export interface DatabaseBinding {
   /** Sets the function's environment and grants what `operation` needs, nothing more. */
   bind(fn: lambda.Function, operation: Operation): void;
   /**
-   * The AWS Parameters and Secrets Lambda Extension for this target's functions, when they read
-   * a secret through it. A factory: each function binds its own layer version.
-   * @default - no extension
+   * Props each of the target's functions is built with, asked before it is built (the API stack
+   * calls it once per function, with itself as `scope`: what it makes there, it makes once).
+   * @default - none
    */
-  readonly paramsAndSecrets?: () => lambda.ParamsAndSecretsLayerVersion;
+  functionProps?(scope: Construct, spec: LabFunction): TargetFunctionProps;
 }
 
 export interface TargetDefinition {

@@ -255,9 +255,7 @@ runCli(
     const screen = startScreen({
       targets: [...lab.targets].map(([target, r]) => ({
         target,
-        engine: r.database.description
-          .replace(/ \([^)]*\)/g, '')
-          .replace(/ behind a DSQL auth front$/, ' + DSQL front'),
+        engine: r.database.description.replace(/ \([^)]*\)/g, ''),
         modelUrl: r.model.url,
         env: r.database.clientEnv(r.model),
         tables: r.database.tables,
@@ -270,10 +268,7 @@ runCli(
       tokenCommand,
     });
     for (const line of screen) console.log(line);
-    if (options.engine === 'dynamodb-local')
-      console.log(
-        `DynamoDB Local listens on every interface (it has no bind-address option): others on this network reach it while the lab runs; the default engine listens on 127.0.0.1 only`,
-      );
+    for (const r of lab.targets.values()) if (r.database.notice) console.log(r.database.notice);
     if (values.routes) for (const line of routeLines(lab.url, routes)) console.log(line);
     for (const t of lab.targets.keys()) {
       const notice = targetNotice(t);

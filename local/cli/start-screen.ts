@@ -50,6 +50,7 @@ export function serviceLines(input: ScreenInput): string[] {
   return input.targets.map(({ target, engine, modelUrl, env, tables = [] }) => {
     // A target with no standard client of its engine shows its address alone.
     const client = localTarget(target).clientCommand?.({
+      engine,
       modelUrl,
       env,
       tables,
@@ -59,7 +60,7 @@ export function serviceLines(input: ScreenInput): string[] {
     });
     const address = client?.address ?? modelUrl;
     const command = client?.command ?? '';
-    return `${column(targetLabel(target), 12)}${column(engine, 24)}${column(address, 32)}${command}`;
+    return `${column(targetLabel(target), 12)}${column(client?.engine ?? engine, 24)}${column(address, 32)}${command}`;
   });
 }
 

@@ -39,6 +39,8 @@ export interface ModelAddress {
 export interface LocalDatabase {
   /** What the engine is, for progress lines: `dynalite`, `redis-server 7.0.15`, ... */
   readonly description: string;
+  /** A line the start screen prints under the services (what a user must know of this engine). */
+  readonly notice?: string;
   /** Engine endpoint on 127.0.0.1 (plain), for tests and tools that bypass the model. */
   readonly endpoint: string;
   /** The port the network model forwards to. */
@@ -83,9 +85,13 @@ export interface ClientCommand {
   readonly address?: string;
   /** The one command that reaches it with a standard client. */
   readonly command: string;
+  /** The engine column, when shorter than the engine's description. @default the description */
+  readonly engine?: string;
 }
 
 export interface ClientCommandInput {
+  /** The engine's description, parenthesized details removed. */
+  readonly engine: string;
   /** The network model's https://127.0.0.1:PORT. */
   readonly modelUrl: string;
   /** LocalDatabase.clientEnv: the environment file's lines for this target. */

@@ -8,9 +8,9 @@ import { CfnOutput, Stack } from 'aws-cdk-lib';
 import * as dsql from 'aws-cdk-lib/aws-dsql';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { DsqlRoleGrants, DsqlSchema } from '../../lib/constructs/dsql-schema';
 import { handOff } from '../../lib/constructs/hand-off';
 import { PREWARM_ENV, type TargetDefinition } from '../../lib/targets/types';
+import { DsqlRoleGrants, DsqlSchema } from './schema-construct';
 
 /** The database role every lab function logs in as. */
 export const DSQL_ROLE = 'lab_app';

@@ -13,16 +13,17 @@ export const target: TargetModule = {
   cost,
   info: {
     label: 'Aurora DSQL',
-    handlerEntry: 'lambda/handlers/dsql.ts',
+    handlerEntry: 'targets/dsql/handler.ts',
     // Joins the news site's comparison wherever targets are compared.
     selectiveOperations: ['view', 'top10'],
     bundleBudgetBytes: 150 * 1024,
   },
   definition: () => import('./cdk').then((m) => m.dsqlTarget),
   local: lazyLocalTarget(() => import('./local').then((m) => m.dsqlTarget), {
-    clientCommand: ({ env, caCertPath, tokenCommand }) => {
+    clientCommand: ({ engine, env, caCertPath, tokenCommand }) => {
       const address = `postgresql://${env.PGUSER}@${env.PGHOST}:${env.PGPORT}/${env.PGDATABASE}`;
       return {
+        engine: engine.replace(/ behind a DSQL auth front$/, ' + DSQL front'),
         address,
         command: `PGPASSWORD="$(${tokenCommand})" psql "${address}?sslmode=verify-full&sslrootcert=${caCertPath}" -c 'SELECT 1'`,
       };

@@ -1,7 +1,7 @@
 /**
  * Aurora DSQL locally: a real PostgreSQL (local/engines/postgres.ts) at repeatable read, on a
  * private Unix socket behind
- * the DSQL front (local/engines/dsql-front.ts: IAM token check, DSQL's dialect) and the network
+ * the DSQL front (targets/dsql/front.ts: IAM token check, DSQL's dialect) and the network
  * model speaking PostgreSQL's SSLRequest. Functions reach it as `localhost:<model port>` (the
  * name the lab certificate and their tokens carry) instead of `<id>.dsql.<region>.on.aws:5432`.
  * The schema, index and role are made by the lab's own custom resource bundle, as CloudFormation
@@ -10,13 +10,13 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type DsqlFront, startDsqlFront } from '../../local/engines/dsql-front';
 import { postgresHealth } from '../../local/engines/health';
 import { checkPostgres, type PostgresEngine, startPostgres } from '../../local/engines/postgres';
 import { LOCAL_CALLER } from '../../local/lab-defaults';
 import { labDataDir, labTempDir } from '../../local/run-dir';
 import { type LocalTarget, localName, withEngine } from '../../local/targets/types';
 import { LOCAL_CREDENTIALS } from '../dynamodb/create-table';
+import { type DsqlFront, startDsqlFront } from './front';
 
 /** The endpoint name functions connect to and sign their tokens for. */
 export const LOCAL_DSQL_HOST = 'localhost';

@@ -4,10 +4,10 @@
  * in the lab's run data (memory-backed, removed at stop), so a restarted engine has them all.
  */
 
-import { dynamoDbHealth } from '../../local/engines/health';
 import { engineDataDir } from '../../local/run-dir';
 import { type LocalTarget, localName, withEngine } from '../../local/targets/types';
 import { createTable, type Engine, startEngine, type TableSchema, tableSchemaOf } from './engine';
+import { dynamoDbHealth } from './health';
 
 export const dynamodbTarget: LocalTarget = {
   // dynalite is an npm dependency; DynamoDB Local (--engine dynamodb-local) says what it lacks at start.
@@ -40,6 +40,12 @@ export const dynamodbTarget: LocalTarget = {
     await createAll();
     return withEngine(() => engine, {
       description: engine.kind,
+      ...(kind === 'dynamodb-local'
+        ? {
+            notice:
+              'DynamoDB Local listens on every interface (it has no bind-address option): others on this network reach it while the lab runs; the default engine listens on 127.0.0.1 only',
+          }
+        : {}),
       tables,
       nameOf: (stack, id, type) => (type === 'AWS::DynamoDB::Table' ? localName(stack, id) : undefined),
       functionEnv: (model) => ({ AWS_ENDPOINT_URL_DYNAMODB: model.url }),

@@ -7,8 +7,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as qldb from 'aws-cdk-lib/aws-qldb';
 import type { Operation } from '../../core/lab-functions';
 import { handOff } from '../../lib/constructs/hand-off';
-import { QldbTables } from '../../lib/constructs/qldb-tables';
 import { PREWARM_ENV, type TargetDefinition } from '../../lib/targets/types';
+import { QldbTables } from './tables-construct';
 
 export const PERSON_TABLE = 'Person';
 

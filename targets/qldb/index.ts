@@ -15,7 +15,7 @@ export const target: TargetModule = {
     label: 'QLDB',
     notice:
       "QLDB: emulated locally (service shut down 2025-07-31); figures show its protocol's round trips, not QLDB's storage",
-    handlerEntry: 'lambda/handlers/qldb.ts',
+    handlerEntry: 'targets/qldb/handler.ts',
     // No view or top10: QLDB's PartiQL has no ORDER BY, so it could not serve a top 10 from an index.
     bundleBudgetBytes: 300 * 1024,
   },

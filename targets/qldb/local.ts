@@ -1,5 +1,5 @@
 /**
- * QLDB locally: an emulation of a service that was shut down on 2025-07-31 (local/engines/qldb).
+ * QLDB locally: an emulation of a service that was shut down on 2025-07-31 (targets/qldb/engine).
  * The ledger is what the template names; its tables and indexes are made by the lab's own
  * custom resource bundle, run as CloudFormation would run it. The journal is in --data (synced
  * per commit) or in the lab's run data (written per commit), so a restart replays it all.
@@ -49,9 +49,9 @@ async function createLedgers(endpoint: string, ledgers: readonly LedgerPropertie
 }
 
 export const qldbTarget: LocalTarget = {
-  findEngine: () => ({ found: true, source: "the lab's own QLDB Session emulation (local/engines/qldb)" }),
+  findEngine: () => ({ found: true, source: "the lab's own QLDB Session emulation (targets/qldb/engine)" }),
   async start(opts) {
-    const { startQldbEngine } = await import('../../local/engines/qldb');
+    const { startQldbEngine } = await import('./engine');
     const { dataDir, durable, removeData } = await engineDataDir(opts, 'qldb');
     const idleTimeoutS = opts.idleTimeoutS;
     // The ledgers that exist are the template's, created through the control plane's CreateLedger

@@ -27,11 +27,12 @@ export const redisParamsAndSecrets = () =>
 
 export const redisTarget: TargetDefinition = {
   createData(_stack, { config }) {
-    const secretArn = config.redisSecretArn;
+    const secretArn = config.targetContext.redisSecretArn ?? '';
     // parseConfig refuses `targets=...redis` without the ARN; this guards callers that skip it.
     if (secretArn === '') throw new Error('redis target: redisSecretArn is empty');
     return {
-      paramsAndSecrets: redisParamsAndSecrets,
+      // Each function binds its own layer version.
+      functionProps: () => ({ paramsAndSecrets: redisParamsAndSecrets() }),
       bind(fn) {
         fn.addEnvironment(REDIS_SECRET_ENV, secretArn);
         // No PREWARM_CONNECTION even with prewarmConnection: the URL comes from the Parameters

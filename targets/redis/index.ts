@@ -31,6 +31,19 @@ export const target: TargetModule = {
       };
     },
   }),
+  context: {
+    // Complete, with the 6 characters Secrets Manager appends to the name: IAM matches the grant
+    // on exactly this string, and a partial ARN would match no secret.
+    redisSecretArn: {
+      allowed:
+        'a complete Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>)',
+      valid: (v) =>
+        /^arn:aws[a-z-]*:secretsmanager:[a-z]{2}(-[a-z]+)+-\d:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/.test(
+          v,
+        ),
+      required: true,
+    },
+  },
   links: {
     link: {
       rttMs: 0.3,

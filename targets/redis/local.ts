@@ -8,11 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { redisHealth } from '../../local/engines/health';
 import { LOCAL_SESSION_TOKEN } from '../../local/lab-defaults';
 import { engineDataDir } from '../../local/run-dir';
 import { type LocalTarget, type ModelAddress, withEngine } from '../../local/targets/types';
 import { checkRedisServer, startRedis } from './engine';
+import { redisHealth } from './health';
 
 export interface ExtensionStandIn {
   readonly port: number;

@@ -20,9 +20,9 @@ import { rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OC000 } from '../../local/engines/dsql-front';
 import { ADMIN_USER, DSQL_POSTGRES_MAJOR, socketClient } from '../../local/engines/postgres';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
+import { OC000 } from '../../targets/dsql/front';
 import { type DsqlLocal, LOCAL_DSQL_HOST, startDsqlLocal } from '../support/dsql-local';
 import { runClient, runPythonClient } from './support/clients';
 

@@ -9,6 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
+import { type NetworkModel, startNetworkModel } from '../../local/network/network-model';
+import { ensureCertificates } from '../../local/tls/certificates';
 import {
   QLDB_DEFAULTS,
   type QldbEngine,
@@ -16,11 +19,8 @@ import {
   startQldbEngine,
   statementDigest,
   stringHash,
-} from '../../local/engines/qldb';
-import { MAX_DOCUMENTS_PER_TRANSACTION } from '../../local/engines/qldb/ledger';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
-import { type NetworkModel, startNetworkModel } from '../../local/network/network-model';
-import { ensureCertificates } from '../../local/tls/certificates';
+} from '../../targets/qldb/engine';
+import { MAX_DOCUMENTS_PER_TRANSACTION } from '../../targets/qldb/engine/ledger';
 import { runPythonClient } from './support/clients';
 
 /** Ledgers the engine knows; one per case, so list_tables() sees only that case's tables. */

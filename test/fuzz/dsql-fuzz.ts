@@ -1,5 +1,5 @@
 /**
- * Fuzzes the DSQL front (local/engines/dsql-front.ts, in front of a real PostgreSQL) two ways:
+ * Fuzzes the DSQL front (targets/dsql/front.ts, in front of a real PostgreSQL) two ways:
  * SQL from dsql-grammar.ts sent by the pg client on a fresh authenticated connection (simple
  * Query, or the extended protocol with parameters), and raw PostgreSQL wire messages on a plain
  * socket, before and after a good login. For each input: an answer within the budget (a result,

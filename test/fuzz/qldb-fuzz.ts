@@ -1,5 +1,5 @@
 /**
- * Fuzzes the local QLDB engine (local/engines/qldb) with PartiQL from qldb-grammar.ts, each
+ * Fuzzes the local QLDB engine (targets/qldb/engine) with PartiQL from qldb-grammar.ts, each
  * statement in a transaction of its own through the QLDB Session endpoint: SendCommand's
  * StartTransaction, ExecuteStatement, FetchPage and CommitTransaction with the SDK's session
  * client. Not the driver: it refuses to send what it cannot hash (a lone surrogate), and the
@@ -15,14 +15,14 @@ import { QldbDriver, RetryConfig } from 'amazon-qldb-driver-nodejs';
 import fc from 'fast-check';
 import { dom, dumpBinary } from 'ion-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
 import {
   ionHash,
   type QldbEngine,
   startQldbEngine,
   statementDigest,
   stringHash,
-} from '../../local/engines/qldb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
+} from '../../targets/qldb/engine';
 import { FUZZ_TABLE, KEEP_TABLE, type QldbStatement, qldbStatement } from './qldb-grammar';
 import { alive, assertRuns, type FuzzRuns, Tally, within } from './support/fuzz-runs';
 

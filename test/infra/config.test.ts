@@ -137,14 +137,14 @@ describe('context flags', () => {
     const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:latency-lab/redis-AbCdEf';
 
     it('is empty by default and not needed without the redis target', () => {
-      expect(parse({}).redisSecretArn).toBe('');
-      expect(parse({ targets: 'dynamodb,qldb' }).redisSecretArn).toBe('');
+      expect(parse({}).targetContext.redisSecretArn).toBe('');
+      expect(parse({ targets: 'dynamodb,qldb' }).targetContext.redisSecretArn).toBe('');
     });
 
     it('takes a complete secret ARN with redis targeted', () => {
       const c = parse({ targets: 'dynamodb,redis', redisSecretArn: ` ${arn} ` });
       expect(c.targets).toEqual(['dynamodb', 'redis']);
-      expect(c.redisSecretArn).toBe(arn);
+      expect(c.targetContext.redisSecretArn).toBe(arn);
     });
 
     it('redis targeted without it fails with one line naming the flag', () => {

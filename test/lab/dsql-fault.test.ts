@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminConnect, onEvent } from '../../lambda/custom-resources/dsql-schema';
-import { createDsqlStore } from '../../lambda/shared/dsql-store';
 import { makeCreateHandler } from '../../lambda/shared/handlers';
 import { DB_DEADLINE_MS } from '../../lambda/shared/http-client';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
+import { adminConnect, onEvent } from '../../targets/dsql/schema-resource';
+import { createDsqlStore } from '../../targets/dsql/store';
 import { type DsqlLocal, LOCAL_DSQL_HOST, startDsqlLocal } from '../support/dsql-local';
 import { bodyOf, createEvent, samplePerson } from '../support/events';
 

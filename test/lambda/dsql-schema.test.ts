@@ -2,6 +2,8 @@
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
+import { dsqlDialect } from '../../targets/dsql/front';
 import {
   adminConnect,
   BY_TYPE_INDEX,
@@ -14,9 +16,7 @@ import {
   onEvent,
   SCHEMA_RESOURCE_TYPE,
   waitForIndexJob,
-} from '../../lambda/custom-resources/dsql-schema';
-import { dsqlDialect } from '../../local/engines/dsql-front';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
+} from '../../targets/dsql/schema-resource';
 import { type DsqlLocal, LOCAL_DSQL_HOST, startDsqlLocal } from '../support/dsql-local';
 
 const ARN_A = 'arn:aws:iam::123456789012:role/LatencyLab-Api-DsqlCreateRole-A';

@@ -9,20 +9,20 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminConnect, onEvent } from '../../lambda/custom-resources/dsql-schema';
-import { DSQL_DATABASE } from '../../lambda/shared/dsql-client';
+import { EnvError } from '../../lambda/shared/env';
+import { createPerson, makeCreateHandler, makeGetHandler, makeHandler } from '../../lambda/shared/handlers';
+import { DB_DEADLINE_MS } from '../../lambda/shared/http-client';
+import { measureDb } from '../../lambda/shared/timing-meter';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
+import { DSQL_DATABASE } from '../../targets/dsql/client';
+import { OC000 } from '../../targets/dsql/front';
+import { adminConnect, onEvent } from '../../targets/dsql/schema-resource';
 import {
   createDsqlStore,
   type DsqlPersonStore,
   MAX_CONFLICT_ATTEMPTS,
   readDsqlEnv,
-} from '../../lambda/shared/dsql-store';
-import { EnvError } from '../../lambda/shared/env';
-import { createPerson, makeCreateHandler, makeGetHandler, makeHandler } from '../../lambda/shared/handlers';
-import { DB_DEADLINE_MS } from '../../lambda/shared/http-client';
-import { measureDb } from '../../lambda/shared/timing-meter';
-import { OC000 } from '../../local/engines/dsql-front';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
+} from '../../targets/dsql/store';
 import { type DsqlLocal, LOCAL_DSQL_HOST, startDsqlLocal } from '../support/dsql-local';
 import { bodyOf, createEvent, getEvent, samplePerson } from '../support/events';
 import { describeTopStories } from '../support/top-stories-contract';
@@ -368,7 +368,7 @@ describe('IAM tokens at the DSQL front', () => {
 
   it('signs a token once and reuses it until shortly before it expires', async () => {
     let now = Date.now();
-    const { dsqlTokenSource } = await import('../../lambda/shared/dsql-token');
+    const { dsqlTokenSource } = await import('../../targets/dsql/token');
     const tokens = dsqlTokenSource({
       hostname: LOCAL_DSQL_HOST,
       region: LOCAL_REGION,

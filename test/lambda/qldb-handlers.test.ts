@@ -10,8 +10,8 @@ import { type ApiHandler, makeCreateHandler, makeGetHandler } from '../../lambda
 import { createLabHttp, DB_DEADLINE_MS } from '../../lambda/shared/http-client';
 import type { Person } from '../../lambda/shared/person';
 import type { PersonStore } from '../../lambda/shared/person-store';
-import { createQldbDriver, createQldbStore } from '../../lambda/shared/qldb-store';
 import { measureDb, type Timing } from '../../lambda/shared/timing-meter';
+import { createQldbDriver, createQldbStore } from '../../targets/qldb/store';
 import { type FakeQldbLedger, mockQldbLedger, TEST_CLIENT_CONFIG } from '../support/qldb-session-mock';
 
 interface ResponseBody {

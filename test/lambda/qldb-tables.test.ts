@@ -7,9 +7,9 @@ import { BadRequestException } from '@aws-sdk/client-qldb-session';
 import type { QldbDriver } from 'amazon-qldb-driver-nodejs';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { onEvent, physicalId } from '../../lambda/custom-resources/qldb-tables';
 import { createLabHttp } from '../../lambda/shared/http-client';
-import { createQldbDriver } from '../../lambda/shared/qldb-store';
+import { createQldbDriver } from '../../targets/qldb/store';
+import { onEvent, physicalId } from '../../targets/qldb/tables-resource';
 import { type FakeQldbLedger, mockQldbLedger, TEST_CLIENT_CONFIG } from '../support/qldb-session-mock';
 
 const SERVICE_TOKEN = 'arn:aws:lambda:us-east-1:123456789012:function:provider';

@@ -12,7 +12,7 @@ import {
 } from '../../lambda/shared/handlers';
 import { createLabHttp } from '../../lambda/shared/http-client';
 import type { PersonStore } from '../../lambda/shared/person-store';
-import { createQldbDriver, createQldbStore } from '../../lambda/shared/qldb-store';
+import { createQldbDriver, createQldbStore } from '../../targets/qldb/store';
 import {
   bodyOf,
   createEvent,

@@ -8,7 +8,7 @@
 import { once } from 'node:events';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { internalErrorEnds, relayMessages } from '../../local/engines/dsql-front';
+import { internalErrorEnds, relayMessages } from '../../targets/dsql/front';
 
 const sockets: net.Socket[] = [];
 const servers: net.Server[] = [];

@@ -1,10 +1,10 @@
 /**
- * The DSQL front's statement classifier (local/engines/dsql-sql.ts): PostgreSQL's lexical rules
+ * The DSQL front's statement classifier (targets/dsql/sql.ts): PostgreSQL's lexical rules
  * decide what is a keyword, so strings, comments, quoted names and dollar quoting never turn a
  * harmless statement into a refused one, or hide a refused one.
  */
 import { describe, expect, it } from 'vitest';
-import { classify, splitStatements, transactionRule } from '../../local/engines/dsql-sql';
+import { classify, splitStatements, transactionRule } from '../../targets/dsql/sql';
 
 const one = (sql: string) => {
   const statements = splitStatements(sql);

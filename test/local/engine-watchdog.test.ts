@@ -6,10 +6,10 @@
 import { afterEach, expect, it } from 'vitest';
 import type { Target } from '../../core/lab-functions';
 import { watchEngines } from '../../local/engine-watchdog';
-import { dynamoDbHealth } from '../../local/engines/health';
 import type { LocalDatabase } from '../../local/targets';
 import { withEngine } from '../../local/targets/types';
 import { type Engine, startEngine } from '../../targets/dynamodb/engine';
+import { dynamoDbHealth } from '../../targets/dynamodb/health';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

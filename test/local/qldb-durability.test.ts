@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { QldbDriver } from 'amazon-qldb-driver-nodejs';
 import { afterAll, expect, it, vi } from 'vitest';
-import { onEvent } from '../../lambda/custom-resources/qldb-tables';
 import { createLabHttp } from '../../lambda/shared/http-client';
 import type { Person } from '../../lambda/shared/person';
-import { createQldbDriver, createQldbStore } from '../../lambda/shared/qldb-store';
-import { JOURNAL_FILE, type QldbEngine, startQldbEngine } from '../../local/engines/qldb';
+import { JOURNAL_FILE, type QldbEngine, startQldbEngine } from '../../targets/qldb/engine';
+import { createQldbDriver, createQldbStore } from '../../targets/qldb/store';
+import { onEvent } from '../../targets/qldb/tables-resource';
 
 const LEDGER = 'durable';
 const drivers: QldbDriver[] = [];

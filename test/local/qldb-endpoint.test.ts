@@ -20,17 +20,17 @@ import type { QldbDriver } from 'amazon-qldb-driver-nodejs';
 import type { APIGatewayProxyEvent, CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { dom, dumpBinary } from 'ion-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { onEvent, handler as tablesHandler } from '../../lambda/custom-resources/qldb-tables';
 import { makeCreateHandler, makeGetHandler } from '../../lambda/shared/handlers';
 import { createLabHttp } from '../../lambda/shared/http-client';
-import { createQldbDriver, createQldbStore } from '../../lambda/shared/qldb-store';
 import {
   ionHash,
   type QldbEngine,
   startQldbEngine,
   statementDigest,
   stringHash,
-} from '../../local/engines/qldb';
+} from '../../targets/qldb/engine';
+import { createQldbDriver, createQldbStore } from '../../targets/qldb/store';
+import { onEvent, handler as tablesHandler } from '../../targets/qldb/tables-resource';
 
 const REGION = 'us-east-1';
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };

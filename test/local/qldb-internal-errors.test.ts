@@ -8,10 +8,10 @@
 import type { AddressInfo } from 'node:net';
 import { QLDBSessionClient, SendCommandCommand } from '@aws-sdk/client-qldb-session';
 import { afterEach, describe, expect, it } from 'vitest';
-import { QldbSessionService, statementDigest, stringHash } from '../../local/engines/qldb';
-import { CommitFailure } from '../../local/engines/qldb/errors';
-import { createQldbHttpServer } from '../../local/engines/qldb/http-endpoint';
-import type { Journal } from '../../local/engines/qldb/journal';
+import { QldbSessionService, statementDigest, stringHash } from '../../targets/qldb/engine';
+import { CommitFailure } from '../../targets/qldb/engine/errors';
+import { createQldbHttpServer } from '../../targets/qldb/engine/http-endpoint';
+import type { Journal } from '../../targets/qldb/engine/journal';
 
 const LEDGER = 'faults';
 const closers: (() => Promise<void>)[] = [];

@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { dom } from 'ion-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { QldbControlPlane } from '../../local/engines/qldb/control-plane';
-import { QldbError } from '../../local/engines/qldb/errors';
-import { JOURNAL_FILE, Journal } from '../../local/engines/qldb/journal';
-import { Ledger, type Transaction, toIon } from '../../local/engines/qldb/ledger';
-import { parseStatement } from '../../local/engines/qldb/partiql';
-import { QldbSessionService } from '../../local/engines/qldb/session-service';
+import { QldbControlPlane } from '../../targets/qldb/engine/control-plane';
+import { QldbError } from '../../targets/qldb/engine/errors';
+import { JOURNAL_FILE, Journal } from '../../targets/qldb/engine/journal';
+import { Ledger, type Transaction, toIon } from '../../targets/qldb/engine/ledger';
+import { parseStatement } from '../../targets/qldb/engine/partiql';
+import { QldbSessionService } from '../../targets/qldb/engine/session-service';
 
 describe('the PartiQL parser', () => {
   it.each([

@@ -15,7 +15,7 @@ import { QLDBSessionClient, SendCommandCommand, type ValueHolder } from '@aws-sd
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { dom, dumpBinary, dumpText } from 'ion-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type QldbEngine, startQldbEngine } from '../../local/engines/qldb';
+import { type QldbEngine, startQldbEngine } from '../../targets/qldb/engine';
 
 const REGION = 'us-east-1';
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -76,7 +76,7 @@ async function execute(statement: string, parameters: ValueHolder[] = [], via = 
 
 /** Runs statements in one transaction and commits it (the digest as the driver computes it). */
 async function commitStatements(statements: readonly [string, ...unknown[]][]): Promise<void> {
-  const { statementDigest, stringHash, ionHash } = await import('../../local/engines/qldb');
+  const { statementDigest, stringHash, ionHash } = await import('../../targets/qldb/engine');
   const { token, transaction } = await session();
   let digest = stringHash(transaction);
   for (const [statement, ...params] of statements) {

@@ -63,7 +63,7 @@ describe('dependencyClosure', () => {
 describe('buildUnbundled and zipFolder on the QLDB handler entry', () => {
   it('leaves the packages as imports, copies their production closure, and zips what a zip reader opens', async () => {
     const out = join(root, 'qldb-get');
-    const b = await buildUnbundled('lambda/handlers/qldb.ts', out);
+    const b = await buildUnbundled('targets/qldb/handler.ts', out);
     const code = readFileSync(join(out, 'index.mjs'), 'utf8');
     // Not bundled: the driver is imported, the project's own modules are inlined.
     expect(code).toMatch(/from "amazon-qldb-driver-nodejs"/);

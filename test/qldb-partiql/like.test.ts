@@ -1,11 +1,11 @@
 /**
- * LIKE without backtracking (local/engines/qldb/partiql-like.ts): it answers what the pattern's
+ * LIKE without backtracking (targets/qldb/engine/partiql-like.ts): it answers what the pattern's
  * regular expression answers, for every short pattern and text, and its work stays within the
  * text's length times the number of `%` segments where a backtracking RegExp's grows exponentially.
  * ql-operators.html: "LIKE: TRUE if the operand matches a pattern" (% any characters, _ one).
  */
 import { describe, expect, it } from 'vitest';
-import { compileLike, likeMatches } from '../../local/engines/qldb/partiql-like';
+import { compileLike, likeMatches } from '../../targets/qldb/engine/partiql-like';
 
 /** Every string of length 0..max over the alphabet. */
 function strings(alphabet: readonly string[], max: number): string[] {

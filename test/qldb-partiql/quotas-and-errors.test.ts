@@ -5,7 +5,7 @@
  * https://docs.aws.amazon.com/qldb/latest/developerguide/limits.html#limits.fixed
  */
 import { describe, expect, it } from 'vitest';
-import { QLDB_QUOTAS } from '../../local/engines/qldb/ledger';
+import { QLDB_QUOTAS } from '../../targets/qldb/engine/ledger';
 import { TestLedger } from './support';
 
 describe('quotas', () => {

@@ -4,9 +4,9 @@
  * precision, annotations and typed nulls are all visible in the assertions.
  */
 import { dom, dumpText } from 'ion-js';
-import { QldbError } from '../../local/engines/qldb/errors';
-import { Ledger, type Transaction, toIon } from '../../local/engines/qldb/ledger';
-import { parseStatement } from '../../local/engines/qldb/partiql';
+import { QldbError } from '../../targets/qldb/engine/errors';
+import { Ledger, type Transaction, toIon } from '../../targets/qldb/engine/ledger';
+import { parseStatement } from '../../targets/qldb/engine/partiql';
 
 let transactions = 0;
 

@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Timing } from '../../core/timing.mjs';
 import { isTiming } from '../../core/timing.mjs';
-import { commandNames } from '../../lambda/shared/qldb-store';
 import { commandsBetween } from '../../lambda/shared/timing-meter';
 import { formatBreakdown, summarizeCommands } from '../../runs/db-commands';
+import { commandNames } from '../../targets/qldb/store';
 
 const WARM_GET = { StartTransaction: 1, ExecuteStatement: 1, CommitTransaction: 1 };
 const timing = (dbCommands: Record<string, number> | undefined, over: Partial<Timing> = {}): Timing => ({

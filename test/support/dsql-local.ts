@@ -9,8 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { PROJECT_ROOT } from '../../core/paths';
-import { type DsqlTokenSource, dsqlTokenSource } from '../../lambda/shared/dsql-token';
-import { type DsqlFront, startDsqlFront } from '../../local/engines/dsql-front';
 import {
   findPostgresBin,
   type PostgresEngine,
@@ -20,6 +18,8 @@ import {
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
 import { type NetworkModel, startNetworkModel } from '../../local/network/network-model';
 import { ensureCertificates } from '../../local/tls/certificates';
+import { type DsqlFront, startDsqlFront } from '../../targets/dsql/front';
+import { type DsqlTokenSource, dsqlTokenSource } from '../../targets/dsql/token';
 
 export const LOCAL_DSQL_HOST = 'localhost';
 

@@ -1,5 +1,5 @@
 /**
- * The local QLDB engine's ledger (local/engines/qldb) behind `mockClient(QLDBSessionClient)`, so
+ * The local QLDB engine's ledger (targets/qldb/engine) behind `mockClient(QLDBSessionClient)`, so
  * the real amazon-qldb-driver-nodejs runs end to end in-process: sessions, transactions, Ion
  * binary parameters and results, paging, OCC and the commit digest the driver checks. The HTTP
  * endpoint the local lab runs is the same implementation; this adds recording and fault injection.
@@ -23,11 +23,11 @@ import {
 } from '@aws-sdk/client-qldb-session';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { dom } from 'ion-js';
-import { QldbError, type QldbErrorCode } from '../../local/engines/qldb/errors';
-import type { Ledger } from '../../local/engines/qldb/ledger';
-import { type CommandKind, commandKind, QldbSessionService } from '../../local/engines/qldb/session-service';
+import { QldbError, type QldbErrorCode } from '../../targets/qldb/engine/errors';
+import type { Ledger } from '../../targets/qldb/engine/ledger';
+import { type CommandKind, commandKind, QldbSessionService } from '../../targets/qldb/engine/session-service';
 
-export type { CommandKind } from '../../local/engines/qldb/session-service';
+export type { CommandKind } from '../../targets/qldb/engine/session-service';
 
 export interface ExecutedStatement {
   readonly transactionId: string;

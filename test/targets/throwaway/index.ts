@@ -7,6 +7,7 @@
  */
 import { relative } from 'node:path';
 import { PROJECT_ROOT } from '../../../core/paths';
+import { LabVpc } from '../../../lib/constructs/lab-vpc';
 import type { TargetModule } from '../../../targets/registry';
 import { cost } from './cost';
 import { startMapEngine } from './engine';
@@ -27,6 +28,13 @@ export const target: TargetModule = {
     createData: () => ({
       bind(fn) {
         fn.addEnvironment(THROWAWAY_MAP_ENV, 'person');
+      },
+      // As a database reachable only inside a VPC (ElastiCache, Aurora): one VPC in the API stack.
+      functionProps(scope) {
+        const lab =
+          (scope.node.tryFindChild('ThrowawayVpc') as LabVpc | undefined) ??
+          new LabVpc(scope, 'ThrowawayVpc');
+        return { vpc: lab.vpc, securityGroups: [lab.securityGroup] };
       },
     }),
   },

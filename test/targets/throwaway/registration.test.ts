@@ -109,8 +109,10 @@ describe('a target module registered at run time', () => {
       'index.query',
       'index.update',
     ]);
-    const actions = Object.values(resources)
-      .filter((r) => r.Type === 'AWS::IAM::Policy')
+    // The functions' own roles (its VPC's flow log has one of its own).
+    const actions = Object.entries(resources)
+      .filter(([id, r]) => r.Type === 'AWS::IAM::Policy' && !id.startsWith('ThrowawayVpc'))
+      .map(([, r]) => r)
       .flatMap(
         (r) => (r.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
       )
@@ -122,6 +124,46 @@ describe('a target module registered at run time', () => {
         (r.Properties.Environment as { Variables: Record<string, string> }).Variables.THROWAWAY_MAP,
       ).toBe('person');
     }
+  });
+
+  it('builds its functions with the props its module asks for: in its VPC, its security group, its private subnets', () => {
+    const { api } = synthLab({ targets: 'throwaway' });
+    const resources = api.toJSON().Resources as Record<
+      string,
+      { Type: string; Properties: Record<string, unknown> }
+    >;
+    const idsOf = (type: string, prefix: string) =>
+      Object.entries(resources)
+        .filter(([id, r]) => r.Type === type && id.startsWith(prefix))
+        .map(([id]) => id);
+    const [group] = idsOf('AWS::EC2::SecurityGroup', 'ThrowawayVpc');
+    const privateSubnets = idsOf('AWS::EC2::Subnet', 'ThrowawayVpcPrivate').sort();
+    expect(group).toBeDefined();
+    expect(privateSubnets).toHaveLength(2);
+    const fns = Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::Function' &&
+        String(
+          (r.Properties.Environment as { Variables?: Record<string, string> })?.Variables?.LAB_FUNCTION,
+        ).startsWith('throwaway-'),
+    );
+    expect(fns).toHaveLength(5);
+    for (const fn of fns) {
+      const vpc = fn.Properties.VpcConfig as {
+        SecurityGroupIds: { 'Fn::GetAtt': [string, string] }[];
+        SubnetIds: { Ref: string }[];
+      };
+      expect(vpc.SecurityGroupIds).toEqual([{ 'Fn::GetAtt': [group, 'GroupId'] }]);
+      expect(vpc.SubnetIds.map((s) => s.Ref).sort()).toEqual(privateSubnets);
+    }
+    // Lambda attaches the interfaces with the role's VPC access policy.
+    const roles = Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::IAM::Role' && JSON.stringify(r.Properties).includes('Execution role of Throwaway'),
+    );
+    expect(roles).toHaveLength(5);
+    for (const role of roles)
+      expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain('AWSLambdaVPCAccessExecutionRole');
   });
 });
 

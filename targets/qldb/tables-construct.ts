@@ -1,9 +1,9 @@
 import { CustomResource, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { IndexSpec } from '../../lambda/custom-resources/qldb-tables';
-import { labProvider } from './lab-provider';
-import { PerfFunction } from './perf-function';
+import { labProvider } from '../../lib/constructs/lab-provider';
+import { PerfFunction } from '../../lib/constructs/perf-function';
+import type { IndexSpec } from './tables-resource';
 
 export interface QldbTablesProps {
   readonly ledgerName: string;
@@ -30,7 +30,7 @@ export class QldbTables extends Construct {
   constructor(scope: Construct, id: string, props: QldbTablesProps) {
     super(scope, id);
     const onEvent = new PerfFunction(this, 'OnEvent', {
-      entry: 'lambda/custom-resources/qldb-tables.ts',
+      entry: 'targets/qldb/tables-resource.ts',
       description: 'Creates the lab QLDB tables and indexes (idempotent)',
       memorySize: 256,
       timeout: QLDB_TABLES_TIMEOUT,

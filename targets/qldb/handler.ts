@@ -3,16 +3,16 @@
  * one store per execution environment, opened (and prewarmed when asked) at init.
  */
 
-import { readLabFunction } from '../shared/env';
+import { readLabFunction } from '../../lambda/shared/env';
 import {
   makeCreateHandler,
   makeGetHandler,
   makeOverwriteHandler,
   makeQueryHandler,
   makeUpdateHandler,
-} from '../shared/handlers';
-import { prewarmed } from '../shared/prewarm';
-import { qldbStoreFromEnv } from '../shared/qldb-store';
+} from '../../lambda/shared/handlers';
+import { prewarmed } from '../../lambda/shared/prewarm';
+import { qldbStoreFromEnv } from './store';
 
 const name = readLabFunction();
 const store = await prewarmed(qldbStoreFromEnv());

@@ -10,7 +10,12 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { describeExit, type ManagedChild, outputSection, spawnChild } from '../managed-child';
+import {
+  describeExit,
+  type ManagedChild,
+  outputSection,
+  spawnChild,
+} from '../../../local/engines/managed-child';
 import type { QldbServerConfig } from './server-config';
 
 export { ionHash, statementDigest, stringHash } from './digest';

@@ -2,8 +2,8 @@
  * Aurora DSQL's functions, one export per operation (the CDK function's `handler` names it), over
  * one store per execution environment, opened (and prewarmed when asked) at init.
  */
-import { dsqlStoreFromEnv } from '../shared/dsql-store';
-import { readLabFunction } from '../shared/env';
+
+import { readLabFunction } from '../../lambda/shared/env';
 import {
   makeCreateHandler,
   makeGetHandler,
@@ -12,8 +12,9 @@ import {
   makeTop10Handler,
   makeUpdateHandler,
   makeViewHandler,
-} from '../shared/handlers';
-import { prewarmed } from '../shared/prewarm';
+} from '../../lambda/shared/handlers';
+import { prewarmed } from '../../lambda/shared/prewarm';
+import { dsqlStoreFromEnv } from './store';
 
 const name = readLabFunction();
 const store = await prewarmed(dsqlStoreFromEnv());

@@ -20,15 +20,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ConnectionOptions } from 'node:tls';
 import pg from 'pg';
-import { BillMeter } from './bill-meter';
-import {
-  DSQL_PORT,
-  type DsqlEndpoint,
-  destroyClient,
-  isSerializationFailure,
-  newDsqlClient,
-} from './dsql-client';
-import { clusterEndpoint, type DsqlTokenSource, dsqlTokenSource } from './dsql-token';
+import { BillMeter } from '../../lambda/shared/bill-meter';
 import {
   EnvError,
   type KeepAliveVariant,
@@ -36,9 +28,16 @@ import {
   readTlsMaxVersion,
   requireEnv,
   type TlsMaxVersion,
-} from './env';
-import type { Person } from './person';
-import { InvalidInputError, type PersonStore, type Story, TOP_STORIES } from './person-store';
+} from '../../lambda/shared/env';
+import type { Person } from '../../lambda/shared/person';
+import {
+  InvalidInputError,
+  type PersonStore,
+  type Story,
+  TOP_STORIES,
+} from '../../lambda/shared/person-store';
+import { DSQL_PORT, type DsqlEndpoint, destroyClient, isSerializationFailure, newDsqlClient } from './client';
+import { clusterEndpoint, type DsqlTokenSource, dsqlTokenSource } from './token';
 
 /** Recycle a kept connection after this long: DSQL ends connections at 60 minutes. */
 export const MAX_CONNECTION_AGE_MS = 55 * 60 * 1000;

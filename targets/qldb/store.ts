@@ -9,11 +9,11 @@ import type { QLDBSessionClientConfig } from '@aws-sdk/client-qldb-session';
 import type { NodeHttpHandlerOptions } from '@smithy/node-http-handler';
 import { QldbDriver, RetryConfig } from 'amazon-qldb-driver-nodejs';
 import type { dom } from 'ion-js';
-import { BillMeter } from './bill-meter';
-import { requireEnv } from './env';
-import { labHttpFromEnv, MAX_ATTEMPTS } from './http-client';
-import { CREATED_AT, PERSON_FIELDS, type Person } from './person';
-import type { PersonStore } from './person-store';
+import { BillMeter } from '../../lambda/shared/bill-meter';
+import { requireEnv } from '../../lambda/shared/env';
+import { labHttpFromEnv, MAX_ATTEMPTS } from '../../lambda/shared/http-client';
+import { CREATED_AT, PERSON_FIELDS, type Person } from '../../lambda/shared/person';
+import type { PersonStore } from '../../lambda/shared/person-store';
 
 /** Only letters, digits and '_' may be spliced into PartiQL as a table name. */
 export function assertTableName(name: string): string {

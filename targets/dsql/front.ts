@@ -6,7 +6,7 @@
  *
  * - Authentication: PostgreSQL cannot check a SigV4 token, so the front answers the client's
  *   StartupMessage itself with AuthenticationCleartextPassword (what DSQL asks for), reads the
- *   PasswordMessage, and verifies the IAM token (local/auth/dsql-token.ts): DbConnectAdmin for
+ *   PasswordMessage, and verifies the IAM token (targets/dsql/verify-token.ts): DbConnectAdmin for
  *   `admin`, DbConnect for any other role, host = the endpoint the client used. A refused token
  *   gets DSQL's FATAL 08006 "unable to accept connection, access denied" with the reason as its
  *   HINT, and the connection ends. The round trip is
@@ -58,8 +58,8 @@ import {
   startupMessage,
   startupParameters,
 } from '../../core/pg-wire';
-import { verifyDsqlToken } from '../auth/dsql-token';
-import { endThenDestroy } from '../network/delay-layer';
+import { SUPERUSER } from '../../local/engines/postgres';
+import { endThenDestroy } from '../../local/network/delay-layer';
 import {
   type Classified,
   classify,
@@ -69,8 +69,8 @@ import {
   splitStatements,
   type TransactionKinds,
   transactionRule,
-} from './dsql-sql';
-import { SUPERUSER } from './postgres';
+} from './sql';
+import { verifyDsqlToken } from './verify-token';
 
 /** How often, and how many times, a waiting write looks for the open transaction it waits on (under LOCK_TIMEOUT). */
 const BLOCK_POLL_MS = 15;

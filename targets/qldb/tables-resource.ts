@@ -8,9 +8,9 @@
 import type { QldbDriver } from 'amazon-qldb-driver-nodejs';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import type { dom } from 'ion-js';
-import { requireEnv } from '../shared/env';
-import { createLabHttp } from '../shared/http-client';
-import { assertTableName, createQldbDriver } from '../shared/qldb-store';
+import { requireEnv } from '../../lambda/shared/env';
+import { createLabHttp } from '../../lambda/shared/http-client';
+import { assertTableName, createQldbDriver } from './store';
 
 export const CUSTOM_RESOURCE_REQUEST_TIMEOUT_MS = 20_000;
 

@@ -15,13 +15,13 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import type pg from 'pg';
-import { destroyClient, newDsqlClient } from '../shared/dsql-client';
-import { clusterEndpoint, type DsqlTokenOptions, dsqlTokenSource } from '../shared/dsql-token';
-import { EnvError, requireEnv } from '../shared/env';
+import { EnvError, requireEnv } from '../../lambda/shared/env';
+import { destroyClient, newDsqlClient } from './client';
+import { clusterEndpoint, type DsqlTokenOptions, dsqlTokenSource } from './token';
 
 export const SCHEMA_RESOURCE_TYPE = 'Custom::DsqlSchema';
 export const GRANTS_RESOURCE_TYPE = 'Custom::DsqlRoleGrants';
-/** DDL on a new cluster can take seconds; the function has 90 s (lib/constructs/dsql-schema.ts). */
+/** DDL on a new cluster can take seconds; the function has 90 s (targets/dsql/schema-construct.ts). */
 export const CUSTOM_RESOURCE_QUERY_TIMEOUT_MS = 20_000;
 const CUSTOM_RESOURCE_CONNECT_TIMEOUT_MS = 10_000;
 

@@ -9,7 +9,7 @@ import { Hash } from '@smithy/hash-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { MAX_CLOCK_SKEW_MS } from './sigv4';
+import { MAX_CLOCK_SKEW_MS } from '../../local/auth/sigv4';
 
 export const DSQL_SERVICE = 'dsql';
 /** DSQL accepts tokens valid for up to a week. */

@@ -2,9 +2,9 @@ import { CustomResource, Duration, Lazy, type RemovalPolicy } from 'aws-cdk-lib'
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { GRANTS_RESOURCE_TYPE, SCHEMA_RESOURCE_TYPE } from '../../lambda/custom-resources/dsql-schema';
-import { labProvider } from './lab-provider';
-import { PerfFunction } from './perf-function';
+import { labProvider } from '../../lib/constructs/lab-provider';
+import { PerfFunction } from '../../lib/constructs/perf-function';
+import { GRANTS_RESOURCE_TYPE, SCHEMA_RESOURCE_TYPE } from './schema-resource';
 
 export interface DsqlSchemaProps {
   /** The cluster's identifier (Ref of AWS::DSQL::Cluster). */
@@ -24,7 +24,7 @@ export const DSQL_SCHEMA_TIMEOUT = Duration.seconds(90);
 
 /**
  * The person table, its index and the functions' database role, made by a custom resource
- * that connects as admin (lambda/custom-resources/dsql-schema.ts). Its service token also
+ * that connects as admin (targets/dsql/schema-resource.ts). Its service token also
  * serves DsqlRoleGrants in the API stack, where the functions' IAM roles are.
  */
 export class DsqlSchema extends Construct {
@@ -34,7 +34,7 @@ export class DsqlSchema extends Construct {
   constructor(scope: Construct, id: string, props: DsqlSchemaProps) {
     super(scope, id);
     const onEvent = new PerfFunction(this, 'OnEvent', {
-      entry: 'lambda/custom-resources/dsql-schema.ts',
+      entry: 'targets/dsql/schema-resource.ts',
       description: 'Creates the lab DSQL schema and role, and maps function roles to it (idempotent)',
       memorySize: 256,
       timeout: DSQL_SCHEMA_TIMEOUT,

@@ -13,8 +13,8 @@
  */
 import type { ConnectionOptions } from 'node:tls';
 import pg from 'pg';
-import { CONNECTION_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './http-client';
-import { countFrontendMessages } from './pg-message-counter';
+import { CONNECTION_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../lambda/shared/http-client';
+import { countFrontendMessages } from '../../lambda/shared/pg-message-counter';
 
 export const DSQL_PORT = 5432;
 /** DSQL has one database per cluster. */
