@@ -12,12 +12,12 @@ import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Engine, localClientConfig, startEngine } from '../../local/engines';
 import {
   type NetworkModelProcess,
   startNetworkModelProcess,
 } from '../../local/network/network-model-process';
 import { ensureCertificates } from '../../local/tls/certificates';
+import { type Engine, localClientConfig, startEngine } from '../../targets/dynamodb/engine';
 
 const CLIENTS = 6;
 
