@@ -9,8 +9,8 @@
  */
 import type { TargetCost } from '../../core/cost-registry';
 import type { BilledQuantity } from '../../core/timing.mjs';
-import prices from './prices.json' with { type: 'json' };
 import { VALKEY_COMMANDS, VALKEY_ECPU_BYTES, VALKEY_TRANSFER_BYTES } from './meter-keys';
+import prices from './prices.json' with { type: 'json' };
 
 export const VALKEY_ECPU = 'valkey.ecpu';
 export const VALKEY_DATA_STORED = 'valkey.dataStoredGbHours';
@@ -28,7 +28,9 @@ export const cost: TargetCost = {
   meteringRules: ['bytesPerEcpu', 'minimumDataStoredGb'],
   meter: {
     raw: [VALKEY_COMMANDS, VALKEY_TRANSFER_BYTES, VALKEY_ECPU_BYTES],
-    bill: (raw, rules): BilledQuantity[] => [{ key: VALKEY_ECPU, quantity: ecpusOf(raw, rules), basis: 'modeled' }],
+    bill: (raw, rules): BilledQuantity[] => [
+      { key: VALKEY_ECPU, quantity: ecpusOf(raw, rules), basis: 'modeled' },
+    ],
   },
   prices,
   pricesFile: 'targets/valkey/prices.json',

@@ -65,10 +65,12 @@ async function configure(port: number, opts: StartValkeyOptions): Promise<void> 
     await client.connect();
     // A restarted node keeps its slots in its cluster config file; a new one takes them all.
     const info = String(await client.call('CLUSTER', 'INFO'));
-    if (!/cluster_slots_assigned:16384/.test(info)) await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', String(LAST_SLOT));
+    if (!/cluster_slots_assigned:16384/.test(info))
+      await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', String(LAST_SLOT));
     const deadline = Date.now() + CLUSTER_READY_MS;
     while (!/cluster_state:ok/.test(String(await client.call('CLUSTER', 'INFO')))) {
-      if (Date.now() > deadline) throw new Error(`valkey: cluster state not ok within ${CLUSTER_READY_MS} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`valkey: cluster state not ok within ${CLUSTER_READY_MS} ms`);
       await new Promise((r) => setTimeout(r, 50));
     }
     await client.call('ACL', 'SETUSER', ADMIN_USER, 'reset', 'on', `>${opts.password}`, '~*', '&*', '+@all');
@@ -82,7 +84,9 @@ async function configure(port: number, opts: StartValkeyOptions): Promise<void> 
 
 export async function startValkey(opts: StartValkeyOptions): Promise<ValkeyEngine> {
   if (!/^[a-z][a-z0-9-]{0,39}$/.test(opts.user)) {
-    throw new Error(`startValkey: user must be an ElastiCache user id (lower-case, digits, -), got ${opts.user}`);
+    throw new Error(
+      `startValkey: user must be an ElastiCache user id (lower-case, digits, -), got ${opts.user}`,
+    );
   }
   // The node's cluster config file: its own folder, so two lab servers never share one.
   const clusterDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'lab-valkey-cluster-')));

@@ -11,7 +11,7 @@ import { engineDataDir } from '../../local/run-dir';
 import { type LocalTarget, withEngine } from '../../local/targets/types';
 import { checkRedisServer } from '../redis/engine';
 import { valkeyUserId } from './access';
-import { type ValkeyEngine, startValkey } from './engine';
+import { startValkey, type ValkeyEngine } from './engine';
 import { VALKEY_ENDPOINT_ENV, VALKEY_PORT_ENV, VALKEY_URL_ENV, VALKEY_USER_ENV } from './env-names';
 
 /** What a client outside the lab sends as the token: the local server takes any. */

@@ -36,7 +36,8 @@ export function respBytes(value: unknown): number {
   if (value === null || value === undefined) return 5; // $-1\r\n
   if (typeof value === 'number') return 3 + String(value).length; // :n\r\n
   if (Buffer.isBuffer(value)) return bulk(value.length);
-  if (Array.isArray(value)) return 3 + String(value.length).length + value.reduce((s, v) => s + respBytes(v), 0);
+  if (Array.isArray(value))
+    return 3 + String(value.length).length + value.reduce((s, v) => s + respBytes(v), 0);
   if (value instanceof Error) return 3 + Buffer.byteLength(value.message);
   return bulk(Buffer.byteLength(String(value)));
 }
