@@ -181,7 +181,14 @@ describe('the valkey target in the stacks', () => {
       const app = new App({
         outdir,
         builtinCloudFormationValidation: false,
-        context: { ...context, targets: 'dynamodb,valkey', keepAlive: 'both', tracing: 'true', provisionedConcurrency: '2', 'aws:cdk:bundling-stacks': [] },
+        context: {
+          ...context,
+          targets: 'dynamodb,valkey',
+          keepAlive: 'both',
+          tracing: 'true',
+          provisionedConcurrency: '2',
+          'aws:cdk:bundling-stacks': [],
+        },
       });
       buildLab(app);
       Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
