@@ -234,7 +234,7 @@ describe('ECPU metering', () => {
     await store.get('VM-big', AbortSignal.timeout(5000));
     const ecpus = ecpusOf(
       new Map([[VALKEY_ECPU_BYTES, billed(store, VALKEY_ECPU_BYTES) - at]]),
-      prices.metering,
+      { bytesPerEcpu: prices.metering.bytesPerEcpu },
     );
     expect(ecpus).toBeGreaterThan(3.2);
     expect(ecpus).toBeLessThan(3.4);
