@@ -2,8 +2,9 @@
  * The valkey target locally: its own redis-server (engine.ts: the redis target's launcher, cluster
  * mode, the functions' user, `default` off) behind the network model's TLS, which the functions
  * reach as localhost:<model port> with the lab CA trusted. Its own instance rather than the redis
- * target's: its own keyspace (both targets write person keys), its own users and cluster mode
- * (which the redis target's server must not have), and its own restarts in fault runs.
+ * target's server: cluster mode is a start-up setting, and the redis target's scripts, whose keys
+ * span slots, would be refused on it (CROSSSLOT); its users (default off) would lock out the
+ * redis target's password; and each target restarts its own server in fault runs.
  */
 import { randomBytes } from 'node:crypto';
 import { redisHealth } from '../../local/engines/health';
