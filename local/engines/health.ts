@@ -4,8 +4,8 @@
  * Each resolves once the engine answered and rejects on an error or when `signal` aborts.
  */
 import { Redis } from 'ioredis';
-import { LOCAL_REGION } from './types';
 import { SUPERUSER, socketClient } from './postgres';
+import { LOCAL_REGION } from './types';
 
 /** DynamoDB's ListTables (dynalite and DynamoDB Local check the headers' shape, not the signature). */
 export async function dynamoDbHealth(endpoint: string, signal: AbortSignal): Promise<void> {

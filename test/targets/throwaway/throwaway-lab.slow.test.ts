@@ -42,7 +42,7 @@ interface SummaryRow {
 
 /** The load table's $ per million cell (loadtest/summary-table.ts). */
 const tableUsd = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('a target registered from its own folder, through the lab', () => {
   const out = mkdtempSync(join(tmpdir(), 'lab-throwaway-'));
@@ -92,7 +92,7 @@ describe('a target registered from its own folder, through the lab', () => {
         expect(row.cost?.perMillion.database).toBeGreaterThanOrEqual(50);
         const db = tableUsd(row.cost?.perMillion.database ?? Number.NaN);
         expect(r.stdout).toMatch(
-          new RegExp(`^Throwaway +${row.keepAlive} +.* ${row.phase} +.* ${escape(db)}$`, 'm'),
+          new RegExp(`^Throwaway +${row.keepAlive} +.* ${row.phase} +.* ${escapeRegExp(db)}$`, 'm'),
         );
       }
       expect(r.stdout).toMatch(/^Cost: \$ per million requests .*database \(Throwaway widget requests\);/m);

@@ -232,10 +232,9 @@ describe('ECPU metering', () => {
     await admin.set(`${KEY_PREFIX}person:VM-big`, JSON.stringify({ GovId: 'VM-big', FirstName: big }));
     const at = billed(store, VALKEY_ECPU_BYTES);
     await store.get('VM-big', AbortSignal.timeout(5000));
-    const ecpus = ecpusOf(
-      new Map([[VALKEY_ECPU_BYTES, billed(store, VALKEY_ECPU_BYTES) - at]]),
-      { bytesPerEcpu: prices.metering.bytesPerEcpu },
-    );
+    const ecpus = ecpusOf(new Map([[VALKEY_ECPU_BYTES, billed(store, VALKEY_ECPU_BYTES) - at]]), {
+      bytesPerEcpu: prices.metering.bytesPerEcpu,
+    });
     expect(ecpus).toBeGreaterThan(3.2);
     expect(ecpus).toBeLessThan(3.4);
   });
