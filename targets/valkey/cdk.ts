@@ -6,7 +6,7 @@
  * functions' group on that port only). Each function runs in the VPC with the functions' group
  * and may `elasticache:Connect` to this cache as this user, nothing else.
  */
-import { ArnFormat, CfnOutput, Fn, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, CfnOutput, Fn, Stack, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -165,10 +165,19 @@ export const valkeyTarget: TargetDefinition = {
         fn.addEnvironment(VALKEY_PORT_ENV, handed.port(fn));
         fn.addEnvironment(VALKEY_CACHE_NAME_ENV, cacheName);
         fn.addEnvironment(VALKEY_USER_ENV, userId);
-        applyFunctionVpc(fn, {
-          subnetIds: Fn.split(',', handed.subnets(fn), subnetCount),
-          securityGroupIds: [handed.group(fn)],
-        });
+        if (config.managedInstances === undefined) {
+          applyFunctionVpc(fn, {
+            subnetIds: Fn.split(',', handed.subnets(fn), subnetCount),
+            securityGroupIds: [handed.group(fn)],
+          });
+        } else {
+          // On Managed Instances a function runs in its capacity provider's VPC, which is not the
+          // cache's (README.md, "What differs from AWS"): the local lab runs it, a deploy cannot reach it.
+          Annotations.of(fn).addWarningV2(
+            'lab:valkey-managed-instances',
+            "valkey with compute=managed-instances: the functions run in the capacity provider's VPC, not the cache's, and cannot reach it when deployed",
+          );
+        }
         // Every operation connects as the user; what it may run is the user's access string.
         fn.addToRolePolicy(
           new iam.PolicyStatement({

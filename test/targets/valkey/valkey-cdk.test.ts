@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../core/paths';
@@ -172,6 +172,24 @@ describe('the valkey target in the stacks', () => {
       'logs:CreateLogStream',
       'logs:PutLogEvents',
     ]);
+  });
+
+  it('with compute=managed-instances, sets no VpcConfig beside the capacity provider and warns that a deploy cannot reach the cache', () => {
+    const lab = synthLab({
+      targets: 'valkey',
+      compute: 'managed-instances',
+      memorySize: '2048',
+      managedInstancesTypes: 'm7g.large',
+    });
+    const fns = ofType(lab.api.toJSON().Resources as Resources, 'AWS::Lambda::Function').filter(
+      ([, r]) => r.Properties.CapacityProviderConfig !== undefined,
+    );
+    expect(fns.length).toBeGreaterThan(0);
+    for (const [, fn] of fns) expect(fn.Properties.VpcConfig).toBeUndefined();
+    Annotations.fromStack(lab.stacks.api).hasWarning(
+      '*',
+      Match.stringLikeRegexp('cannot reach it when deployed'),
+    );
   });
 
   it('passes cdk-nag AwsSolutions with nothing unacknowledged', () => {
