@@ -40,6 +40,7 @@ export const target: TargetModule = {
           'redis-benchmark GET against ElastiCache in the same AZ, p50 0.423 / p99 1.287 ms, minus a same-AZ round trip (0.3 ms); a node-based cache (AWS publishes only "microsecond" and "sub-millisecond" for serverless caches), so the serverless proxy hop is not in it',
       },
       sources: [
+        AZ_PING,
         {
           what: 'redis-benchmark -t get -c 50 against a cache.r7g.xlarge ElastiCache node from the same AZ: p50 0.423 ms, p99 1.287 ms (a vendor benchmark, 2026)',
           url: 'https://cachee.ai/blog/posts/2026-03-29-redis-elasticache-is-slow-16us-cache-reads-vs-339us-benchmark-results',
@@ -48,7 +49,6 @@ export const target: TargetModule = {
           what: 'ElastiCache Serverless: a proxy layer across AZs in front of the cache nodes; AWS states microsecond, sub-millisecond latency without a figure',
           url: 'https://docs.aws.amazon.com/AmazonElastiCache/latest/dg/WhatIs.corecomponents.html',
         },
-        AZ_PING,
       ],
     },
     byProfile: { 'uniform-8ms': UNIFORM_8MS_LINK },
