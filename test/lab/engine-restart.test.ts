@@ -72,7 +72,9 @@ describe('an engine that dies or hangs is restarted with everything it acknowled
     const labelPattern = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     // This target's restart, by a PID other than the one it replaced.
     const restartedLine = (old: number) =>
-      new RegExp(`^warning: ${labelPattern}'s engine restarted \\(pid (?!${old}\\))\\d+\\); its data was kept$`);
+      new RegExp(
+        `^warning: ${labelPattern}'s engine restarted \\(pid (?!${old}\\))\\d+\\); its data was kept$`,
+      );
     const database = () => {
       const r = lab.targets.get(target);
       if (!r) throw new Error(`the lab does not run ${target}`);
