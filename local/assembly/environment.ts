@@ -91,6 +91,9 @@ export function localEnvironment(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(fn.environment)) {
+    // The lab sets it itself (a target's endpoint behind its model): the template's value, an
+    // attribute of a cloud resource that has no local name, is replaced anyway.
+    if (key in local.extra) continue;
     const resolved = resolveValue(templates, fn.stackName, value, local);
     if (resolved === undefined) {
       throw new UnresolvableEnvironmentError(

@@ -75,6 +75,8 @@ export interface StartRedisOptions {
   readonly startTimeoutMs?: number;
   /** The server binary. @default findRedisServer(): LAB_REDIS_SERVER, else redis-server on PATH */
   readonly command?: string;
+  /** More server arguments after the lab's own (another target's engine settings, e.g. cluster mode). @default none */
+  readonly extraArgs?: readonly string[];
 }
 
 export interface RedisEngine {
@@ -167,6 +169,7 @@ export function redisArgs(port: number, opts: StartRedisOptions): string[] {
     '--rename-command',
     'SHUTDOWN',
     '',
+    ...(opts.extraArgs ?? []),
   ];
 }
 

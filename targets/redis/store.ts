@@ -168,6 +168,14 @@ export interface RedisStoreOptions {
    * refuses the flag. @default supportsKeyLocking(target.host): on for Upstash's endpoints
    */
   readonly keyLocking?: boolean;
+  /**
+   * Prepended to every key the store names (ioredis's keyPrefix, and the person key prefix the
+   * top 10 script builds keys from), e.g. a hash tag that puts every key in one cluster slot.
+   * @default none
+   */
+  readonly keyPrefix?: string;
+  /** Called with each client the store makes, before it connects (a caller's own metering). @default none */
+  readonly onClient?: (client: Redis) => void;
 }
 
 export interface RedisPersonStore extends PersonStore {
@@ -279,6 +287,7 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
       retryStrategy: () => null,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
+      ...(opts.keyPrefix ? { keyPrefix: opts.keyPrefix } : {}),
     });
     // Failures reach the caller through the command's promise; without a listener ioredis
     // prints every socket error to the log.
@@ -292,6 +301,7 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
       }
       return send(...args);
     };
+    opts.onClient?.(client);
     return client;
   };
 
@@ -472,7 +482,7 @@ export function createRedisStore(opts: RedisStoreOptions): RedisPersonStore {
           1,
           VIEWS_KEY,
           String(TOP_STORIES),
-          personKey(''),
+          `${opts.keyPrefix ?? ''}${personKey('')}`,
         )) as string[];
         const stories: Story[] = [];
         for (let i = 0; i + 1 < flat.length; i += 2)

@@ -91,24 +91,46 @@ function replies(b: Buffer): Reply[] | undefined {
   return out;
 }
 
-export function describeRedisFuzz(runs: FuzzRuns): void {
-  describe(`fuzzing the lab's Redis over TLS (${runs.tier} tier)`, () => {
-    let engine: RedisEngine;
+/**
+ * A server to fuzz: how to start it and how a client authenticates. Another target's engine (its
+ * own users, cluster mode) gets the same inputs and the same checks.
+ */
+export interface FuzzedServer {
+  /** How messages and the tally name it. */
+  readonly name: string;
+  start(): Promise<Pick<RedisEngine, 'port' | 'pid' | 'stop'>>;
+  /** The AUTH frame the generated inputs send when they authenticate. */
+  auth(): Buffer;
+  /** The AUTH frame that may write and read KEEP_KEY (the checks'). @default auth */
+  checkAuth?(): Buffer;
+}
+
+function redisServer(): FuzzedServer {
+  const password = randomBytes(18).toString('base64url');
+  return {
+    name: 'redis',
+    start: () => startRedis({ password }),
+    auth: () => resp(['AUTH', 'default', password]),
+  };
+}
+
+export function describeRedisFuzz(runs: FuzzRuns, server: FuzzedServer = redisServer()): void {
+  describe(`fuzzing the lab's ${server.name} over TLS (${runs.tier} tier)`, () => {
+    let engine: Pick<RedisEngine, 'port' | 'pid' | 'stop'>;
     let model: NetworkModelProcess;
     let ca: Buffer;
-    const password = randomBytes(18).toString('base64url');
-    const tally = new Tally('redis');
+    const tally = new Tally(server.name);
     beforeAll(async () => {
       const certs = await ensureCertificates(join(CACHE_DIR, 'tls'));
       ca = await readFile(certs.caCertPath);
-      engine = await startRedis({ password });
+      engine = await server.start();
       model = await startNetworkModelProcess({
         upstreamHost: '127.0.0.1',
         upstreamPort: engine.port,
         rttMs: 0,
         tls: certs,
       });
-      const set = await exchange(Buffer.concat([auth(), resp(['SET', KEEP_KEY, KEEP_VALUE])]));
+      const set = await exchange(Buffer.concat([checkAuth(), resp(['SET', KEEP_KEY, KEEP_VALUE])]));
       expect(replies(set)?.map((r) => r.text)).toEqual(['OK', 'OK', 'OK']);
     }, 60_000);
     afterAll(async () => {
@@ -117,7 +139,8 @@ export function describeRedisFuzz(runs: FuzzRuns): void {
       await engine?.stop();
     });
 
-    const auth = () => resp(['AUTH', 'default', password]);
+    const auth = () => server.auth();
+    const checkAuth = () => (server.checkAuth ?? server.auth)();
 
     /**
      * Writes the bytes and a QUIT on a new TLS connection and reads until the server has closed
@@ -162,12 +185,12 @@ export function describeRedisFuzz(runs: FuzzRuns): void {
     }
 
     async function stillWhole(pids: { redis: number; model: number }): Promise<void> {
-      expect(alive(engine.pid) && engine.pid === pids.redis, 'the redis-server process').toBe(true);
+      expect(alive(engine.pid) && engine.pid === pids.redis, `the ${server.name} server process`).toBe(true);
       expect(alive(model.pid) && model.pid === pids.model, 'the network model process').toBe(true);
       const got = await within(
         DEADLINE_MS,
         'reading the key written before',
-        exchange(Buffer.concat([auth(), resp(['GET', KEEP_KEY])])),
+        exchange(Buffer.concat([checkAuth(), resp(['GET', KEEP_KEY])])),
       );
       expect(replies(got)?.map((r) => r.text)).toEqual(['OK', KEEP_VALUE, 'OK']);
     }

@@ -15,7 +15,7 @@ import { dataRoot } from '../../local/run-dir';
 import { writeUntilKilled } from '../support/kill-mid-stream';
 import { person, rawRequest } from '../support/lab-http';
 
-const TARGETS = ['dynamodb', 'qldb', 'redis', 'dsql'] as const satisfies readonly Target[];
+const TARGETS = ['dynamodb', 'qldb', 'redis', 'dsql', 'valkey'] as const satisfies readonly Target[];
 const HEALTH_DEADLINE_MS = 2_000;
 
 describe('an engine that dies or hangs is restarted with everything it acknowledged', () => {
@@ -68,9 +68,13 @@ describe('an engine that dies or hangs is restarted with everything it acknowled
   describe.each(TARGETS)('%s', (target) => {
     const base = `/${target}/keepalive-on/person`;
     const label = targetLabel(target);
+    // As a pattern: a label may hold parentheses (ElastiCache Serverless (Valkey)).
+    const labelPattern = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     // This target's restart, by a PID other than the one it replaced.
     const restartedLine = (old: number) =>
-      new RegExp(`^warning: ${label}'s engine restarted \\(pid (?!${old}\\))\\d+\\); its data was kept$`);
+      new RegExp(
+        `^warning: ${labelPattern}'s engine restarted \\(pid (?!${old}\\))\\d+\\); its data was kept$`,
+      );
     const database = () => {
       const r = lab.targets.get(target);
       if (!r) throw new Error(`the lab does not run ${target}`);
@@ -90,7 +94,7 @@ describe('an engine that dies or hangs is restarted with everything it acknowled
       expect(killed).toBe(true);
       expect(
         await lineAfter(from, new RegExp(`\\(pid ${pid}\\) died; starting it again on the same port$`)),
-      ).toMatch(new RegExp(`^warning: ${label}'s engine`));
+      ).toMatch(new RegExp(`^warning: ${labelPattern}'s engine`));
       await lineAfter(from, restartedLine(pid));
       expect(database().pid).not.toBe(pid);
       expect(database().upstreamPort).toBe(port);

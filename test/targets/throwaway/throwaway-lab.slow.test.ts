@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../core/paths';
-import { TARGET_MODULES_ENV } from '../../../core/target-modules';
+import { PROJECT_TARGET_MODULES, TARGET_MODULES_ENV } from '../../../core/target-modules';
 
 const env = { ...process.env, [TARGET_MODULES_ENV]: 'test/targets/throwaway/index.ts' };
 /** A spawned run's own bound; each test's limit is above it, so a stuck run fails as itself. */
@@ -43,6 +43,10 @@ interface SummaryRow {
 /** The load table's $ per million cell (loadtest/summary-table.ts). */
 const tableUsd = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The project's targets, in the one list's order, then the throwaway: what every CLI lists. */
+const PROJECT_NAMES = PROJECT_TARGET_MODULES.map((m) => m.split('/')[1]);
+const ALL = literal([...PROJECT_NAMES, 'throwaway'].join(', '));
+const OTHERS = literal([...PROJECT_NAMES.filter((n) => n !== 'redis'), 'throwaway'].join(', '));
 
 describe('a target registered from its own folder, through the lab', () => {
   const out = mkdtempSync(join(tmpdir(), 'lab-throwaway-'));
@@ -151,13 +155,13 @@ describe('a target registered from its own folder, through the lab', () => {
     'is in the lists of every CLI: load and experiment --help, experiment --list, npm run local --help',
     () => {
       expect(run(['loadtest/load.ts', '--help'], 60_000).stdout).toMatch(
-        /--targets LIST +comma list of dynamodb, qldb, redis, dsql, throwaway/,
+        new RegExp(`--targets LIST +comma list of ${ALL}`),
       );
       expect(run(['experiments/cli.ts', '--help'], 60_000).stdout).toMatch(
-        /--targets LIST +only these of dynamodb, qldb, redis, dsql, throwaway/,
+        new RegExp(`--targets LIST +only these of ${ALL}`),
       );
       expect(run(['experiments/cli.ts', '--list'], 60_000).stdout).toMatch(
-        /^redis-vs-others\n(?: .*\n)*? {2}targets +redis, dynamodb, qldb, dsql, throwaway;/m,
+        new RegExp(`^redis-vs-others\\n(?: .*\\n)*? {2}targets +redis, ${OTHERS};`, 'm'),
       );
       const local = spawnSync('npm', ['run', '-s', 'local', '--', '--help'], {
         cwd: PROJECT_ROOT,
@@ -165,7 +169,7 @@ describe('a target registered from its own folder, through the lab', () => {
         encoding: 'utf8',
         timeout: 60_000,
       });
-      expect(local.stdout).toMatch(/--targets LIST +comma list of dynamodb, qldb, redis, dsql, throwaway/);
+      expect(local.stdout).toMatch(new RegExp(`--targets LIST +comma list of ${ALL}`));
     },
     RUN_LIMIT_MS,
   );
