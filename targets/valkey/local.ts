@@ -7,10 +7,10 @@
  * redis target's password; and each target restarts its own server in fault runs.
  */
 import { randomBytes } from 'node:crypto';
-import { redisHealth } from '../../local/engines/health';
 import { engineDataDir } from '../../local/run-dir';
 import { type LocalTarget, withEngine } from '../../local/targets/types';
 import { checkRedisServer } from '../redis/engine';
+import { redisHealth } from '../redis/health';
 import { valkeyUserId } from './access';
 import { startValkey, type ValkeyEngine } from './engine';
 import { VALKEY_ENDPOINT_ENV, VALKEY_PORT_ENV, VALKEY_URL_ENV, VALKEY_USER_ENV } from './env-names';
