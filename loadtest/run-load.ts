@@ -169,8 +169,10 @@ async function phaseCost(
   timings: readonly TimingLine[],
   pricesFile: string | undefined,
   provisioned?: { readonly concurrency: number; readonly wallS: number },
+  capacity?: { readonly target: string; readonly context: Readonly<Record<string, string>> },
 ): Promise<LabRow['cost']> {
   const { parseLambdaLog } = await import('../runs/lambda-log-parser');
+  const { capacityQuantities } = await import('../core/cost-registry');
   const { runCost } = await import('../runs/run-cost');
   const { loadLabPrices } = await import('../targets/builtin-costs');
   const reports = parseLambdaLog(lines.join('\n')).reports.filter(
@@ -183,6 +185,14 @@ async function phaseCost(
       timings,
       architecture: 'arm64',
       api: 'rest',
+      ...(capacity !== undefined && provisioned !== undefined
+        ? {
+            capacity: capacityQuantities(capacity.target, {
+              wallS: provisioned.wallS,
+              context: (key) => capacity.context[key],
+            }),
+          }
+        : {}),
       // Reserved while configured, requests or not: the phase's wall time at the phase's memory.
       ...(provisioned !== undefined && provisioned.concurrency > 0 && memoryMb !== undefined
         ? { provisioned: { ...provisioned, memoryMb } }
@@ -498,10 +508,17 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
                     : null,
               },
               functionMs: await warmDuration(linesOf(target, variant, phase), memory),
-              cost: await phaseCost(linesOf(target, variant, phase), memory, timings, o.prices, {
-                concurrency: Number(o.local?.context?.provisionedConcurrency ?? 0) || 0,
-                wallS: o.durationS,
-              }),
+              cost: await phaseCost(
+                linesOf(target, variant, phase),
+                memory,
+                timings,
+                o.prices,
+                {
+                  concurrency: Number(o.local?.context?.provisionedConcurrency ?? 0) || 0,
+                  wallS: o.durationS,
+                },
+                { target, context: o.local?.context ?? {} },
+              ),
             };
           }
         : undefined,

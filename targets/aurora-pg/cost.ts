@@ -11,7 +11,7 @@
 import type { TargetCost } from '../../core/cost-registry';
 import type { BilledQuantity } from '../../core/timing.mjs';
 import prices from './prices.json' with { type: 'json' };
-import type { AuroraSettings } from './settings';
+import { type AuroraSettings, parseAuroraSettings } from './settings';
 import { RESUME_MS, RESUMES } from './store-keys';
 
 export const ACU_HOURS = 'aurorapg.acuHours';
@@ -62,6 +62,9 @@ export const cost: TargetCost = {
     raw: [RESUMES, RESUME_MS],
     bill: () => [],
   },
+  // A load phase keeps the writer running for its whole wall time: never paused during it.
+  capacity: (phase, rules) =>
+    phaseCapacity({ settings: parseAuroraSettings(phase.context), wallS: phase.wallS }, rules),
   prices,
   pricesFile: 'targets/aurora-pg/prices.json',
 };
