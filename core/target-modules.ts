@@ -21,7 +21,7 @@ export const PROJECT_TARGET_MODULES: readonly string[] = [
   'targets/qldb/index.ts',
   'targets/redis/index.ts',
   'targets/dsql/index.ts',
-  'targets/aurora-pg/index.ts',
+  'targets/aurorapg/index.ts',
 ];
 
 /** The target modules to load, as absolute paths: the project's list, then the variable's, each once. */

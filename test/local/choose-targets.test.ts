@@ -100,13 +100,14 @@ describe('chooseTargets', () => {
       qldb: { findEngine: () => ({ found: false as const, missing: 'no ledger', install: 'make ledger' }) },
       redis: { findEngine: async () => ({ found: true as const, source: 'test' }) },
       dsql: { findEngine: () => ({ found: true as const, source: 'test' }) },
+      aurorapg: { findEngine: () => ({ found: true as const, source: 'test' }) },
     };
     const chosen = await chooseTargets({
       env: {},
       platform: 'linux',
       registry: (t) => registry[t as keyof typeof registry],
     });
-    expect(chosen.targets).toEqual(['dynamodb', 'redis', 'dsql']);
+    expect(chosen.targets).toEqual(['dynamodb', 'redis', 'dsql', 'aurorapg']);
     expect(skippedLines(chosen)).toEqual([
       skippedLine('qldb', { found: false, missing: 'no ledger', install: 'make ledger' }),
     ]);

@@ -151,13 +151,13 @@ describe('a target registered from its own folder, through the lab', () => {
     'is in the lists of every CLI: load and experiment --help, experiment --list, npm run local --help',
     () => {
       expect(run(['loadtest/load.ts', '--help'], 60_000).stdout).toMatch(
-        /--targets LIST +comma list of dynamodb, qldb, redis, dsql, throwaway/,
+        /--targets LIST +comma list of dynamodb, qldb, redis, dsql, aurorapg, throwaway/,
       );
       expect(run(['experiments/cli.ts', '--help'], 60_000).stdout).toMatch(
-        /--targets LIST +only these of dynamodb, qldb, redis, dsql, throwaway/,
+        /--targets LIST +only these of dynamodb, qldb, redis, dsql, aurorapg, throwaway/,
       );
       expect(run(['experiments/cli.ts', '--list'], 60_000).stdout).toMatch(
-        /^redis-vs-others\n(?: .*\n)*? {2}targets +redis, dynamodb, qldb, dsql, throwaway;/m,
+        /^redis-vs-others\n(?: .*\n)*? {2}targets +redis, dynamodb, qldb, dsql, aurorapg, throwaway;/m,
       );
       const local = spawnSync('npm', ['run', '-s', 'local', '--', '--help'], {
         cwd: PROJECT_ROOT,
@@ -165,7 +165,7 @@ describe('a target registered from its own folder, through the lab', () => {
         encoding: 'utf8',
         timeout: 60_000,
       });
-      expect(local.stdout).toMatch(/--targets LIST +comma list of dynamodb, qldb, redis, dsql, throwaway/);
+      expect(local.stdout).toMatch(/--targets LIST +comma list of dynamodb, qldb, redis, dsql, aurorapg, throwaway/);
     },
     RUN_LIMIT_MS,
   );

@@ -13,7 +13,7 @@
  *   lock timeout, passed as startup parameters.
  * - Auto-pause (resume-model.ts): a connection that finds the instance paused waits for the
  *   resume before its login is answered; once the server has said AuthenticationOk, the front
- *   sends one NoticeResponse `aurora-pg local: resumed from auto-pause after <ms> ms` (the lab's
+ *   sends one NoticeResponse `aurorapg local: resumed from auto-pause after <ms> ms` (the lab's
  *   own signal for the timing block: Aurora sends none).
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -116,7 +116,7 @@ export async function startAuroraFront(opts: AuroraFrontOptions): Promise<Aurora
         const verdict = await verifyRdsToken(password, { host: opts.expectedHost, user }, opts.credentials);
         if (!verdict.ok) {
           refused += 1;
-          opts.log?.(`[aurora-pg] refused ${user}: ${verdict.reason}`);
+          opts.log?.(`[aurorapg] refused ${user}: ${verdict.reason}`);
           return fail('28P01', `PAM authentication failed for user "${user}"`);
         }
       }
@@ -124,7 +124,7 @@ export async function startAuroraFront(opts: AuroraFrontOptions): Promise<Aurora
       const r = resume.opened();
       client.once('close', () => resume.closed());
       if (r.holdMs > 0) {
-        if (r.pausedMs > 0) opts.log?.(`[aurora-pg] resuming after ${Math.round(r.pausedMs / 1000)} s paused: ${r.holdMs} ms`);
+        if (r.pausedMs > 0) opts.log?.(`[aurorapg] resuming after ${Math.round(r.pausedMs / 1000)} s paused: ${r.holdMs} ms`);
         await new Promise((done) => setTimeout(done, r.holdMs));
       }
       if (client.destroyed) return;
@@ -151,7 +151,7 @@ export async function startAuroraFront(opts: AuroraFrontOptions): Promise<Aurora
           head = undefined;
           const ok = out[0] === 0x52 && out.readInt32BE(5) === 0;
           client.write(out.subarray(0, AUTH_OK_LENGTH));
-          if (ok) client.write(noticeResponse(`aurora-pg local: resumed from auto-pause after ${r.holdMs} ms`));
+          if (ok) client.write(noticeResponse(`aurorapg local: resumed from auto-pause after ${r.holdMs} ms`));
           if (!client.write(out.subarray(AUTH_OK_LENGTH))) server.pause();
         });
         client.on('drain', () => server.resume());
@@ -213,7 +213,7 @@ export async function startAuroraFront(opts: AuroraFrontOptions): Promise<Aurora
     try {
       handle(client);
     } catch (error) {
-      opts.log?.(`[aurora-pg] internal error: ${(error as Error).stack ?? error}`);
+      opts.log?.(`[aurorapg] internal error: ${(error as Error).stack ?? error}`);
       client.destroy();
     }
   });

@@ -1,5 +1,5 @@
 /**
- * The aurora-pg target through the whole lab (`npm run load`): the synthesized cluster's
+ * The aurorapg target through the whole lab (`npm run load`): the synthesized cluster's
  * template, the schema custom resource's real bundle, the functions' real bundles connecting
  * with RDS IAM tokens through the network model and the front. A bounded run with no error, the
  * same statuses, validation and timing block as every target, and the resume: with a short
@@ -37,7 +37,7 @@ interface Line {
   } | null;
 }
 
-describe('aurora-pg through npm run load', () => {
+describe('aurorapg through npm run load', () => {
   const out = mkdtempSync(join(tmpdir(), 'lab-aurora-'));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 

@@ -1,4 +1,4 @@
-/** The aurora-pg target's functions: one export per operation, over one store per environment. */
+/** The aurorapg target's functions: one export per operation, over one store per environment. */
 import { readLabFunction } from '../../lambda/shared/env';
 import {
   makeCreateHandler,

@@ -66,5 +66,5 @@ export const cost: TargetCost = {
   capacity: (phase, rules) =>
     phaseCapacity({ settings: parseAuroraSettings(phase.context), wallS: phase.wallS }, rules),
   prices,
-  pricesFile: 'targets/aurora-pg/prices.json',
+  pricesFile: 'targets/aurorapg/prices.json',
 };

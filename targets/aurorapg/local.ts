@@ -75,7 +75,7 @@ export const auroraTarget: LocalTarget = {
   findEngine: checkPostgres,
   async start(opts) {
     const durable = opts.dataDir !== undefined;
-    const dataDir = opts.dataDir ? join(opts.dataDir, 'aurora-pg') : await labDataDir('lab-aurora-pg-');
+    const dataDir = opts.dataDir ? join(opts.dataDir, 'aurorapg') : await labDataDir('lab-aurorapg-');
     const socketDir = await labTempDir('lab-pgsock-');
     const password = randomBytes(18).toString('base64url');
     const start = () =>

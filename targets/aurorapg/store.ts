@@ -1,5 +1,5 @@
 /**
- * The aurora-pg target's PersonStore: the same PostgreSQL connection management as the dsql
+ * The aurorapg target's PersonStore: the same PostgreSQL connection management as the dsql
  * target (lambda/shared/dsql-store.ts: one kept connection per environment or one per call, a
  * dropped connection replaced once, SQLSTATE 22/23 answered as 400, bounded connect and
  * statements), over node-postgres, with an RDS IAM auth token as the password
@@ -8,7 +8,7 @@
  * What differs from DSQL: the token (service rds-db, host:port, the user in the token), the
  * bounds (a connect may wait out a resume from auto-pause, about 15 s; the whole call gets
  * DEADLINE_MS, below API Gateway's 29 s), and what it meters: no DPUs (Aurora bills capacity
- * over time, targets/aurora-pg/cost.ts), but the resumes the local lab reports.
+ * over time, targets/aurorapg/cost.ts), but the resumes the local lab reports.
  */
 import { Signer } from '@aws-sdk/rds-signer';
 import { BillMeter } from '../../lambda/shared/bill-meter';
@@ -27,7 +27,7 @@ const TOKEN_REFRESH_MARGIN_S = 60;
 export const CONNECT_TIMEOUT_MS = 20_000;
 
 /** The NOTICE the local stand-in sends after a resume (the lab's own, not Aurora's: see README). */
-export const RESUME_NOTICE = /^aurora-pg local: resumed from auto-pause after (\d+) ms/;
+export const RESUME_NOTICE = /^aurorapg local: resumed from auto-pause after (\d+) ms/;
 
 export interface RdsTokenOptions {
   readonly hostname: string;

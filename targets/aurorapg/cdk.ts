@@ -96,9 +96,9 @@ export const auroraTarget: TargetDefinition = {
     const sg = (id: string, description: string, allowAllOutbound: boolean) =>
       new ec2.SecurityGroup(stack, id, { vpc, description, allowAllOutbound });
     const dbSg = sg('AuroraPgDatabase', 'Latency lab Aurora PostgreSQL: PostgreSQL from the lab only', false);
-    const fnSg = sg('AuroraPgFunctions', 'Latency lab functions of aurora-pg: to the database only', false);
+    const fnSg = sg('AuroraPgFunctions', 'Latency lab functions of aurorapg: to the database only', false);
     // Reads the secret from Secrets Manager's public endpoint: HTTPS out, through the NAT gateway.
-    const schemaSg = sg('AuroraPgSchemaSg', 'Latency lab aurora-pg schema resource: HTTPS out and the database', false);
+    const schemaSg = sg('AuroraPgSchemaSg', 'Latency lab aurorapg schema resource: HTTPS out and the database', false);
     schemaSg.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'Secrets Manager');
     schemaSg.connections.allowTo(dbSg, ec2.Port.tcp(PORT), 'schema resource to the database');
 
@@ -128,17 +128,17 @@ export const auroraTarget: TargetDefinition = {
       removalPolicy,
     });
     const secret = cluster.secret;
-    if (!secret) throw new Error('aurora-pg: the cluster has no generated secret');
+    if (!secret) throw new Error('aurorapg: the cluster has no generated secret');
 
     let host: string;
     let resourceId: string;
     let target: ec2.IConnectable = cluster;
     if (settings.mode === 'proxy') {
-      const proxySg = sg('AuroraPgProxySg', 'Latency lab RDS Proxy of aurora-pg', false);
+      const proxySg = sg('AuroraPgProxySg', 'Latency lab RDS Proxy of aurorapg', false);
       proxySg.connections.allowTo(dbSg, ec2.Port.tcp(PORT), 'proxy to the database');
       const proxyRole = new iam.Role(stack, 'AuroraPgProxyRole', {
         assumedBy: new iam.ServicePrincipal('rds.amazonaws.com'),
-        description: 'RDS Proxy of aurora-pg: logs in to the cluster as lab_app with IAM',
+        description: 'RDS Proxy of aurorapg: logs in to the cluster as lab_app with IAM',
       });
       proxyRole.addToPolicy(
         new iam.PolicyStatement({
@@ -167,7 +167,7 @@ export const auroraTarget: TargetDefinition = {
     fnSg.connections.allowTo(target, ec2.Port.tcp(PORT), 'functions to the database');
 
     const onEvent = new PerfFunction(stack, 'AuroraPgSchemaOnEvent', {
-      entry: 'targets/aurora-pg/schema.ts',
+      entry: 'targets/aurorapg/schema.ts',
       description: 'Creates the lab Aurora PostgreSQL schema and the functions’ IAM user (idempotent)',
       memorySize: 256,
       timeout: Duration.seconds(90),
@@ -190,10 +190,10 @@ export const auroraTarget: TargetDefinition = {
 
     new CfnOutput(stack, 'AuroraPgEndpoint', { value: cluster.clusterEndpoint.hostname });
     new CfnOutput(stack, 'AuroraPgMode', { value: settings.mode });
-    const handedHost = handOff(stack, 'aurora-pg/host', host);
-    const handedResourceId = handOff(stack, 'aurora-pg/resource-id', resourceId);
-    const handedSubnets = handOff(stack, 'aurora-pg/subnet-ids', Fn.join(',', vpc.selectSubnets(subnets).subnetIds));
-    const handedSg = handOff(stack, 'aurora-pg/function-security-group', fnSg.securityGroupId);
+    const handedHost = handOff(stack, 'aurorapg/host', host);
+    const handedResourceId = handOff(stack, 'aurorapg/resource-id', resourceId);
+    const handedSubnets = handOff(stack, 'aurorapg/subnet-ids', Fn.join(',', vpc.selectSubnets(subnets).subnetIds));
+    const handedSg = handOff(stack, 'aurorapg/function-security-group', fnSg.securityGroupId);
     acknowledgeClusterFindings(cluster);
 
     return {

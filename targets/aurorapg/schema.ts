@@ -84,7 +84,7 @@ export async function onEvent(
   secrets: SecretsManagerClient = new SecretsManagerClient({}),
 ): Promise<{ PhysicalResourceId: string; Data?: Record<string, string> }> {
   const props = readSchemaProperties(event.ResourceProperties);
-  const physicalId = `aurora-pg-schema-${props.User}`;
+  const physicalId = `aurorapg-schema-${props.User}`;
   if (event.RequestType === 'Delete') return { PhysicalResourceId: physicalId };
   const secret = parseSecret(
     (await secrets.send(new GetSecretValueCommand({ SecretId: props.SecretArn }))).SecretString,
@@ -104,7 +104,7 @@ export async function onEvent(
   await client.connect();
   try {
     const done = await ensureSchema(client, props.User);
-    console.log(`aurora-pg schema: ${done.join('; ')}`);
+    console.log(`aurorapg schema: ${done.join('; ')}`);
     return { PhysicalResourceId: physicalId, Data: { User: props.User } };
   } finally {
     await client.end().catch(() => {});

@@ -1,5 +1,5 @@
 /**
- * The aurora-pg target's cost part (targets/aurora-pg/cost.ts, prices.json) and its flags
+ * The aurorapg target's cost part (targets/aurorapg/cost.ts, prices.json) and its flags
  * (settings.ts): Aurora bills capacity over time (ACU-hours per second while the writer runs,
  * nothing while paused: https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/aurora-serverless-v2-auto-pause.html),
  * the minimum capacity is a floor billed whether requests come or not (its own line), and RDS
@@ -10,15 +10,15 @@ import { capacityQuantities } from '../../../core/cost-registry';
 import { DEFAULT_PRICE_FILE, loadPriceFile } from '../../../core/price-file';
 import { ConfigError } from '../../../lib/config';
 import { runCost } from '../../../runs/run-cost';
-import { ACU_FLOOR_HOURS, ACU_HOURS, PROXY_ACU_HOURS, phaseCapacity } from '../../../targets/aurora-pg/cost';
-import prices from '../../../targets/aurora-pg/prices.json' with { type: 'json' };
-import { parseAuroraSettings } from '../../../targets/aurora-pg/settings';
+import { ACU_FLOOR_HOURS, ACU_HOURS, PROXY_ACU_HOURS, phaseCapacity } from '../../../targets/aurorapg/cost';
+import prices from '../../../targets/aurorapg/prices.json' with { type: 'json' };
+import { parseAuroraSettings } from '../../../targets/aurorapg/settings';
 
 const rules = { lowestRunningAcu: 0.5, proxyMinimumAcu: 8 };
 const hour = 3600;
 const flags = (o: Record<string, string>) => (k: string) => o[k];
 
-describe('aurora-pg capacity', () => {
+describe('aurorapg capacity', () => {
   it('bills no ACU while paused, the lowest running capacity while it runs, and no floor with a minimum of 0', () => {
     const direct = { mode: 'direct', minAcu: 0 } as const;
     expect(phaseCapacity({ settings: direct, wallS: hour, pausedS: hour }, rules)).toEqual([]);
@@ -83,7 +83,7 @@ describe('aurora-pg capacity', () => {
   });
 });
 
-describe('aurora-pg flags', () => {
+describe('aurorapg flags', () => {
   it('defaults to direct with a minimum of 0 and a 300 s pause, proxy to 0.5 ACUs without one', () => {
     expect(parseAuroraSettings()).toEqual({ mode: 'direct', minAcu: 0, maxAcu: 1, autoPauseS: 300 });
     expect(parseAuroraSettings(flags({ auroraPgMode: 'proxy' }))).toEqual({ mode: 'proxy', minAcu: 0.5, maxAcu: 1 });

@@ -1,5 +1,5 @@
 /**
- * The aurora-pg target's own context flags, parsed and checked here (lib/config.ts hands every
+ * The aurorapg target's own context flags, parsed and checked here (lib/config.ts hands every
  * target the context as AppConfig.context). Light: no construct library, so the local lab and
  * the tests read the same rules.
  *

@@ -1,5 +1,5 @@
 /**
- * The aurora-pg target's local stand-in (targets/aurora-pg/front.ts: the lab's PostgreSQL 16
+ * The aurorapg target's local stand-in (targets/aurorapg/front.ts: the lab's PostgreSQL 16
  * behind the network model and the front) driven by clients the lab does not use: psql (TLS
  * verify-full against the lab CA, simple query protocol) with passwords made by botocore's
  * generate_db_auth_token. Each case says what Aurora does and where that is written:
@@ -22,9 +22,9 @@ import { findPostgresBin, type PostgresEngine, socketClient, startPostgres } fro
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/engines/types';
 import { type NetworkModel, startNetworkModel } from '../../../local/network/network-model';
 import { ensureCertificates } from '../../../local/tls/certificates';
-import { type AuroraFront, startAuroraFront } from '../../../targets/aurora-pg/front';
-import { ResumeModel } from '../../../targets/aurora-pg/resume-model';
-import { ensureSchema } from '../../../targets/aurora-pg/schema';
+import { type AuroraFront, startAuroraFront } from '../../../targets/aurorapg/front';
+import { ResumeModel } from '../../../targets/aurorapg/resume-model';
+import { ensureSchema } from '../../../targets/aurorapg/schema';
 import { runClient, venvPython } from '../../conformance/support/clients';
 import { setupTask } from '../../support/shared-engines';
 
@@ -52,7 +52,7 @@ async function token(user: string, env: Record<string, string> = {}): Promise<st
   await setupTask('conformance-clients');
   const r = await runClient(
     venvPython(),
-    [join(PROJECT_ROOT, 'test/targets/aurora-pg/rds_token.py'), HOST, String(model.port), user],
+    [join(PROJECT_ROOT, 'test/targets/aurorapg/rds_token.py'), HOST, String(model.port), user],
     { env: { ...sdkEnv, ...env } },
   );
   if (r.code !== 0) throw new Error(`rds_token.py: ${r.stderr}`);
@@ -90,7 +90,7 @@ beforeAll(async () => {
   caPath = certs.caCertPath;
   socketDir = await mkdtemp(join(tmpdir(), 'lab-pgsock-'));
   engine = await startPostgres({ socketDir });
-  // What the local target sets up (targets/aurora-pg/local.ts): rds_iam and the master user.
+  // What the local target sets up (targets/aurorapg/local.ts): rds_iam and the master user.
   const admin = socketClient(socketDir);
   await admin.connect();
   await admin.query(`CREATE ROLE rds_iam NOLOGIN; CREATE ROLE ${MASTER.user} LOGIN CREATEROLE`);
@@ -124,7 +124,7 @@ afterAll(async () => {
   if (socketDir) await rm(socketDir, { recursive: true, force: true });
 });
 
-describe('aurora-pg locally, through psql with botocore tokens', () => {
+describe('aurorapg locally, through psql with botocore tokens', () => {
   it('logs lab_app in with an IAM token over verified TLS, at read committed (IAM, SSL, DEFAULTS)', async () => {
     const r = await psql('SHOW transaction_isolation', 'lab_app', await token('lab_app'));
     expect(r.code, r.stderr).toBe(0);
@@ -176,7 +176,7 @@ describe('aurora-pg locally, through psql with botocore tokens', () => {
     expect(resumed.stdout.trim()).toBe('1');
     expect(took).toBeGreaterThanOrEqual(RESUME_MS);
     // psql prints the lab's notice: the resume is visible to a client.
-    expect(resumed.stderr).toMatch(/aurora-pg local: resumed from auto-pause after 1500 ms/);
+    expect(resumed.stderr).toMatch(/aurorapg local: resumed from auto-pause after 1500 ms/);
     expect(front.stats().resumes).toBe(before + 1);
     // Running again: the next connection pays nothing.
     const again = performance.now();

@@ -1,5 +1,5 @@
 /**
- * The aurora-pg target's stacks (targets/aurora-pg/cdk.ts), in both modes: the cluster as the
+ * The aurorapg target's stacks (targets/aurorapg/cdk.ts), in both modes: the cluster as the
  * Aurora guide asks for it (serverless v2 writer, IAM authentication, TLS forced), least
  * privilege (rds-db:connect for the one database user, on this cluster or this proxy), the
  * functions in the VPC behind a group only the database admits, the refusal of a proxy with a
@@ -69,7 +69,7 @@ function nagFindings(flags: Record<string, string>): string[] {
   }
 }
 
-describe('aurora-pg, direct (minimum 0 ACUs: auto-pause)', () => {
+describe('aurorapg, direct (minimum 0 ACUs: auto-pause)', () => {
   const { data, api } = synthLab(DIRECT);
 
   it('is one serverless v2 writer of Aurora PostgreSQL 16 that scales to 0 and pauses after 300 s, IAM auth on, storage encrypted', () => {
@@ -133,7 +133,7 @@ describe('aurora-pg, direct (minimum 0 ACUs: auto-pause)', () => {
   });
 });
 
-describe('aurora-pg, proxy', () => {
+describe('aurorapg, proxy', () => {
   const { data, api } = synthLab(PROXY);
 
   it('fronts the cluster with RDS Proxy: IAM end to end, TLS required, minimum 0.5 ACUs, no auto-pause', () => {
@@ -170,7 +170,7 @@ describe('aurora-pg, proxy', () => {
   });
 });
 
-describe('aurora-pg under cdk-nag AwsSolutions', () => {
+describe('aurorapg under cdk-nag AwsSolutions', () => {
   it('has no unacknowledged finding in direct mode', () => {
     expect(nagFindings(DIRECT)).toEqual([]);
   }, 120_000);
