@@ -10,11 +10,18 @@
  * DEADLINE_MS, below API Gateway's 29 s), and what it meters: no DPUs (Aurora bills capacity
  * over time, targets/aurorapg/cost.ts), but the resumes the local lab reports.
  */
+import type { ConnectionOptions } from 'node:tls';
 import { Signer } from '@aws-sdk/rds-signer';
 import { BillMeter } from '../../lambda/shared/bill-meter';
 import { createDsqlStore, type DsqlPersonStore } from '../../lambda/shared/dsql-store';
 import type { DsqlTokenSource } from '../../lambda/shared/dsql-token';
-import { EnvError, readKeepAlive, readTlsMaxVersion, requireEnv } from '../../lambda/shared/env';
+import {
+  EnvError,
+  type KeepAliveVariant,
+  readKeepAlive,
+  readTlsMaxVersion,
+  requireEnv,
+} from '../../lambda/shared/env';
 import { DEADLINE_MS } from './settings';
 import { RESUME_MS, RESUMES } from './store-keys';
 
@@ -91,16 +98,28 @@ export function readAuroraEnv(env: NodeJS.ProcessEnv = process.env): AuroraEnv {
 
 export type AuroraPersonStore = DsqlPersonStore;
 
-export function auroraStoreFromEnv(env: NodeJS.ProcessEnv = process.env): AuroraPersonStore {
-  const { host, port, user, region } = readAuroraEnv(env);
-  const tlsMaxVersion = readTlsMaxVersion(env);
+export interface AuroraStoreOptions extends AuroraEnv {
+  readonly keepAlive: KeepAliveVariant;
+  /** Extra TLS options (tests pass `ca`); deployed functions trust NODE_EXTRA_CA_CERTS. */
+  readonly tls?: ConnectionOptions;
+  readonly credentials?: RdsTokenOptions['credentials'];
+}
+
+export function createAuroraStore(opts: AuroraStoreOptions): AuroraPersonStore {
+  const { host, port, user, region } = opts;
   const meter = new BillMeter();
   const inner = createDsqlStore({
     endpoint: { host, port, user, database: AURORA_DATABASE },
-    tokens: rdsTokenSource({ hostname: host, port, username: user, region }),
-    keepAlive: readKeepAlive(env),
+    tokens: rdsTokenSource({
+      hostname: host,
+      port,
+      username: user,
+      region,
+      ...(opts.credentials ? { credentials: opts.credentials } : {}),
+    }),
+    keepAlive: opts.keepAlive,
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
-    ...(tlsMaxVersion ? { tls: { maxVersion: tlsMaxVersion } } : {}),
+    ...(opts.tls ? { tls: opts.tls } : {}),
     onClient: (client) =>
       client.on('notice', (notice) => {
         const m = RESUME_NOTICE.exec(notice.message ?? '');
@@ -111,4 +130,14 @@ export function auroraStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Aurora
   });
   // DSQL's DPU facts are not Aurora's bill: only the resumes are recorded.
   return { ...inner, name: 'Aurora PostgreSQL', deadlineMs: DEADLINE_MS, billed: () => meter.snapshot() };
+}
+
+/** The store a deployed function uses, built once per execution environment (no network at init). */
+export function auroraStoreFromEnv(env: NodeJS.ProcessEnv = process.env): AuroraPersonStore {
+  const tlsMaxVersion = readTlsMaxVersion(env);
+  return createAuroraStore({
+    ...readAuroraEnv(env),
+    keepAlive: readKeepAlive(env),
+    ...(tlsMaxVersion ? { tls: { maxVersion: tlsMaxVersion } } : {}),
+  });
 }

@@ -13,7 +13,7 @@
  * - DEFAULTS: Aurora PostgreSQL keeps PostgreSQL's read committed default isolation.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,8 +25,11 @@ import { ensureCertificates } from '../../../local/tls/certificates';
 import { type AuroraFront, startAuroraFront } from '../../../targets/aurorapg/front';
 import { ResumeModel } from '../../../targets/aurorapg/resume-model';
 import { ensureSchema } from '../../../targets/aurorapg/schema';
+import { createAuroraStore } from '../../../targets/aurorapg/store';
 import { runClient, venvPython } from '../../conformance/support/clients';
 import { setupTask } from '../../support/shared-engines';
+import { describeTopStories } from '../../support/top-stories-contract';
+import { describeWorkloads } from '../../support/workload-contract';
 
 const HOST = 'localhost';
 const MASTER = { user: 'labadmin', password: 'local-master-password' };
@@ -39,6 +42,7 @@ let front: AuroraFront;
 let model: NetworkModel;
 let caPath: string;
 let socketDir: string;
+let ca: Buffer;
 
 const sdkEnv = {
   AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -88,6 +92,7 @@ beforeAll(async () => {
   if (!findPostgresBin()) execFileSync('bash', [join(PROJECT_ROOT, 'scripts/ensure-postgres.sh')], { stdio: 'inherit' });
   const certs = await ensureCertificates(join(PROJECT_ROOT, '.cache', 'tls'));
   caPath = certs.caCertPath;
+  ca = await readFile(caPath);
   socketDir = await mkdtemp(join(tmpdir(), 'lab-pgsock-'));
   engine = await startPostgres({ socketDir });
   // What the local target sets up (targets/aurorapg/local.ts): rds_iam and the master user.
@@ -184,6 +189,33 @@ describe('aurorapg locally, through psql with botocore tokens', () => {
     expect(performance.now() - again).toBeLessThan(RESUME_MS);
     expect(front.stats().resumes).toBe(before + 1);
   }, 60_000);
+});
+
+/** A function's store against the stand-in: lab_app, IAM tokens signed with the lab's key, TLS to the lab CA. */
+const functionStore = (keepAlive: 'on' | 'off' = 'on') =>
+  createAuroraStore({
+    host: HOST,
+    port: model.port,
+    user: 'lab_app',
+    region: LOCAL_REGION,
+    keepAlive,
+    tls: { ca },
+    credentials: LOCAL_CREDENTIALS,
+  });
+
+describe('aurorapg workloads: the same statuses, validation and timing block as every target', () => {
+  // Warm, keep-alive on: every operation is one statement, five frontend messages
+  // (Parse, Bind, Describe, Execute, Sync), as on the dsql target's client.
+  describeWorkloads(() => ({
+    name: 'aurorapg',
+    store: () => functionStore('on'),
+    warm: { overwrite: 5, overwriteMissing: 5, update: 5, updateMissing: 5, query: 5 },
+  }));
+  describeTopStories(() => ({
+    name: 'aurorapg',
+    store: () => functionStore('on'),
+    warm: { view: 5, viewMissing: 5, top10: 5 },
+  }));
 });
 
 describe('the resume model (PAUSE)', () => {
