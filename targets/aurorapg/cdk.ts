@@ -98,11 +98,17 @@ export const auroraTarget: TargetDefinition = {
     const dbSg = sg('AuroraPgDatabase', 'Latency lab Aurora PostgreSQL: PostgreSQL from the lab only', false);
     const fnSg = sg('AuroraPgFunctions', 'Latency lab functions of aurorapg: to the database only', false);
     // Reads the secret from Secrets Manager's public endpoint: HTTPS out, through the NAT gateway.
-    const schemaSg = sg('AuroraPgSchemaSg', 'Latency lab aurorapg schema resource: HTTPS out and the database', false);
+    const schemaSg = sg(
+      'AuroraPgSchemaSg',
+      'Latency lab aurorapg schema resource: HTTPS out and the database',
+      false,
+    );
     schemaSg.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'Secrets Manager');
     schemaSg.connections.allowTo(dbSg, ec2.Port.tcp(PORT), 'schema resource to the database');
 
-    const engine = rds.DatabaseClusterEngine.auroraPostgres({ version: rds.AuroraPostgresEngineVersion.VER_16_6 });
+    const engine = rds.DatabaseClusterEngine.auroraPostgres({
+      version: rds.AuroraPostgresEngineVersion.VER_16_6,
+    });
     const cluster = new rds.DatabaseCluster(stack, 'AuroraPg', {
       engine,
       writer: rds.ClusterInstance.serverlessV2('Writer', { publiclyAccessible: false }),
@@ -180,7 +186,10 @@ export const auroraTarget: TargetDefinition = {
       subnetIds: vpc.selectSubnets(subnets).subnetIds,
       securityGroupIds: [schemaSg.securityGroupId],
     });
-    const provider = labProvider(new Construct(stack, 'AuroraPgSchemaProvider'), onEvent, { logRetentionDays: config.logRetentionDays, removalPolicy });
+    const provider = labProvider(new Construct(stack, 'AuroraPgSchemaProvider'), onEvent, {
+      logRetentionDays: config.logRetentionDays,
+      removalPolicy,
+    });
     const schema = new CustomResource(stack, 'AuroraPgSchema', {
       serviceToken: provider.serviceToken,
       resourceType: SCHEMA_RESOURCE_TYPE,
@@ -192,7 +201,11 @@ export const auroraTarget: TargetDefinition = {
     new CfnOutput(stack, 'AuroraPgMode', { value: settings.mode });
     const handedHost = handOff(stack, 'aurorapg/host', host);
     const handedResourceId = handOff(stack, 'aurorapg/resource-id', resourceId);
-    const handedSubnets = handOff(stack, 'aurorapg/subnet-ids', Fn.join(',', vpc.selectSubnets(subnets).subnetIds));
+    const handedSubnets = handOff(
+      stack,
+      'aurorapg/subnet-ids',
+      Fn.join(',', vpc.selectSubnets(subnets).subnetIds),
+    );
     const handedSg = handOff(stack, 'aurorapg/function-security-group', fnSg.securityGroupId);
     acknowledgeClusterFindings(cluster);
 
@@ -203,7 +216,10 @@ export const auroraTarget: TargetDefinition = {
         fn.addEnvironment('NODE_EXTRA_CA_CERTS', RDS_CA_BUNDLE);
         if (config.prewarmConnection) fn.addEnvironment(PREWARM_ENV, 'on');
         fn.addToRolePolicy(
-          new iam.PolicyStatement({ actions: ['rds-db:connect'], resources: [dbUserArn(fn, handedResourceId(fn))] }),
+          new iam.PolicyStatement({
+            actions: ['rds-db:connect'],
+            resources: [dbUserArn(fn, handedResourceId(fn))],
+          }),
         );
         placeFunctionInVpc(fn, {
           subnetIds: Fn.split(',', handedSubnets(fn), 2),

@@ -38,7 +38,8 @@ export function phaseCapacity(p: PhaseCapacity, rules: Readonly<Record<string, n
   const runningH = (p.wallS - pausedS) / 3600;
   const serving = Math.max(p.servingAcu ?? rules.lowestRunningAcu, p.settings.minAcu);
   const out: BilledQuantity[] = [];
-  if (p.settings.minAcu > 0) out.push({ key: ACU_FLOOR_HOURS, quantity: p.settings.minAcu * runningH, basis: 'computed' });
+  if (p.settings.minAcu > 0)
+    out.push({ key: ACU_FLOOR_HOURS, quantity: p.settings.minAcu * runningH, basis: 'computed' });
   const above = serving - p.settings.minAcu;
   if (above > 0 && runningH > 0) out.push({ key: ACU_HOURS, quantity: above * runningH, basis: 'modeled' });
   if (p.settings.mode === 'proxy')

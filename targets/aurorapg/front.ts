@@ -32,8 +32,8 @@ import {
   typedMessage,
 } from '../../core/pg-wire';
 import { endThenDestroy } from '../../local/network/delay-layer';
-import { type ResumeModel, ResumeModel as Model, type ResumeSettings } from './resume-model';
 import { verifyRdsToken } from './rds-token';
+import { ResumeModel as Model, type ResumeModel, type ResumeSettings } from './resume-model';
 
 const MAX_HANDSHAKE_MESSAGE = 64 * 1024;
 /** AuthenticationOk: 'R', length 8, code 0. */
@@ -124,7 +124,8 @@ export async function startAuroraFront(opts: AuroraFrontOptions): Promise<Aurora
       const r = resume.opened();
       client.once('close', () => resume.closed());
       if (r.holdMs > 0) {
-        if (r.pausedMs > 0) opts.log?.(`[aurorapg] resuming after ${Math.round(r.pausedMs / 1000)} s paused: ${r.holdMs} ms`);
+        if (r.pausedMs > 0)
+          opts.log?.(`[aurorapg] resuming after ${Math.round(r.pausedMs / 1000)} s paused: ${r.holdMs} ms`);
         await new Promise((done) => setTimeout(done, r.holdMs));
       }
       if (client.destroyed) return;
@@ -151,7 +152,8 @@ export async function startAuroraFront(opts: AuroraFrontOptions): Promise<Aurora
           head = undefined;
           const ok = out[0] === 0x52 && out.readInt32BE(5) === 0;
           client.write(out.subarray(0, AUTH_OK_LENGTH));
-          if (ok) client.write(noticeResponse(`aurorapg local: resumed from auto-pause after ${r.holdMs} ms`));
+          if (ok)
+            client.write(noticeResponse(`aurorapg local: resumed from auto-pause after ${r.holdMs} ms`));
           if (!client.write(out.subarray(AUTH_OK_LENGTH))) server.pause();
         });
         client.on('drain', () => server.resume());
@@ -185,16 +187,25 @@ export async function startAuroraFront(opts: AuroraFrontOptions): Promise<Aurora
             client.end();
             return;
           }
-          if (code !== PROTOCOL_3) return fail('08P01', `unsupported frontend protocol ${code >> 16}.${code & 0xffff}`);
+          if (code !== PROTOCOL_3) {
+            fail('08P01', `unsupported frontend protocol ${code >> 16}.${code & 0xffff}`);
+            return;
+          }
           params = startupParameters(message);
-          if (!params.get('user')) return fail('28000', 'no PostgreSQL user name specified in startup packet');
+          if (!params.get('user')) {
+            fail('28000', 'no PostgreSQL user name specified in startup packet');
+            return;
+          }
           stage = 'password';
           client.write(authenticationCleartextPassword());
         }
         if (stage === 'password') {
           const message = reader.typed(MAX_HANDSHAKE_MESSAGE);
           if (message === undefined) return;
-          if (message[0] !== 0x70 /* p */) return fail('08P01', 'expected password response');
+          if (message[0] !== 0x70 /* p */) {
+            fail('08P01', 'expected password response');
+            return;
+          }
           stage = 'relay';
           client.off('data', onData);
           client.pause();

@@ -16,7 +16,12 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Assembly } from '../../local/assembly/cloud-assembly';
 import { postgresHealth } from '../../local/engines/health';
-import { checkPostgres, type PostgresEngine, socketClient, startPostgres } from '../../local/engines/postgres';
+import {
+  checkPostgres,
+  type PostgresEngine,
+  socketClient,
+  startPostgres,
+} from '../../local/engines/postgres';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
 import { LOCAL_CALLER } from '../../local/lab-defaults';
 import { labDataDir, labTempDir } from '../../local/run-dir';
@@ -24,8 +29,8 @@ import { type LocalTarget, localName, withEngine } from '../../local/targets/typ
 import { type AuroraFront, startAuroraFront } from './front';
 import type { ResumeSettings } from './resume-model';
 import { SCHEMA_RESOURCE_TYPE } from './schema';
-import { MASTER_USER } from './settings';
 import { type SecretsStandIn, startSecretsStandIn } from './secrets-stand-in';
+import { MASTER_USER } from './settings';
 
 export const LOCAL_AURORA_HOST = 'localhost';
 const CLUSTER = 'AWS::RDS::DBCluster';
@@ -46,11 +51,15 @@ export function resumeSettingsOf(assembly: Assembly, env: NodeJS.ProcessEnv = pr
     | undefined;
   const num = (k: string) => (env[k] === undefined || env[k] === '' ? undefined : Number(env[k]));
   const pauses = scaling?.MinCapacity === 0;
-  const autoPauseS = pauses ? (num('LAB_AURORA_PG_AUTO_PAUSE_S') ?? scaling?.SecondsUntilAutoPause ?? 300) : undefined;
+  const autoPauseS = pauses
+    ? (num('LAB_AURORA_PG_AUTO_PAUSE_S') ?? scaling?.SecondsUntilAutoPause ?? 300)
+    : undefined;
   return {
     ...(autoPauseS === undefined ? {} : { autoPauseS }),
     ...(num('LAB_AURORA_PG_RESUME_MS') === undefined ? {} : { shortMs: num('LAB_AURORA_PG_RESUME_MS') }),
-    ...(num('LAB_AURORA_PG_LONG_RESUME_MS') === undefined ? {} : { longMs: num('LAB_AURORA_PG_LONG_RESUME_MS') }),
+    ...(num('LAB_AURORA_PG_LONG_RESUME_MS') === undefined
+      ? {}
+      : { longMs: num('LAB_AURORA_PG_LONG_RESUME_MS') }),
   };
 }
 
@@ -150,7 +159,9 @@ export const auroraTarget: LocalTarget = {
           ...env(model.port),
           AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url,
         });
-        opts.log('Aurora PostgreSQL schema and the functions’ IAM user created by the custom resource bundle');
+        opts.log(
+          'Aurora PostgreSQL schema and the functions’ IAM user created by the custom resource bundle',
+        );
       },
       health: (signal) => postgresHealth(engine.socketDir, signal),
       async restart() {

@@ -50,8 +50,10 @@ export async function verifyRdsToken(
   if (host !== expected.host) return refuse(`the token is for ${host}, not ${expected.host}`);
   const params = new URLSearchParams(token.slice(at + 2));
   const get = (k: string) => params.get(k) ?? '';
-  if (get('Action') !== 'connect') return refuse(`the token is for ${get('Action') || 'no action'}, not connect`);
-  if (get('DBUser') !== expected.user) return refuse(`the token is for user ${get('DBUser')}, not ${expected.user}`);
+  if (get('Action') !== 'connect')
+    return refuse(`the token is for ${get('Action') || 'no action'}, not connect`);
+  if (get('DBUser') !== expected.user)
+    return refuse(`the token is for user ${get('DBUser')}, not ${expected.user}`);
   const signature = get('X-Amz-Signature');
   if (get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || !/^[0-9a-f]{64}$/.test(signature))
     return refuse('the token is not signed');
@@ -69,7 +71,12 @@ export async function verifyRdsToken(
   if (date.getTime() - now.getTime() > MAX_CLOCK_SKEW_MS) return refuse('the token is signed in the future');
   if (now.getTime() > date.getTime() + expires * 1000) return refuse('the token has expired');
 
-  const signer = new SignatureV4({ credentials, region, service: RDS_DB_SERVICE, sha256: Hash.bind(null, 'sha256') });
+  const signer = new SignatureV4({
+    credentials,
+    region,
+    service: RDS_DB_SERVICE,
+    sha256: Hash.bind(null, 'sha256'),
+  });
   const query: Record<string, string> = { Action: 'connect', DBUser: expected.user };
   const sessionToken = params.get('X-Amz-Security-Token');
   if (sessionToken !== null) query['X-Amz-Security-Token'] = sessionToken;
@@ -86,6 +93,7 @@ export async function verifyRdsToken(
   const presigned = await signer.presign(request, { signingDate: date, expiresIn: expires });
   const want = Buffer.from(String(presigned.query?.['X-Amz-Signature'] ?? ''));
   const got = Buffer.from(signature);
-  if (want.length !== got.length || !timingSafeEqual(want, got)) return refuse('the token signature does not match');
+  if (want.length !== got.length || !timingSafeEqual(want, got))
+    return refuse('the token signature does not match');
   return { ok: true };
 }

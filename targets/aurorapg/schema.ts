@@ -13,7 +13,11 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import pg from 'pg';
-import { PERSON_TABLE_DDL, ROLE_PRIVILEGES, VIEWS_COLUMN_DDL } from '../../lambda/custom-resources/dsql-schema';
+import {
+  PERSON_TABLE_DDL,
+  ROLE_PRIVILEGES,
+  VIEWS_COLUMN_DDL,
+} from '../../lambda/custom-resources/dsql-schema';
 
 export const SCHEMA_RESOURCE_TYPE = 'Custom::AuroraPgSchema';
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -76,7 +80,11 @@ export async function ensureSchema(client: pg.Client, user: string): Promise<str
   if (exists.rowCount === 0) await client.query(`CREATE USER ${user}`);
   await client.query(`GRANT rds_iam TO ${user}`);
   await client.query(`GRANT ${ROLE_PRIVILEGES} ON person TO ${user}`);
-  return ['table person', 'indexes person_by_type, person_by_views', `user ${user} (rds_iam, ${ROLE_PRIVILEGES})`];
+  return [
+    'table person',
+    'indexes person_by_type, person_by_views',
+    `user ${user} (rds_iam, ${ROLE_PRIVILEGES})`,
+  ];
 }
 
 export async function onEvent(

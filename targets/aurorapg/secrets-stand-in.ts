@@ -13,7 +13,9 @@ export interface SecretsStandIn {
   close(): Promise<void>;
 }
 
-export async function startSecretsStandIn(secrets: (id: string) => string | undefined): Promise<SecretsStandIn> {
+export async function startSecretsStandIn(
+  secrets: (id: string) => string | undefined,
+): Promise<SecretsStandIn> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -23,10 +25,15 @@ export async function startSecretsStandIn(secrets: (id: string) => string | unde
         res.end(JSON.stringify(body));
       };
       if (req.headers['x-amz-target'] !== 'secretsmanager.GetSecretValue')
-        return answer(400, { __type: 'UnknownOperationException', message: 'only GetSecretValue is served locally' });
+        return answer(400, {
+          __type: 'UnknownOperationException',
+          message: 'only GetSecretValue is served locally',
+        });
       let id = '';
       try {
-        id = String((JSON.parse(Buffer.concat(chunks).toString() || '{}') as { SecretId?: unknown }).SecretId ?? '');
+        id = String(
+          (JSON.parse(Buffer.concat(chunks).toString() || '{}') as { SecretId?: unknown }).SecretId ?? '',
+        );
       } catch {
         return answer(400, { __type: 'SerializationException', message: 'the body is not JSON' });
       }

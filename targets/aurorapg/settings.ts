@@ -68,11 +68,19 @@ export function parseAuroraSettings(read: ContextReader = () => undefined): Auro
       `at least ${LOWEST_RUNNING_ACU} with auroraPgMode=proxy: an instance with a minimum capacity of 0 ACUs cannot auto-pause while RDS Proxy keeps connections open to it, and AWS does not allow a proxy with a minimum of 0 (${AUTO_PAUSE_PAGE}, Prerequisites and limitations)`,
     );
   if (!(maxAcu > LOWEST_RUNNING_ACU - 1e-9 && maxAcu >= minAcu && maxAcu >= 1))
-    throw new ConfigError('auroraPgMaxAcu', read('auroraPgMaxAcu'), `at least 1 and at least auroraPgMinAcu (${minAcu})`);
+    throw new ConfigError(
+      'auroraPgMaxAcu',
+      read('auroraPgMaxAcu'),
+      `at least 1 and at least auroraPgMinAcu (${minAcu})`,
+    );
   const pauseValue = read('auroraPgAutoPauseS');
   if (minAcu > 0) {
     if (!blank(pauseValue))
-      throw new ConfigError('auroraPgAutoPauseS', pauseValue, 'no value unless auroraPgMinAcu=0 (only a minimum of 0 pauses)');
+      throw new ConfigError(
+        'auroraPgAutoPauseS',
+        pauseValue,
+        'no value unless auroraPgMinAcu=0 (only a minimum of 0 pauses)',
+      );
     return { mode: mode as AuroraMode, minAcu, maxAcu };
   }
   let autoPauseS: number = AUTO_PAUSE_S.default;

@@ -92,7 +92,9 @@ export function readAuroraEnv(env: NodeJS.ProcessEnv = process.env): AuroraEnv {
   const portText = env.AURORA_PG_PORT ?? String(AURORA_PORT);
   const port = Number(portText);
   if (!(Number.isInteger(port) && port > 0 && port < 65_536))
-    throw new EnvError(`Environment variable AURORA_PG_PORT must be a TCP port, got ${JSON.stringify(portText)}`);
+    throw new EnvError(
+      `Environment variable AURORA_PG_PORT must be a TCP port, got ${JSON.stringify(portText)}`,
+    );
   return { host, port, user, region };
 }
 

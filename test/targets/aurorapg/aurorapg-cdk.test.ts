@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../core/paths';
@@ -29,8 +29,10 @@ const ofType = (t: Template, type: string) => Object.values(resources(t)).filter
 /** Every IAM action granted with its resources, as JSON, across a template's policies. */
 function grants(t: Template): { action: string; resource: string }[] {
   return ofType(t, 'AWS::IAM::Policy').flatMap((p) =>
-    (p.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement.flatMap(
-      (s) => [s.Action].flat().map((action) => ({ action, resource: JSON.stringify(s.Resource) })),
+    (
+      p.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }
+    ).Statement.flatMap((s) =>
+      [s.Action].flat().map((action) => ({ action, resource: JSON.stringify(s.Resource) })),
     ),
   );
 }
@@ -56,7 +58,11 @@ function nagFindings(flags: Record<string, string>): string[] {
       pluginReports: {
         pluginName: string;
         conclusion: string;
-        violations: { ruleName: string; severity: string; violatingConstructs: { constructPath: string }[] }[];
+        violations: {
+          ruleName: string;
+          severity: string;
+          violatingConstructs: { constructPath: string }[];
+        }[];
       }[];
     };
     const nag = report.pluginReports.filter((p) => p.pluginName === 'AwsSolutions');
@@ -81,7 +87,10 @@ describe('aurorapg, direct (minimum 0 ACUs: auto-pause)', () => {
       // Scaling to zero: a minimum of 0 ACUs; SecondsUntilAutoPause's default (auto-pause page).
       ServerlessV2ScalingConfiguration: { MinCapacity: 0, MaxCapacity: 1, SecondsUntilAutoPause: 300 },
     });
-    data.hasResourceProperties('AWS::RDS::DBInstance', { DBInstanceClass: 'db.serverless', PubliclyAccessible: false });
+    data.hasResourceProperties('AWS::RDS::DBInstance', {
+      DBInstanceClass: 'db.serverless',
+      PubliclyAccessible: false,
+    });
     data.hasResourceProperties('AWS::RDS::DBClusterParameterGroup', { Parameters: { 'rds.force_ssl': '1' } });
     expect(ofType(data, 'AWS::RDS::DBProxy')).toHaveLength(0);
   });
@@ -101,7 +110,9 @@ describe('aurorapg, direct (minimum 0 ACUs: auto-pause)', () => {
 
   it('puts every aurorapg function in the VPC behind its own group, with the RDS CAs and time for a resume', () => {
     const fns = ofType(api, 'AWS::Lambda::Function').filter((f) =>
-      String((f.Properties.Environment as { Variables: Record<string, unknown> }).Variables.LAB_FUNCTION).startsWith('aurorapg-'),
+      String(
+        (f.Properties.Environment as { Variables: Record<string, unknown> }).Variables.LAB_FUNCTION,
+      ).startsWith('aurorapg-'),
     );
     expect(fns.length).toBeGreaterThanOrEqual(5);
     for (const f of fns) {
@@ -129,7 +140,10 @@ describe('aurorapg, direct (minimum 0 ACUs: auto-pause)', () => {
   });
 
   it('makes the schema with a custom resource that reads the cluster secret and names the user', () => {
-    data.hasResourceProperties('Custom::AuroraPgSchema', { User: 'lab_app', SecretArn: { Ref: Match.anyValue() } });
+    data.hasResourceProperties('Custom::AuroraPgSchema', {
+      User: 'lab_app',
+      SecretArn: { Ref: Match.anyValue() },
+    });
   });
 });
 
@@ -145,7 +159,8 @@ describe('aurorapg, proxy', () => {
     data.hasResourceProperties('AWS::RDS::DBCluster', {
       ServerlessV2ScalingConfiguration: { MinCapacity: 0.5, MaxCapacity: 1 },
     });
-    const scaling = ofType(data, 'AWS::RDS::DBCluster')[0].Properties.ServerlessV2ScalingConfiguration as object;
+    const scaling = ofType(data, 'AWS::RDS::DBCluster')[0].Properties
+      .ServerlessV2ScalingConfiguration as object;
     expect(scaling).not.toHaveProperty('SecondsUntilAutoPause');
   });
 

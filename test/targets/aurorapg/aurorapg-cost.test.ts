@@ -30,7 +30,10 @@ describe('aurorapg capacity', () => {
   it('puts a minimum above 0 on its own line, billed for the whole time (a pause needs a minimum of 0)', () => {
     const q = phaseCapacity({ settings: { mode: 'direct', minAcu: 2 }, wallS: hour, pausedS: hour }, rules);
     expect(q).toEqual([{ key: ACU_FLOOR_HOURS, quantity: 2, basis: 'computed' }]);
-    const busy = phaseCapacity({ settings: { mode: 'direct', minAcu: 2 }, wallS: hour, servingAcu: 3 }, rules);
+    const busy = phaseCapacity(
+      { settings: { mode: 'direct', minAcu: 2 }, wallS: hour, servingAcu: 3 },
+      rules,
+    );
     expect(busy).toEqual([
       { key: ACU_FLOOR_HOURS, quantity: 2, basis: 'computed' },
       { key: ACU_HOURS, quantity: 1, basis: 'modeled' },
@@ -86,7 +89,11 @@ describe('aurorapg capacity', () => {
 describe('aurorapg flags', () => {
   it('defaults to direct with a minimum of 0 and a 300 s pause, proxy to 0.5 ACUs without one', () => {
     expect(parseAuroraSettings()).toEqual({ mode: 'direct', minAcu: 0, maxAcu: 1, autoPauseS: 300 });
-    expect(parseAuroraSettings(flags({ auroraPgMode: 'proxy' }))).toEqual({ mode: 'proxy', minAcu: 0.5, maxAcu: 1 });
+    expect(parseAuroraSettings(flags({ auroraPgMode: 'proxy' }))).toEqual({
+      mode: 'proxy',
+      minAcu: 0.5,
+      maxAcu: 1,
+    });
   });
 
   it('refuses what AWS refuses, naming the flag: a proxy at 0, a pause outside 300..86,400 s or with a minimum above 0, ACUs off the half steps', () => {
@@ -99,6 +106,7 @@ describe('aurorapg flags', () => {
       { auroraPgMaxAcu: '300' },
       { auroraPgMode: 'serverless' },
     ];
-    for (const b of bad) expect(() => parseAuroraSettings(flags(b)), JSON.stringify(b)).toThrowError(ConfigError);
+    for (const b of bad)
+      expect(() => parseAuroraSettings(flags(b)), JSON.stringify(b)).toThrowError(ConfigError);
   });
 });

@@ -23,7 +23,9 @@ interface Row {
   readonly phase: string;
   readonly requests: number;
   readonly errors: number;
-  readonly cost: { readonly components: readonly { readonly key: string; readonly quantity: number }[] } | null;
+  readonly cost: {
+    readonly components: readonly { readonly key: string; readonly quantity: number }[];
+  } | null;
 }
 
 interface Line {
@@ -67,17 +69,27 @@ describe('aurorapg through npm run load', () => {
           cwd: PROJECT_ROOT,
           encoding: 'utf8',
           timeout: SPAWN_LIMIT_MS,
-          env: { ...process.env, LAB_AURORA_PG_AUTO_PAUSE_S: '2', LAB_AURORA_PG_RESUME_MS: String(RESUME_MS) },
+          env: {
+            ...process.env,
+            LAB_AURORA_PG_AUTO_PAUSE_S: '2',
+            LAB_AURORA_PG_RESUME_MS: String(RESUME_MS),
+          },
         },
       );
       expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
       const { runs } = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { runs: Row[] };
-      expect(runs.map((x) => `${x.target}/${x.keepAlive}/${x.phase}`)).toEqual(['aurorapg/off/create', 'aurorapg/off/get']);
+      expect(runs.map((x) => `${x.target}/${x.keepAlive}/${x.phase}`)).toEqual([
+        'aurorapg/off/create',
+        'aurorapg/off/get',
+      ]);
       for (const row of runs) {
         expect(row.requests).toBeGreaterThan(0);
         expect(row.errors).toBe(0);
         // The writer runs for the phase: the lowest running capacity's ACU-hours (direct, minimum 0).
-        expect(row.cost?.components.find((c) => c.key === 'aurorapg.acuHours')?.quantity).toBeCloseTo(0.5 * (3 / 3600), 9);
+        expect(row.cost?.components.find((c) => c.key === 'aurorapg.acuHours')?.quantity).toBeCloseTo(
+          0.5 * (3 / 3600),
+          9,
+        );
       }
       const lines = readFileSync(join(out, 'timings.jsonl'), 'utf8')
         .split('\n')

@@ -18,7 +18,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../core/paths';
-import { findPostgresBin, type PostgresEngine, socketClient, startPostgres } from '../../../local/engines/postgres';
+import {
+  findPostgresBin,
+  type PostgresEngine,
+  socketClient,
+  startPostgres,
+} from '../../../local/engines/postgres';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/engines/types';
 import { type NetworkModel, startNetworkModel } from '../../../local/network/network-model';
 import { ensureCertificates } from '../../../local/tls/certificates';
@@ -72,24 +77,29 @@ interface Psql {
 }
 
 async function psql(sql: string, user: string, password: string, sslmode = 'verify-full'): Promise<Psql> {
-  const r = await runClient('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-v', 'VERBOSITY=verbose', '-c', sql], {
-    env: {
-      PGHOST: HOST,
-      PGPORT: String(model.port),
-      PGUSER: user,
-      PGPASSWORD: password,
-      PGDATABASE: 'postgres',
-      PGSSLMODE: sslmode,
-      PGSSLROOTCERT: caPath,
-      PGCONNECT_TIMEOUT: '10',
+  const r = await runClient(
+    'psql',
+    ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-v', 'VERBOSITY=verbose', '-c', sql],
+    {
+      env: {
+        PGHOST: HOST,
+        PGPORT: String(model.port),
+        PGUSER: user,
+        PGPASSWORD: password,
+        PGDATABASE: 'postgres',
+        PGSSLMODE: sslmode,
+        PGSSLROOTCERT: caPath,
+        PGCONNECT_TIMEOUT: '10',
+      },
     },
-  });
+  );
   const m = /(?:ERROR|FATAL):\s+(?:([0-9A-Z]{5}): )?(.*)/.exec(r.stderr);
   return { ...r, ...(m ? { error: { ...(m[1] ? { code: m[1] } : {}), message: m[2].trim() } } : {}) };
 }
 
 beforeAll(async () => {
-  if (!findPostgresBin()) execFileSync('bash', [join(PROJECT_ROOT, 'scripts/ensure-postgres.sh')], { stdio: 'inherit' });
+  if (!findPostgresBin())
+    execFileSync('bash', [join(PROJECT_ROOT, 'scripts/ensure-postgres.sh')], { stdio: 'inherit' });
   const certs = await ensureCertificates(join(PROJECT_ROOT, '.cache', 'tls'));
   caPath = certs.caCertPath;
   ca = await readFile(caPath);
@@ -99,7 +109,9 @@ beforeAll(async () => {
   const admin = socketClient(socketDir);
   await admin.connect();
   await admin.query(`CREATE ROLE rds_iam NOLOGIN; CREATE ROLE ${MASTER.user} LOGIN CREATEROLE`);
-  await admin.query(`GRANT rds_iam TO ${MASTER.user} WITH ADMIN OPTION; ALTER DATABASE postgres OWNER TO ${MASTER.user}`);
+  await admin.query(
+    `GRANT rds_iam TO ${MASTER.user} WITH ADMIN OPTION; ALTER DATABASE postgres OWNER TO ${MASTER.user}`,
+  );
   await admin.end();
   front = await startAuroraFront({
     backendSocket: engine.socketPath,
@@ -151,7 +163,11 @@ describe('aurorapg locally, through psql with botocore tokens', () => {
   it('refuses a token for another user, a token signed by an unknown key, and a plain password, as a failed PAM login (IAM)', async () => {
     const other = await psql('SELECT 1', 'lab_app', await token('someone_else'));
     expect(other.error, other.stderr).toEqual({ message: 'PAM authentication failed for user "lab_app"' });
-    const unknown = await psql('SELECT 1', 'lab_app', await token('lab_app', { AWS_ACCESS_KEY_ID: 'AKIAOTHER' }));
+    const unknown = await psql(
+      'SELECT 1',
+      'lab_app',
+      await token('lab_app', { AWS_ACCESS_KEY_ID: 'AKIAOTHER' }),
+    );
     expect(unknown.error?.message, unknown.stderr).toBe('PAM authentication failed for user "lab_app"');
     const plain = await psql('SELECT 1', 'lab_app', 'not-a-token');
     expect(plain.error?.message).toBe('PAM authentication failed for user "lab_app"');

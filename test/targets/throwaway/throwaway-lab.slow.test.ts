@@ -165,7 +165,9 @@ describe('a target registered from its own folder, through the lab', () => {
         encoding: 'utf8',
         timeout: 60_000,
       });
-      expect(local.stdout).toMatch(/--targets LIST +comma list of dynamodb, qldb, redis, dsql, aurorapg, throwaway/);
+      expect(local.stdout).toMatch(
+        /--targets LIST +comma list of dynamodb, qldb, redis, dsql, aurorapg, throwaway/,
+      );
     },
     RUN_LIMIT_MS,
   );
