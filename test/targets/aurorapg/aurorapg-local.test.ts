@@ -18,6 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../core/paths';
+import { makeGetHandler } from '../../../lambda/shared/handlers';
+import { DB_DEADLINE_MS } from '../../../lambda/shared/http-client';
 import {
   findPostgresBin,
   type PostgresEngine,
@@ -32,6 +34,7 @@ import { ResumeModel } from '../../../targets/aurorapg/resume-model';
 import { ensureSchema } from '../../../targets/aurorapg/schema';
 import { createAuroraStore } from '../../../targets/aurorapg/store';
 import { runClient, venvPython } from '../../conformance/support/clients';
+import { getEvent } from '../../support/events';
 import { setupTask } from '../../support/shared-engines';
 import { describeTopStories } from '../../support/top-stories-contract';
 import { describeWorkloads } from '../../support/workload-contract';
@@ -232,6 +235,52 @@ describe('aurorapg workloads: the same statuses, validation and timing block as 
     store: () => functionStore('on'),
     warm: { view: 5, viewMissing: 5, top10: 5 },
   }));
+});
+
+describe('a resume longer than the lab’s 5 s database deadline (PAUSE)', () => {
+  it('still answers: the store bounds its calls with its own 25 s deadline, and the call records the wait', async () => {
+    // A second writer that is paused from the start (no connection yet, 0 s to pause) and
+    // resumes in 6 s: longer than DB_DEADLINE_MS, as Aurora's 15 s resume is.
+    const slowFront = await startAuroraFront({
+      backendSocket: engine.socketPath,
+      expectedHost: HOST,
+      credentials: [LOCAL_CREDENTIALS],
+      master: MASTER,
+      resume: { autoPauseS: 0, shortMs: 6000 },
+    });
+    const certs = await ensureCertificates(join(PROJECT_ROOT, '.cache', 'tls'));
+    const slowModel = await startNetworkModel({
+      upstreamHost: '127.0.0.1',
+      upstreamPort: slowFront.port,
+      rttMs: 0,
+      tls: certs,
+      startTls: 'postgres',
+    });
+    try {
+      const store = createAuroraStore({
+        host: HOST,
+        port: slowModel.port,
+        user: 'lab_app',
+        region: LOCAL_REGION,
+        keepAlive: 'on',
+        tls: { ca },
+        credentials: LOCAL_CREDENTIALS,
+      });
+      expect(store.deadlineMs).toBeGreaterThan(DB_DEADLINE_MS);
+      const r = await makeGetHandler(store, 'aurorapg-get')(getEvent('NOBODY'));
+      expect(r.statusCode).toBe(404);
+      const { timing } = JSON.parse(r.body) as {
+        timing: { dbMs: number; newConnection: boolean; billed: { key: string; quantity: number }[] };
+      };
+      expect(timing.newConnection).toBe(true);
+      expect(timing.dbMs).toBeGreaterThanOrEqual(6000);
+      expect(timing.billed).toContainEqual({ key: 'aurorapg.resumeMs', quantity: 6000, basis: 'measured' });
+      await store.close();
+    } finally {
+      await slowModel.close();
+      await slowFront.close();
+    }
+  }, 60_000);
 });
 
 describe('the resume model (PAUSE)', () => {
