@@ -23,6 +23,14 @@ export interface TargetMeter {
   bill(raw: ReadonlyMap<string, number>, rules: Readonly<Record<string, number>>): readonly BilledQuantity[];
 }
 
+/** What a phase was, for units billed by time rather than by request. */
+export interface PhaseFacts {
+  /** The phase's wall time, s. */
+  readonly wallS: number;
+  /** The context flags the stacks were synthesized with (a target's own flags among them). */
+  readonly context: (key: string) => unknown;
+}
+
 /** A target's cost part: what its folder's cost.ts exports. */
 export interface TargetCost {
   /**
@@ -34,6 +42,14 @@ export interface TargetCost {
   readonly meteringRules?: readonly string[];
   /** How its raw quantities become billed units; absent when its client records billed units. */
   readonly meter?: TargetMeter;
+  /**
+   * Units it bills for a phase's time whether requests come or not (capacity-hours), from the
+   * phase's facts and its metering rules. @default - it bills by request only
+   */
+  readonly capacity?: (
+    phase: PhaseFacts,
+    rules: Readonly<Record<string, number>>,
+  ) => readonly BilledQuantity[];
   /** Its prices file as imported: `{ currency, metering?, regions: { <region>: { prices, separate } } }`. */
   readonly prices: unknown;
   /** That file, from the project root, for messages. */
@@ -52,6 +68,7 @@ export interface RegisteredCost {
   readonly pricesFile: string;
   readonly metering?: Metering;
   readonly meter?: TargetMeter;
+  readonly capacity?: TargetCost['capacity'];
   readonly regions: Readonly<Record<string, RegionPrices>>;
 }
 
@@ -103,6 +120,7 @@ export function parseTargetCost(target: string, cost: TargetCost): RegisteredCos
     pricesFile: cost.pricesFile,
     ...(metering === undefined ? {} : { metering }),
     ...(cost.meter === undefined ? {} : { meter: cost.meter }),
+    ...(cost.capacity === undefined ? {} : { capacity: cost.capacity }),
     regions,
   };
 }
@@ -120,3 +138,9 @@ export function registerTargetCost(target: string, cost: TargetCost): void {
 export const registeredCosts = (): readonly RegisteredCost[] => [...COSTS.values()];
 
 export const hasTargetCost = (target: string): boolean => COSTS.has(target);
+
+/** A phase's time-billed units of `target` (none when its part bills by request only). */
+export function capacityQuantities(target: string, phase: PhaseFacts): readonly BilledQuantity[] {
+  const c = COSTS.get(target);
+  return c?.capacity?.(phase, c.metering?.rules ?? {}) ?? [];
+}

@@ -22,6 +22,7 @@ export const PROJECT_TARGET_MODULES: readonly string[] = [
   'targets/redis/index.ts',
   'targets/dsql/index.ts',
   'targets/valkey/index.ts',
+  'targets/aurorapg/index.ts',
 ];
 
 /** The target modules to load, as absolute paths: the project's list, then the variable's, each once. */

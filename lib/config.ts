@@ -88,6 +88,11 @@ export interface AppConfig {
   readonly compute: ComputeMode;
   /** The capacity provider and each function's settings; present when compute is managed-instances. */
   readonly managedInstances?: ManagedInstancesConfig;
+  /**
+   * The context itself, for the flags a target module defines and parses in its own folder
+   * (targets/<name>/): this file interprets only the lab's own flags. @default - none read
+   */
+  readonly context?: ContextReader;
 }
 
 export interface ManagedInstancesConfig {
@@ -419,6 +424,7 @@ export function parseConfig(read: ContextReader): AppConfig {
     apiBurstLimit: parseInteger(read, 'apiBurstLimit', 1, 5000, 'an integer from 1 to 5000'),
     targetContext: parseTargetContext(read, targets),
     prewarmConnection: parseOptionalBoolean(read, 'prewarmConnection'),
+    context: read,
     operations,
     compute,
     ...(managedInstances === undefined ? {} : { managedInstances }),

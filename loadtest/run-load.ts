@@ -172,8 +172,10 @@ async function phaseCost(
   pricesFile: string | undefined,
   provisioned?: { readonly concurrency: number; readonly wallS: number },
   managedInstances?: ManagedInstancesPhase,
+  capacity?: { readonly target: string; readonly context: Readonly<Record<string, string>> },
 ): Promise<LabRow['cost']> {
   const { parseLambdaLog } = await import('../runs/lambda-log-parser');
+  const { capacityQuantities } = await import('../core/cost-registry');
   const { runCost } = await import('../runs/run-cost');
   const { loadLabPrices } = await import('../targets/registry');
   const reports = parseLambdaLog(lines.join('\n')).reports.filter(
@@ -186,6 +188,14 @@ async function phaseCost(
       timings,
       architecture: 'arm64',
       api: 'rest',
+      ...(capacity !== undefined && provisioned !== undefined
+        ? {
+            capacity: capacityQuantities(capacity.target, {
+              wallS: provisioned.wallS,
+              context: (key) => capacity.context[key],
+            }),
+          }
+        : {}),
       // Reserved while configured, requests or not: the phase's wall time at the phase's memory.
       ...(provisioned !== undefined && provisioned.concurrency > 0 && memoryMb !== undefined
         ? { provisioned: { ...provisioned, memoryMb } }
@@ -530,6 +540,7 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
                       wallS: o.durationS,
                     }
                   : undefined,
+                { target, context: o.local?.context ?? {} },
               ),
               ...(connections
                 ? {

@@ -33,6 +33,8 @@ export interface RunCostInput {
    * on those hours and a request charge per invocation, never by GB-seconds.
    */
   readonly managedInstances?: ManagedInstancesPhase;
+  /** The database's units billed by the phase's time (core/cost-registry.ts capacityQuantities). @default none */
+  readonly capacity?: readonly BilledQuantity[];
 }
 
 export interface ManagedInstancesPhase {
@@ -160,6 +162,7 @@ export function runCost(input: RunCostInput, filePrices: PriceFile): RunCost | n
   for (const line of input.timings) {
     if (reachedDatabase(line.status, line.timing)) db.push(...databaseQuantities(line, filePrices));
   }
+  db.push(...(input.capacity ?? []));
   const prices = withUndeclared(filePrices, db);
   const mi = input.managedInstances;
   const duration = durationSplit(input.timings, input.architecture);

@@ -72,7 +72,7 @@ export function makeHandler<Input, Output>(
       emitTiming(fn, 400, timing);
       return respond(400, { error: input.error, field: input.field }, timing);
     }
-    const deadline = AbortSignal.timeout(DB_DEADLINE_MS);
+    const deadline = AbortSignal.timeout(store.deadlineMs ?? DB_DEADLINE_MS);
     const m = await measureDb(store, () => op.run(store, input.value, deadline));
     const timing: Timing = {
       dbMs: m.dbMs,
@@ -101,7 +101,7 @@ export function makeHandler<Input, Output>(
     } else {
       // A database that fails or does not answer in time is a 503 that says what failed.
       const error = deadline.aborted
-        ? `${store.name} ${op.name} did not answer within ${DB_DEADLINE_MS} ms`
+        ? `${store.name} ${op.name} did not answer within ${store.deadlineMs ?? DB_DEADLINE_MS} ms`
         : `${store.name} ${op.name} failed: ${describeError(m.outcome.error)}`;
       console.error(JSON.stringify({ level: 'error', message: error, timing }));
       result = respond(503, { error }, timing);

@@ -14,6 +14,11 @@ export const TOP_STORIES = 10;
 export interface PersonStore {
   /** Human name used in error messages, e.g. "DynamoDB". */
   readonly name: string;
+  /**
+   * The whole call's deadline, for a database whose documented waits exceed the lab's
+   * (Aurora's resume from auto-pause); its function's timeout must be longer. @default DB_DEADLINE_MS
+   */
+  readonly deadlineMs?: number;
   /** Writes once: 'exists' when the GovId is already there (nothing is overwritten). */
   create(person: Person, signal: AbortSignal): Promise<'created' | 'exists'>;
   get(govId: string, signal: AbortSignal): Promise<Person | undefined>;

@@ -7,7 +7,11 @@
 import type { AssemblyFunction, Template } from './cloud-assembly';
 
 export interface LocalResources {
-  /** Physical name to use locally for a resource, by stack and logical id (e.g. a table). */
+  /**
+   * Physical name to use locally for a resource, by stack and logical id (e.g. a table); for an
+   * attribute (Fn::GetAtt), `type` is the resource type, '#' and the attribute, e.g.
+   * `AWS::RDS::DBCluster#Endpoint.Address`.
+   */
   readonly nameOf: (stackName: string, logicalId: string, type: string) => string | undefined;
   /** Extra variables: endpoints, credentials, CA bundle. */
   readonly extra: Record<string, string>;
@@ -65,6 +69,11 @@ function resolveValue(
     }
     const r = templates[stackName]?.Resources[v.Ref];
     return r ? local.nameOf(stackName, v.Ref, r.Type) : undefined;
+  }
+  const att = v['Fn::GetAtt'];
+  if (Array.isArray(att) && typeof att[0] === 'string' && typeof att[1] === 'string') {
+    const r = templates[stackName]?.Resources[att[0]];
+    return r ? local.nameOf(stackName, att[0], `${r.Type}#${att[1]}`) : undefined;
   }
   if (typeof v['Fn::ImportValue'] === 'string') {
     const exp = findExport(templates, v['Fn::ImportValue']);

@@ -136,10 +136,14 @@ export interface DsqlStoreOptions {
   readonly connectTimeoutMs?: number;
   /** @default REQUEST_TIMEOUT_MS (http-client.ts) */
   readonly queryTimeoutMs?: number;
+  /** Hears of each client before it connects (another PostgreSQL target listens to its notices). */
+  readonly onClient?: (client: pg.Client) => void;
 }
 
 /** Every workload PersonStore names, none optional (commands by name are QLDB's: PostgreSQL's are counted as messages). */
-export type DsqlPersonStore = Required<Omit<PersonStore, 'settle' | 'commandsSent'>> & DsqlStoreExtras;
+export type DsqlPersonStore = Required<Omit<PersonStore, 'settle' | 'commandsSent' | 'deadlineMs'>> &
+  Pick<PersonStore, 'deadlineMs'> &
+  DsqlStoreExtras;
 
 interface DsqlStoreExtras {
   /** Connections opened (attempted) so far. */
@@ -261,6 +265,7 @@ export function createDsqlStore(opts: DsqlStoreOptions): DsqlPersonStore {
         counts.roundTrips += roundTrips;
       },
     });
+    opts.onClient?.(client);
     const conn: Kept = { client, openedAt: Date.now(), dead: false };
     // Without a listener, a server closing an idle connection would crash the environment.
     client.on('error', () => {

@@ -6,12 +6,12 @@
  * functions' group on that port only). Each function runs in the VPC with the functions' group
  * and may `elasticache:Connect` to this cache as this user, nothing else.
  */
-import { Annotations, ArnFormat, CfnOutput, Fn, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, CfnOutput, Fn, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
+import { placeFunctionInVpc } from '../../lib/constructs/function-vpc';
 import { type HandedValue, handOff } from '../../lib/constructs/hand-off';
 import { LabVpc } from '../../lib/constructs/lab-vpc';
 import type { TargetDefinition } from '../../lib/targets/types';
@@ -31,48 +31,6 @@ export const VALKEY_LIMITS = { dataStorageGb: 1, ecpuPerSecond: 5000 } as const;
 /** The serverless cache's name, from the data stack's name (names are unique in an account's region). */
 export function valkeyCacheName(stackName: string): string {
   return valkeyUserId(stackName).replace(/-fns$/, '-valkey');
-}
-
-/**
- * The VPC settings of a function of this target: subnets and security groups, read through the
- * data stack's SSM hand-off. The cache's VPC lives in the data stack, and the functionProps hook
- * takes a VPC construct of the API stack's own, so bind sets these on the built function instead
- * (applyFunctionVpc), with no cross-stack export.
- */
-export interface ValkeyFunctionVpc {
-  readonly subnetIds: readonly string[];
-  readonly securityGroupIds: readonly string[];
-}
-
-/**
- * Puts a built function in the VPC: its CloudFormation VpcConfig, and the network-interface
- * actions Lambda documents for a function's execution role in a VPC (they take no resource-level
- * permission), instead of the managed AWSLambdaVPCAccessExecutionRole, which would also let the
- * role write to every log group of the account.
- */
-export function applyFunctionVpc(fn: lambda.Function, vpc: ValkeyFunctionVpc): void {
-  const cfn = fn.node.defaultChild as lambda.CfnFunction;
-  cfn.vpcConfig = { subnetIds: [...vpc.subnetIds], securityGroupIds: [...vpc.securityGroupIds] };
-  fn.addToRolePolicy(
-    new iam.PolicyStatement({
-      actions: [
-        'ec2:CreateNetworkInterface',
-        'ec2:DescribeNetworkInterfaces',
-        'ec2:DescribeSubnets',
-        'ec2:DeleteNetworkInterface',
-        'ec2:AssignPrivateIpAddresses',
-        'ec2:UnassignPrivateIpAddresses',
-      ],
-      resources: ['*'],
-    }),
-  );
-  if (fn.role) {
-    Validations.of(fn.role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        "The network-interface actions Lambda documents for a function in a VPC (AWSLambdaVPCAccessExecutionRole's ec2 statement): the Describe actions take no resource-level permission and the interfaces do not exist before Lambda creates them; no logs:* on every log group, which the managed policy would add.",
-    });
-  }
 }
 
 export const valkeyTarget: TargetDefinition = {
@@ -166,7 +124,7 @@ export const valkeyTarget: TargetDefinition = {
         fn.addEnvironment(VALKEY_CACHE_NAME_ENV, cacheName);
         fn.addEnvironment(VALKEY_USER_ENV, userId);
         if (config.managedInstances === undefined) {
-          applyFunctionVpc(fn, {
+          placeFunctionInVpc(fn, {
             subnetIds: Fn.split(',', handed.subnets(fn), subnetCount),
             securityGroupIds: [handed.group(fn)],
           });

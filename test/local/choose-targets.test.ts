@@ -101,13 +101,14 @@ describe('chooseTargets', () => {
       redis: { findEngine: async () => ({ found: true as const, source: 'test' }) },
       dsql: { findEngine: () => ({ found: true as const, source: 'test' }) },
       valkey: { findEngine: () => ({ found: true as const, source: 'test' }) },
+      aurorapg: { findEngine: () => ({ found: true as const, source: 'test' }) },
     };
     const chosen = await chooseTargets({
       env: {},
       platform: 'linux',
       registry: (t) => registry[t as keyof typeof registry],
     });
-    expect(chosen.targets).toEqual(['dynamodb', 'redis', 'dsql', 'valkey']);
+    expect(chosen.targets).toEqual(['dynamodb', 'redis', 'dsql', 'valkey', 'aurorapg']);
     expect(skippedLines(chosen)).toEqual([
       skippedLine('qldb', { found: false, missing: 'no ledger', install: 'make ledger' }),
     ]);
