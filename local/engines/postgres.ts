@@ -256,6 +256,15 @@ export function postgresArgs(
   return ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
 }
 
+/** initdb's options besides the folder and --no-sync (a template is made with these). */
+export const INITDB_OPTIONS: readonly string[] = [
+  '-U',
+  SUPERUSER,
+  '--auth=trust',
+  '--encoding=UTF8',
+  '--locale=C',
+];
+
 async function ensureCluster(
   bin: string,
   dataDir: string,
@@ -264,7 +273,7 @@ async function ensureCluster(
 ): Promise<void> {
   if (as) await chownTree(dataDir, as);
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    const options = ['-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C'];
+    const options = INITDB_OPTIONS;
     // A throwaway cluster is a copy of the first one made (postgres-template.ts); a durable
     // one is initdb's own, synced.
     const template = durable ? undefined : templateDir(bin, options);
