@@ -9,9 +9,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeCliError } from '../core/errors';
 import { PROJECT_ROOT } from '../core/paths';
-import { measureBundles } from '../local/assembly/bundle-size';
-import { readAssembly } from '../local/assembly/cloud-assembly';
-import { LOCAL_REDIS_SECRET_ARN } from '../local/targets/redis';
 
 const USAGE = `Usage: npm run sizes
 
@@ -34,6 +31,11 @@ try {
   console.error(line);
   process.exit(code);
 }
+
+// Only now: --help and a bad option load none of the lab (its modules bring the AWS SDK).
+const { measureBundles } = await import('../local/assembly/bundle-size');
+const { readAssembly } = await import('../local/assembly/cloud-assembly');
+const { LOCAL_REDIS_SECRET_ARN } = await import('../local/targets/redis');
 
 const outdir = mkdtempSync(join(tmpdir(), 'lab-sizes-'));
 try {
