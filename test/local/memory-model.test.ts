@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { AssemblyFunction } from '../../local/assembly/cloud-assembly';
 import { type CgroupTree, openCgroups } from '../../local/host/cgroups';
+import { FREEZE_AFTER_MS } from '../../local/host/execution-environment';
 import { FunctionPool, type Invocation } from '../../local/host/function-pool';
 import {
   CFS_PERIOD_US,
@@ -300,10 +301,12 @@ describe('environments under cgroups', () => {
     expect(p.snapshot().thawMs).toHaveLength(0);
     // Frozen after each response: every one of these invocations meets a frozen environment.
     for (let i = 0; i < 3; i++) {
-      // Frozen by the kernel, not after a fixed wait: the freeze's write waits for a thread of a
-      // busy host. Then one timer's turn, for the write's callback queued when it returned.
+      // A timer longer than FREEZE_AFTER_MS, so the freeze is asked; then every freeze and thaw
+      // asked has landed (each waits for a thread of a busy host), not a guess at how long.
+      await new Promise((r) => setTimeout(r, 2 * FREEZE_AFTER_MS + 10));
+      await p.freezerSettled();
+      // The kernel stops the environment's threads after the write (v1 says FREEZING till then).
       await until(() => frozenNow(pid));
-      await new Promise((r) => setTimeout(r, 20));
       expect((await p.invoke(event())).ok).toBe(true);
     }
     const thaws = p.snapshot().thawMs;
