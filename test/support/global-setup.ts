@@ -8,6 +8,9 @@ import { loadTargetModules } from '../../targets/registry';
 import { LAB_TEST_CONTEXT } from './lab-test-context';
 import { startEngineBroker } from './shared-engines';
 
+/** The test run's JVM flags (JAVA_TOOL_OPTIONS): C1 only, the serial GC. */
+export const TEST_JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+
 /**
  * Once per run, before test files run in parallel: the engines' and clients' packages, one
  * synth for every test that starts the local lab (with LAB_TEST_CONTEXT, so they never race
@@ -24,6 +27,11 @@ import { startEngineBroker } from './shared-engines';
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // The synth context below asks each target's module what it needs.
   await loadTargetModules();
+  // Every JVM of the run (DynamoDB Local: the shared one, engines.test.ts's, a lab's), and only
+  // those: set before any worker starts, so they inherit it. A test's JVM answers a few thousand
+  // requests at most; the default C2 compiler and parallel GC spend twice the CPU of C1 and one
+  // GC thread on that. A value of the caller's own is kept.
+  process.env.JAVA_TOOL_OPTIONS ??= TEST_JVM_OPTIONS;
   // The redis and dsql tests run a real redis-server and PostgreSQL (16, fetched once per user
   // and linked into .cache/): install each before test files run in parallel, or say how. One
   // after the other: apt-get takes a lock.
