@@ -8,6 +8,7 @@ import type { EngineCheck, FindEngineContext } from '../engines/find-engine';
 import type { EngineKind } from '../engines/types';
 import type { StartTls } from '../network/network-model';
 import type { CertificatePaths } from '../tls/certificates';
+import type { SeedStory } from './seed-story';
 
 export interface LocalTargetOptions {
   readonly assembly: Assembly;
@@ -68,6 +69,11 @@ export interface LocalDatabase {
    * only that the process lives.
    */
   health?(signal: AbortSignal): Promise<void>;
+  /**
+   * Writes the news site's stories straight into the engine with the target's own client,
+   * never through the API (loadtest/seed-stories.ts). Only targets that serve a top 10 have it.
+   */
+  seedStories?(stories: readonly SeedStory[], signal: AbortSignal): Promise<void>;
   /** Stops the engine and starts it again on the same port and data. */
   restart(): Promise<void>;
   stop(): Promise<void>;

@@ -51,6 +51,10 @@ export const dynamodbTarget: LocalTarget = {
       functionEnv: (model) => ({ AWS_ENDPOINT_URL_DYNAMODB: model.url }),
       clientEnv: (model) => ({ AWS_ENDPOINT_URL_DYNAMODB: model.url }),
       health: (signal) => dynamoDbHealth(engine.endpoint, signal),
+      async seedStories(stories, signal) {
+        const { seedDynamoDb } = await import('./seed-stories');
+        await seedDynamoDb(engine.endpoint, tables, stories, signal);
+      },
       async restart() {
         await engine.stop();
         engine = await startEngine({ kind, port: engine.port, dataDir, idleTimeoutS, log: opts.log });
