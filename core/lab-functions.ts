@@ -29,7 +29,24 @@ export interface TargetInfo {
   readonly selectiveOperations?: readonly Operation[];
   /** The zipped size its function bundles must stay under (npm run sizes). @default no budget */
   readonly bundleBudgetBytes?: number;
+  /**
+   * Loads what checks the deployed database serves the operations an experiment calls (an
+   * index ACTIVE, say) before anything is measured against the deployed stack.
+   * @default nothing to check beyond the functions
+   */
+  readonly deployedCheck?: () => Promise<DeployedDatabaseCheck>;
 }
+
+/**
+ * One line per thing the deployed database lacks for `operations` on `table` (the functions'
+ * TABLE_NAME, else the data stack's TableName output); [] when it serves them all.
+ * `clientConfig` is the SDK client configuration (region, credentials) the check's clients take.
+ */
+export type DeployedDatabaseCheck = (
+  table: string,
+  operations: readonly Operation[],
+  clientConfig: object,
+) => Promise<string[]>;
 /**
  * A target's key. A string, not a union of the built-ins: target modules register more at run
  * time (targets/registry.ts), so the set is known when the process has loaded them, not when

@@ -434,7 +434,6 @@ export async function checkDeployed(
   plan: readonly StepPlan[],
 ): Promise<string[]> {
   const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
-  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
   const { LambdaClient } = await import('@aws-sdk/client-lambda');
   const { resolveAwsOptions, sdkClientConfig } = await import('../aws/aws-options');
   const { readLabOutputs } = await import('../aws/stack-outputs');
@@ -447,7 +446,7 @@ export async function checkDeployed(
   const config = sdkClientConfig(resolved);
   const outputs = await readLabOutputs(new CloudFormationClient(config), resolved.stackPrefix);
   const out = await deployedStepMismatches(
-    { lambda: new LambdaClient(config), dynamodb: new DynamoDBClient(config) },
+    { lambda: new LambdaClient(config), clientConfig: config },
     outputs,
     plan.map((step) => ({
       name: step.name,

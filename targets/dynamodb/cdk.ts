@@ -12,6 +12,7 @@ import {
   BY_TYPE_INDEX,
   BY_TYPE_PARTITION,
   CREATED_AT,
+  INDEX_OF,
   PERSON_KEY,
   SECTION,
   TOP_STORIES_INDEX,
@@ -30,9 +31,6 @@ const ACTIONS: Record<Operation, string> = {
   view: 'dynamodb:UpdateItem',
   top10: 'dynamodb:Query',
 };
-
-/** The index each reading-by-index operation may query; the others act on the table. */
-const INDEX_OF: Partial<Record<Operation, string>> = { query: BY_TYPE_INDEX, top10: TOP_STORIES_INDEX };
 
 export const dynamodbTarget: TargetDefinition = {
   createData(stack, { config, removalPolicy }) {

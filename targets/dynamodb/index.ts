@@ -17,6 +17,7 @@ export const target: TargetModule = {
     // put10: the keep-alive article's ten writes; view and top10: the news site's article.
     selectiveOperations: ['put10', 'view', 'top10'],
     bundleBudgetBytes: 100 * 1024,
+    deployedCheck: () => import('./deployed-check').then((m) => m.checkDeployedTable),
   },
   definition: () => import('./cdk').then((m) => m.dynamodbTarget),
   local: lazyLocalTarget(() => import('./local').then((m) => m.dynamodbTarget), {
