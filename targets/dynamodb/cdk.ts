@@ -4,6 +4,7 @@
  */
 import { CfnOutput } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Operation } from '../../core/lab-functions';
 import { handOff } from '../../lib/constructs/hand-off';
@@ -59,6 +60,7 @@ export const dynamodbTarget: TargetDefinition = {
     const tableName = handOff(stack, 'dynamodb/table-name', table.tableName);
     const tableArn = handOff(stack, 'dynamodb/table-arn', table.tableArn);
     return {
+      gatewayEndpoints: { DynamoDb: ec2.GatewayVpcEndpointAwsService.DYNAMODB },
       bind(fn, operation) {
         fn.addEnvironment('TABLE_NAME', tableName(fn));
         // Explicit statements, not table.grant: on a table with an index that names the table
