@@ -16,6 +16,7 @@ export type {
   ClientCommand,
   ClientCommandInput,
   CustomResourceRunner,
+  LabCommand,
   LocalDatabase,
   LocalTarget,
   ModelAddress,

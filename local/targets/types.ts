@@ -108,8 +108,18 @@ export interface ClientCommandInput {
   readonly caCert: string;
   /** The lab CA's certificate path, unquoted. */
   readonly caCertPath: string;
-  /** The command that prints an admin auth token for the local endpoint (PGHOST). */
-  readonly tokenCommand: string;
+  /** The command line that runs `npm run local`'s subcommand `name` (LocalTarget.commands) against this lab. */
+  labCommand(name: string): string;
+  /** The lab's region (AWS_REGION of its environment file). */
+  readonly region: string;
+}
+
+/** A subcommand of `npm run local` a target adds, run against the running lab. */
+export interface LabCommand {
+  /** Its line in `npm run local -- --help`. */
+  readonly help: string;
+  /** What it prints, given the running lab's environment file's variables. */
+  run(env: Readonly<Record<string, string>>): Promise<string>;
 }
 
 export interface LocalTarget {
@@ -120,6 +130,8 @@ export interface LocalTarget {
   readonly synthContext?: Readonly<Record<string, string>>;
   /** The start screen's line for it: its address and one command. @default the model's URL, no command */
   clientCommand?(input: ClientCommandInput): ClientCommand;
+  /** Subcommands of `npm run local` it adds, by name (light: listed in --help). @default none */
+  readonly commands?: Readonly<Record<string, LabCommand>>;
   /**
    * Whether this target's engine can run here (npm package, the lab's own, or a system binary),
    * and if not, what is missing and the one command that adds it. Starts nothing.
@@ -168,7 +180,7 @@ export function localNamesOf(assembly: Assembly, type: string): string[] {
  */
 export function lazyLocalTarget(
   load: () => Promise<LocalTarget>,
-  light: Pick<LocalTarget, 'synthContext' | 'clientCommand'> = {},
+  light: Pick<LocalTarget, 'synthContext' | 'clientCommand' | 'commands'> = {},
 ): LocalTarget {
   let loaded: Promise<LocalTarget> | undefined;
   const get = () => {
