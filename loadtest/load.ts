@@ -24,6 +24,7 @@ import {
   COMPUTE_HELP,
   coldStartOption,
   computeOptions,
+  engineHelp,
   engineOption,
   intOption,
   listOption,
@@ -74,7 +75,7 @@ const HELP = `Usage: npm run load -- [options]
 Local lab:
 ${NETWORK_HELP}
 ${COMPUTE_HELP}
-  --engine NAME         dynalite (default) or dynamodb-local
+${engineHelp(24)}
   --data DIR            keep the engines' data on disk
   --max-envs N          most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
   --node PATH           Node executable of the environments (default: Lambda's Node 24, pinned)

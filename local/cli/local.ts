@@ -24,6 +24,7 @@ import {
   COMPUTE_HELP,
   coldStartOption,
   computeOptions,
+  engineHelp,
   engineOption,
   intOption,
   listOption,
@@ -50,7 +51,7 @@ ${[...targetCommands()].map(([name, c]) => `       npm run -s local -- ${name.pa
                                  engine is here; one line names each one skipped and the command that
                                  adds it). A target named here whose engine is missing: exit 2
   --port N                       port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 = any free port)
-  --engine dynalite|dynamodb-local   local DynamoDB engine (default dynalite)
+${engineHelp(33)}
   --data DIR                     keep the engines' data on disk in DIR after the lab stops
                                  (default: memory-backed files, kept across an engine restart)
 ${NETWORK_HELP}

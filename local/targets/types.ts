@@ -5,7 +5,6 @@
  */
 import type { Assembly } from '../assembly/cloud-assembly';
 import type { EngineCheck, FindEngineContext } from '../engines/find-engine';
-import type { EngineKind } from '../engines/types';
 import type { StartTls } from '../network/network-model';
 import type { CertificatePaths } from '../tls/certificates';
 import type { SeedStory } from './seed-story';
@@ -22,8 +21,8 @@ export interface LocalTargetOptions {
    * restart loses it. Only to measure what the run data costs (npm run bench). @default false
    */
   readonly inMemory?: boolean;
-  /** DynamoDB's engine kind. */
-  readonly engine?: EngineKind;
+  /** The `--engine` choice, when it is one of this target's engineKinds. @default its first */
+  readonly engine?: string;
   /** Servers close connections idle this long. @default 60 (the provisioned-concurrency article) */
   readonly idleTimeoutS?: number;
   readonly certs: CertificatePaths;
@@ -130,6 +129,11 @@ export interface LocalTarget {
   readonly synthContext?: Readonly<Record<string, string>>;
   /** The start screen's line for it: its address and one command. @default the model's URL, no command */
   clientCommand?(input: ClientCommandInput): ClientCommand;
+  /**
+   * The engines it can run locally, its default first: `--engine` picks another (light: listed
+   * in --help). @default one engine, no choice
+   */
+  readonly engineKinds?: readonly string[];
   /** Subcommands of `npm run local` it adds, by name (light: listed in --help). @default none */
   readonly commands?: Readonly<Record<string, LabCommand>>;
   /**
@@ -180,7 +184,7 @@ export function localNamesOf(assembly: Assembly, type: string): string[] {
  */
 export function lazyLocalTarget(
   load: () => Promise<LocalTarget>,
-  light: Pick<LocalTarget, 'synthContext' | 'clientCommand' | 'commands'> = {},
+  light: Pick<LocalTarget, 'synthContext' | 'clientCommand' | 'commands' | 'engineKinds'> = {},
 ): LocalTarget {
   let loaded: Promise<LocalTarget> | undefined;
   const get = () => {
