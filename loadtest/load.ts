@@ -15,6 +15,7 @@ import {
   OPERATIONS,
   TARGETS,
   type Target,
+  targetInfo,
   targetLabel,
   targetNotice,
 } from '../core/lab-functions';
@@ -388,7 +389,7 @@ runCli(
       const dbOff = rows.find((r) => r.target === t && r.keepAlive === 'off' && r.phase === 'get')?.dbMs?.p50;
       if (dbOn && dbOff) {
         console.log(
-          `Keep-alive, ${targetLabel(t)} get: database time p50 ${dbOff.toFixed(1)} ms without, ${dbOn.toFixed(1)} ms with (${(dbOff / dbOn).toFixed(1)}x${t === 'dynamodb' ? `; the articles saw ${KEEP_ALIVE_FIGURES.putAvgMs.off} ms vs ${KEEP_ALIVE_FIGURES.putAvgMs.on} ms` : ''}).`,
+          `Keep-alive, ${targetLabel(t)} get: database time p50 ${dbOff.toFixed(1)} ms without, ${dbOn.toFixed(1)} ms with (${(dbOff / dbOn).toFixed(1)}x${targetInfo(t)?.baseline ? `; the articles saw ${KEEP_ALIVE_FIGURES.putAvgMs.off} ms vs ${KEEP_ALIVE_FIGURES.putAvgMs.on} ms` : ''}).`,
         );
       }
     }

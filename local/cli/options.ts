@@ -110,7 +110,7 @@ export function networkOptions(
 export const NETWORK_HELP = `  --profile NAME        network profile: ${PROFILE_NAMES.join(', ')} (default ${DEFAULT_PROFILE}),
                         per target a round trip and a service time, each cited (docs/local-lab.md)
   --rtt MS|T=MS,...     round trip instead of the profile's, for every target or some
-                        (e.g. --rtt dynamodb=0.5,redis=0.3)
+                        (e.g. --rtt 2, or --rtt <target>=0.5,<target>=0.3)
   --seed N              seeds the service-time draws (default 1): the same seed repeats a run
   --cold-start model|off  model Lambda's sandbox and runtime start in every init, from
                         published empty-function Init Durations (default model; README)`;

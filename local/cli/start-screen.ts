@@ -108,7 +108,7 @@ export function startScreen(input: ScreenInput): string[] {
     ...apiTargetLines(input.routes),
     '  (every route: npm run local -- --routes)',
     '',
-    `Environment for your own tools (AWS SDKs and CLIs, psql, redis-cli): ${input.envFile}`,
+    `Environment for your own tools (AWS SDKs and CLIs, the databases' own clients): ${input.envFile}`,
     `  source it, or in another shell: eval "$(${input.envCommand})"`,
   ];
 }
