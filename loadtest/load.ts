@@ -13,6 +13,7 @@ import { installInterruptHandler } from '../core/interrupt';
 import {
   KEEP_ALIVE_VARIANTS,
   OPERATIONS,
+  prewarmNote,
   TARGETS,
   type Target,
   targetInfo,
@@ -83,7 +84,7 @@ ${engineHelp(24)}
   --idle-timeout S      engines close connections idle this long (default ${DEFAULT_IDLE_TIMEOUT_S})
   --reclaim-idle S      end an execution environment idle this long, as Lambda reclaims idle ones
                         (default: never; Lambda takes minutes, so a short run compresses it)
-  --prewarm-connection  each function's init opens its database connection (not Redis)
+  --prewarm-connection  each function's init opens its database connection${prewarmNote()}
 Deployed stack (--target aws):
   --region R --profile P --stack-prefix NAME (default LatencyLab); with --target aws,
                         --profile is the AWS CLI profile

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../../core/errors';
 import { installInterruptHandler } from '../../core/interrupt';
-import { TARGETS, targetNotice } from '../../core/lab-functions';
+import { prewarmNote, TARGETS, targetNotice } from '../../core/lab-functions';
 import { LineFile } from '../../core/line-file';
 import {
   DEFAULT_IDLE_TIMEOUT_S,
@@ -65,7 +65,7 @@ ${COMPUTE_HELP}
   --idle-timeout S               engines close connections idle this long (default ${DEFAULT_IDLE_TIMEOUT_S})
   --reclaim-idle S               end an execution environment idle this long, as Lambda reclaims idle
                                  ones (default: never)
-  --prewarm-connection           each function's init opens its database connection (not Redis)
+  --prewarm-connection           each function's init opens its database connection${prewarmNote()}
   --node PATH                    Node executable of the environments (default: Lambda's Node 24, pinned)
   --quiet                        do not print function logs
   --routes                       print every route at start (default: one line per target)
