@@ -13,8 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { defaultCertificateDir, ensureCertificates } from '../../local/tls/certificates';
 import { DEFAULT_RTT_MS, startNetworkModel } from '../../local/network/network-model';
+import { defaultCertificateDir, ensureCertificates } from '../../local/tls/certificates';
 
 export interface MeasureOptions {
   /** @default DEFAULT_RTT_MS */
