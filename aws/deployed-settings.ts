@@ -1,11 +1,10 @@
 /**
  * Whether the deployed stack runs what an experiment step needs (its functions and keep-alive
- * variant, memory, provisioned concurrency, a connection opened at init, the DynamoDB index its
- * query reads): read from each function's configuration and the table's description, never
- * assumed. `npm run experiment -- NAME --target aws` stops with what to deploy when it differs,
+ * variant, memory, provisioned concurrency, a connection opened at init, and what the target's
+ * own check asks of its database, such as an index its query reads): read from each function's
+ * configuration and the deployed database, never assumed. `npm run experiment -- NAME --target aws` stops with what to deploy when it differs,
  * rather than measuring something else.
  */
-import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   GetFunctionConfigurationCommand,
   type GetFunctionConfigurationCommandOutput,
@@ -14,8 +13,7 @@ import {
   ProvisionedConcurrencyConfigNotFoundException,
 } from '@aws-sdk/client-lambda';
 import type { KeepAliveVariant, Operation } from '../core/lab-functions';
-import { parseFunctionKey } from '../core/lab-functions';
-import { BY_TYPE_INDEX, TOP_STORIES_INDEX } from '../targets/dynamodb/schema';
+import { parseFunctionKey, targetInfo } from '../core/lab-functions';
 import type { LabFunctionOutputs, LabOutputs } from './stack-outputs';
 
 /** What a step needs of the deployed functions; an absent field is not checked. */
@@ -86,9 +84,6 @@ export function deployCommand(
   return `npx cdk deploy --all ${flags.join(' ')}`;
 }
 
-/** The DynamoDB index an operation's query reads (targets/dynamodb/cdk.ts INDEX_OF). */
-const DYNAMODB_INDEX: Partial<Record<Operation, string>> = { query: BY_TYPE_INDEX, top10: TOP_STORIES_INDEX };
-
 /** What one experiment step calls and needs of the deployed stack. */
 export interface DeployedStepNeeds {
   readonly name: string;
@@ -101,11 +96,15 @@ export interface DeployedStepNeeds {
 /**
  * Every step against the deployed stack: for each target x operation x keep-alive variant it
  * calls, a deployed function (a `-keepalive-on|off` key, or one function whose KEEP_ALIVE is that
- * variant) with the step's settings, and the DynamoDB index its query reads, ACTIVE. Lines to
+ * variant) with the step's settings, and what the target's deployedCheck asks of its database. Lines to
  * print (what differs, then the deploy command, per step), or [] when the stack runs them all.
  */
 export async function deployedStepMismatches(
-  clients: { readonly lambda: Pick<LambdaClient, 'send'>; readonly dynamodb: Pick<DynamoDBClient, 'send'> },
+  clients: {
+    readonly lambda: Pick<LambdaClient, 'send'>;
+    /** The SDK client configuration a target's deployedCheck builds its clients with. */
+    readonly clientConfig: object;
+  },
   outputs: LabOutputs,
   steps: readonly DeployedStepNeeds[],
 ): Promise<string[]> {
@@ -125,8 +124,8 @@ export async function deployedStepMismatches(
     if (step.targets.length === 0) continue;
     const differs: string[] = [];
     const chosen: LabFunctionOutputs[] = [];
-    /** table name -> index -> the operation that queries it */
-    const indexes = new Map<string, Map<string, Operation>>();
+    /** target -> table name -> the operations called on it */
+    const databases = new Map<string, Map<string, Set<Operation>>>();
     for (const target of step.targets) {
       for (const operation of step.operations) {
         const candidates = outputs.functions.filter((f) => {
@@ -148,24 +147,20 @@ export async function deployedStepMismatches(
             continue;
           }
           chosen.push(found.fn);
-          const index = target === 'dynamodb' ? DYNAMODB_INDEX[operation] : undefined;
           const table = found.table ?? outputs.tableName;
-          if (index && table) indexes.set(table, (indexes.get(table) ?? new Map()).set(index, operation));
+          if (!table || !targetInfo(target)?.deployedCheck) continue;
+          const tables = databases.get(target) ?? new Map<string, Set<Operation>>();
+          databases.set(target, tables.set(table, (tables.get(table) ?? new Set()).add(operation)));
         }
       }
     }
     if (Object.keys(step.settings).length > 0)
       differs.push(...(await deployedMismatches(clients.lambda, chosen, step.settings, cached)));
-    for (const [table, wanted] of indexes) {
-      const described = await clients.dynamodb.send(new DescribeTableCommand({ TableName: table }));
-      for (const [index, operation] of wanted) {
-        const gsi = described.Table?.GlobalSecondaryIndexes?.find((g) => g.IndexName === index);
-        if (!gsi) differs.push(`table ${table}: no index ${index}, which ${operation} queries`);
-        else if (gsi.IndexStatus !== 'ACTIVE')
-          differs.push(
-            `table ${table}: index ${index} is ${gsi.IndexStatus}, not ACTIVE yet (wait, then run again)`,
-          );
-      }
+    for (const [target, tables] of databases) {
+      const check = await targetInfo(target)?.deployedCheck?.();
+      if (!check) continue;
+      for (const [table, operations] of tables)
+        differs.push(...(await check(table, [...operations], clients.clientConfig)));
     }
     if (differs.length === 0) continue;
     out.push(

@@ -29,7 +29,29 @@ export interface TargetInfo {
   readonly selectiveOperations?: readonly Operation[];
   /** The zipped size its function bundles must stay under (npm run sizes). @default no budget */
   readonly bundleBudgetBytes?: number;
+  /**
+   * Whether its functions open their connection at init when asked (`prewarmConnection`);
+   * false: they ignore the flag (its document says why). @default true
+   */
+  readonly prewarms?: boolean;
+  /**
+   * Loads what checks the deployed database serves the operations an experiment calls (an
+   * index ACTIVE, say) before anything is measured against the deployed stack.
+   * @default nothing to check beyond the functions
+   */
+  readonly deployedCheck?: () => Promise<DeployedDatabaseCheck>;
 }
+
+/**
+ * One line per thing the deployed database lacks for `operations` on `table` (the functions'
+ * TABLE_NAME, else the data stack's TableName output); [] when it serves them all.
+ * `clientConfig` is the SDK client configuration (region, credentials) the check's clients take.
+ */
+export type DeployedDatabaseCheck = (
+  table: string,
+  operations: readonly Operation[],
+  clientConfig: object,
+) => Promise<string[]>;
 /**
  * A target's key. A string, not a union of the built-ins: target modules register more at run
  * time (targets/registry.ts), so the set is known when the process has loaded them, not when
@@ -66,6 +88,12 @@ export function registerTargetInfo(name: string, info: TargetInfo): void {
 
 /** What the registry says of a target; undefined for a key the lab does not know. */
 export const targetInfo = (t: string): TargetInfo | undefined => TARGET_INFO.get(t);
+
+/** The help's note on --prewarm-connection: the targets that ignore it, if any. */
+export function prewarmNote(): string {
+  const not = TARGETS.filter((t) => TARGET_INFO.get(t)?.prewarms === false).map((t) => targetLabel(t));
+  return not.length === 0 ? '' : ` (not ${not.join(', ')})`;
+}
 
 /** TARGET_INFO's label, or the key itself for a target the lab does not know (an old results folder). */
 export const targetLabel = (t: string): string => TARGET_INFO.get(t)?.label ?? t;

@@ -11,6 +11,7 @@ import { TARGETS, type Target } from '../core/lab-functions';
 import { RESULTS_DIR } from '../core/paths';
 import {
   coldStartOption,
+  engineHelp,
   engineOption,
   intOption,
   listOption,
@@ -58,7 +59,7 @@ Experiments: ${EXPERIMENTS.map((e) => e.name).join(', ')} (--list says more)
   --list                each experiment: its article, targets and durations
 Local lab:
 ${NETWORK_HELP}
-  --engine NAME         dynalite (default) or dynamodb-local
+${engineHelp(24)}
   --max-envs N          most execution environments per function (default: the step's, else ${DEFAULT_MAX_ENVIRONMENTS})
   --node PATH           Node executable of the environments (default: Lambda's Node 24, pinned)
   --memory LIST         function memory, MB (128-10240; default the template's, 512): one value

@@ -7,7 +7,6 @@ import { join, relative } from 'node:path';
 import type { StepSettings } from '../aws/deployed-settings';
 import { withCleanup } from '../core/cleanup';
 import type { Target } from '../core/lab-functions';
-import type { EngineKind } from '../local/engines/types';
 import type { ExperimentStepReport } from '../report/experiment-report';
 import type { ExperimentBlock, ExperimentStep } from '../report/report-model';
 import {
@@ -42,7 +41,7 @@ export interface RunExperimentOptions {
   /** Every phase this long instead of the experiment's own. @default the experiment's */
   readonly durationS?: number;
   readonly local?: {
-    readonly engine?: EngineKind;
+    readonly engine?: string;
     /** The network profile; a step may name its own (StepPlan.profile). @default the lab's */
     readonly profile?: string;
     readonly rttMs?: number;
@@ -434,7 +433,6 @@ export async function checkDeployed(
   plan: readonly StepPlan[],
 ): Promise<string[]> {
   const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
-  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
   const { LambdaClient } = await import('@aws-sdk/client-lambda');
   const { resolveAwsOptions, sdkClientConfig } = await import('../aws/aws-options');
   const { readLabOutputs } = await import('../aws/stack-outputs');
@@ -447,7 +445,7 @@ export async function checkDeployed(
   const config = sdkClientConfig(resolved);
   const outputs = await readLabOutputs(new CloudFormationClient(config), resolved.stackPrefix);
   const out = await deployedStepMismatches(
-    { lambda: new LambdaClient(config), dynamodb: new DynamoDBClient(config) },
+    { lambda: new LambdaClient(config), clientConfig: config },
     outputs,
     plan.map((step) => ({
       name: step.name,

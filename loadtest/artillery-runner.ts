@@ -131,7 +131,7 @@ function normalizeTarget(target: string): string {
 
 function normalizeBasePath(basePath: string): string {
   const p = `/${basePath}`.replace(/\/{2,}/g, '/').replace(/\/+$/, '');
-  if (!BASE_PATH.test(p)) throw new Error(`basePath must look like /dynamodb/keepalive-on, got ${basePath}`);
+  if (!BASE_PATH.test(p)) throw new Error(`basePath must look like /<target>/keepalive-on, got ${basePath}`);
   return p;
 }
 

@@ -13,8 +13,10 @@ import { installInterruptHandler } from '../core/interrupt';
 import {
   KEEP_ALIVE_VARIANTS,
   OPERATIONS,
+  prewarmNote,
   TARGETS,
   type Target,
+  targetInfo,
   targetLabel,
   targetNotice,
 } from '../core/lab-functions';
@@ -24,6 +26,7 @@ import {
   COMPUTE_HELP,
   coldStartOption,
   computeOptions,
+  engineHelp,
   engineOption,
   intOption,
   listOption,
@@ -74,14 +77,14 @@ const HELP = `Usage: npm run load -- [options]
 Local lab:
 ${NETWORK_HELP}
 ${COMPUTE_HELP}
-  --engine NAME         dynalite (default) or dynamodb-local
+${engineHelp(24)}
   --data DIR            keep the engines' data on disk
   --max-envs N          most execution environments per function (default ${DEFAULT_MAX_ENVIRONMENTS})
   --node PATH           Node executable of the environments (default: Lambda's Node 24, pinned)
   --idle-timeout S      engines close connections idle this long (default ${DEFAULT_IDLE_TIMEOUT_S})
   --reclaim-idle S      end an execution environment idle this long, as Lambda reclaims idle ones
                         (default: never; Lambda takes minutes, so a short run compresses it)
-  --prewarm-connection  each function's init opens its database connection (not Redis)
+  --prewarm-connection  each function's init opens its database connection${prewarmNote()}
 Deployed stack (--target aws):
   --region R --profile P --stack-prefix NAME (default LatencyLab); with --target aws,
                         --profile is the AWS CLI profile
@@ -387,7 +390,7 @@ runCli(
       const dbOff = rows.find((r) => r.target === t && r.keepAlive === 'off' && r.phase === 'get')?.dbMs?.p50;
       if (dbOn && dbOff) {
         console.log(
-          `Keep-alive, ${targetLabel(t)} get: database time p50 ${dbOff.toFixed(1)} ms without, ${dbOn.toFixed(1)} ms with (${(dbOff / dbOn).toFixed(1)}x${t === 'dynamodb' ? `; the articles saw ${KEEP_ALIVE_FIGURES.putAvgMs.off} ms vs ${KEEP_ALIVE_FIGURES.putAvgMs.on} ms` : ''}).`,
+          `Keep-alive, ${targetLabel(t)} get: database time p50 ${dbOff.toFixed(1)} ms without, ${dbOn.toFixed(1)} ms with (${(dbOff / dbOn).toFixed(1)}x${targetInfo(t)?.baseline ? `; the articles saw ${KEEP_ALIVE_FIGURES.putAvgMs.off} ms vs ${KEEP_ALIVE_FIGURES.putAvgMs.on} ms` : ''}).`,
         );
       }
     }

@@ -13,12 +13,12 @@ import {
   type KeepAliveVariant,
   type Operation,
   parseFunctionKey,
+  TARGETS,
   type Target,
   type TlsMaxVersion,
 } from '../core/lab-functions';
 import { LineFile } from '../core/line-file';
 import { measureBundles } from '../local/assembly/bundle-size';
-import type { EngineKind } from '../local/engines/types';
 import { memoryModelLine } from '../local/host/cgroups';
 import { type Architecture, coldStartBlock } from '../local/host/cold-start-model';
 import { CFS_PERIOD_US, INIT_BURST_MS, MB_PER_VCPU } from '../local/host/lambda-memory';
@@ -26,6 +26,7 @@ import { instancesFor, instanceTypeOf } from '../local/host/managed-instances-mo
 import type { RunningLab } from '../local/lab';
 import { DEFAULT_IDLE_TIMEOUT_S, DEFAULT_MAX_ENVIRONMENTS, localSigningEnv } from '../local/lab-defaults';
 import { linkOf } from '../local/network/profiles';
+import { engineChoices } from '../local/targets';
 import type { LabRow, TimingLine } from '../runs/results';
 import type { ManagedInstancesPhase } from '../runs/run-cost';
 import type { Workers } from './artillery-platform';
@@ -66,7 +67,7 @@ export interface RunLoadOptions {
   /** The price file the cost block uses. @default core/prices/us-east-1.json */
   readonly prices?: string;
   readonly local?: {
-    readonly engine?: EngineKind;
+    readonly engine?: string;
     /** The network profile. @default DEFAULT_PROFILE (local/network/profiles.ts) */
     readonly profile?: string;
     /** Every target's round trip instead of the profile's, ms. */
@@ -611,7 +612,8 @@ export async function runLoad(o: RunLoadOptions): Promise<RunLoadResult> {
           prices: o.prices ?? (await import('../core/price-file')).DEFAULT_PRICE_FILE,
           ...(o.where === 'local'
             ? {
-                engine: o.local?.engine ?? 'dynalite',
+                // The default: the first engine choice a target offers (--engine).
+                engine: o.local?.engine ?? engineChoices(TARGETS)[0]?.kind,
                 ...network,
                 maxEnvironments: o.local?.maxEnvironments,
                 idleTimeoutS: o.local?.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,

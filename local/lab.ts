@@ -27,7 +27,7 @@ import { type Assembly, type AssemblyFunction, readAssembly } from './assembly/c
 import { ensureSynth } from './assembly/ensure-synth';
 import { type LocalResources, localEnvironment } from './assembly/environment';
 import { watchEngines } from './engine-watchdog';
-import { type EngineKind, LOCAL_CREDENTIALS, LOCAL_REGION } from './engines/types';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './engines/types';
 import { type MemoryModel, memoryModelLine, openCgroups } from './host/cgroups';
 import {
   type Architecture,
@@ -76,8 +76,8 @@ export {
 export interface LabOptions {
   /** @default DEFAULT_PORT; 0 picks a free port */
   readonly port?: number;
-  /** The engine kind of a target that offers two (`--engine`). @default 'dynalite' */
-  readonly engine?: EngineKind;
+  /** `--engine`: one of the engines a target offers (LocalTarget.engineKinds), for that target. @default each one's first */
+  readonly engine?: string;
   /**
    * Keep every engine's data here, synced to disk, after the lab stops. Absent: in the run data
    * (memory-backed files where the machine has them, local/run-dir.ts), written but not synced,
@@ -334,11 +334,12 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     // is owned, so a failure of another stops it too.
     const started = await Promise.allSettled(
       targets.map(async (target) => {
-        const database = await localTarget(target).start({
+        const local = localTarget(target);
+        const database = await local.start({
           assembly,
           dataDir: opts.dataDir,
           inMemory: opts.inMemory,
-          engine: opts.engine,
+          engine: opts.engine && local.engineKinds?.includes(opts.engine) ? opts.engine : undefined,
           idleTimeoutS: opts.idleTimeoutS ?? DEFAULT_IDLE_TIMEOUT_S,
           certs,
           log: engineLog,

@@ -27,7 +27,7 @@ import {
   reportDurations,
   tuningOutput,
 } from './power-tuning-rules';
-import { possibleLabFunctions, type Strategy } from './tune-args';
+import { exampleKey, possibleLabFunctions, type Strategy } from './tune-args';
 
 /** The lab's functions run arm64, as deployed (lib/constructs/perf-function.ts). */
 const ARCHITECTURE: Architecture = 'arm64';
@@ -99,7 +99,9 @@ export function tunedFunction(key: string): { spec: LabFunction; create: LabFunc
   const specs = possibleLabFunctions();
   const spec = specs.find((s) => s.key === key);
   if (!spec)
-    throw new LocalTuneError(`unknown function ${JSON.stringify(key)}: expected a key such as dynamodb-get`);
+    throw new LocalTuneError(
+      `unknown function ${JSON.stringify(key)}: expected a key such as ${exampleKey('get')}`,
+    );
   const createKey = spec.key.replace(new RegExp(`-${spec.operation}(?=-|$)`), '-create');
   const create = specs.find((s) => s.key === createKey) as LabFunction;
   return { spec, create, both: spec.key.includes('-keepalive-') };

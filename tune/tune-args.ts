@@ -75,6 +75,9 @@ export function possibleLabFunctions(): LabFunction[] {
   return [...labFunctions(TARGETS, ['on']), ...labFunctions(TARGETS, ['on', 'off'])];
 }
 
+/** An example function key: the registry's first target's, `<target>-get` before any registered. */
+export const exampleKey = (operation: string): string => `${TARGETS[0] ?? '<target>'}-${operation}`;
+
 export const TUNE_HELP = `Usage: npm run tune -- --function NAME [options]
        npm run tune -- --target local --function NAME [options]
 
@@ -89,7 +92,7 @@ the REPORT lines (Init Duration included), a trimmed mean, Lambda's price per ms
 strategy's pick; the result has Power Tuning's output shape.
 
 Options:
-  --function NAME        function key (e.g. dynamodb-get, dynamodb-create-keepalive-off)
+  --function NAME        function key: <target>-<operation>[-keepalive-on|-keepalive-off]
                          or its deployed function name
   --power-values LIST    comma-separated memory sizes in MB, ${MEMORY_MIN_MB}..${MEMORY_MAX_MB}
                          (default ${DEFAULT_POWER_VALUES.join(',')}; new accounts may be capped at 3008)
@@ -158,7 +161,7 @@ function checkFunctionName(name: string, stackPrefix: string): void {
   if (name.startsWith(`${stackPrefix}-`) && /^[A-Za-z0-9_-]{1,64}$/.test(name)) return;
   throw new UsageError(
     `unknown function ${JSON.stringify(name)}: expected <${TARGETS.join('|')}>-<create|get>[-keepalive-on|-keepalive-off] ` +
-      `(e.g. dynamodb-get) or a deployed name starting with ${stackPrefix}-`,
+      `(e.g. ${exampleKey('get')}) or a deployed name starting with ${stackPrefix}-`,
   );
 }
 
@@ -196,7 +199,8 @@ export function parseTuneArgs(argv: readonly string[], deps: ResolveDeps = {}): 
   if (values.help) return { help: true };
 
   const name = values.function?.trim();
-  if (!name) throw new UsageError('--function is required (e.g. --function dynamodb-get); see --help');
+  if (!name)
+    throw new UsageError(`--function is required (e.g. --function ${exampleKey('get')}); see --help`);
   const powerValues =
     values['power-values'] === undefined
       ? [...DEFAULT_POWER_VALUES]
@@ -233,7 +237,7 @@ export function parseTuneArgs(argv: readonly string[], deps: ResolveDeps = {}): 
         throw new UsageError(`--${flag} is for the deployed stack, not --target local`);
     if (!possibleLabFunctions().some((f) => f.key === name))
       throw new UsageError(
-        `unknown function ${JSON.stringify(name)}: --target local takes a function key (e.g. dynamodb-get, dynamodb-get-keepalive-off)`,
+        `unknown function ${JSON.stringify(name)}: --target local takes a function key (e.g. ${exampleKey('get')}, ${exampleKey('get')}-keepalive-off)`,
       );
     const fraction = (flag: string, text: string | undefined, max: number): number | undefined => {
       if (text === undefined) return undefined;

@@ -3,8 +3,9 @@
  * compute=managed-instances). Private subnets in two Availability Zones reach the internet through
  * one NAT gateway: the instances need a route out for Lambda's own communication and the image they
  * start from, and the functions for every public AWS endpoint the targets call (QLDB, DSQL, Secrets
- * Manager, CloudWatch Logs) and the user's Redis. DynamoDB gets a gateway endpoint: free, and its
- * requests skip the NAT gateway's extra hop (and its per-GB charge). Nothing comes in: the security
+ * Manager, CloudWatch Logs) and the user's own databases. A service a gateway endpoint serves gets
+ * one when a target asks (its binding's gatewayEndpoints): free, and its requests skip the NAT
+ * gateway's extra hop (and its per-GB charge). Nothing comes in: the security
  * group has no ingress rule, and Lambda routes invocations to the instances itself.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
@@ -13,8 +14,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
 export interface LabVpcProps {
-  /** Add DynamoDB's gateway endpoint. @default false */
-  readonly dynamodbEndpoint?: boolean;
+  /** Gateway endpoints to add, by construct id (a target's DatabaseBinding.gatewayEndpoints). @default none */
+  readonly gatewayEndpoints?: Readonly<Record<string, ec2.GatewayVpcEndpointAwsService>>;
   /** @default 7 */
   readonly logRetentionDays?: number;
   /** @default RemovalPolicy.DESTROY */
@@ -49,9 +50,8 @@ export class LabVpc extends Construct {
       destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogs),
       trafficType: ec2.FlowLogTrafficType.REJECT,
     });
-    if (props.dynamodbEndpoint) {
-      this.vpc.addGatewayEndpoint('DynamoDb', { service: ec2.GatewayVpcEndpointAwsService.DYNAMODB });
-    }
+    for (const [id, service] of Object.entries(props.gatewayEndpoints ?? {}))
+      this.vpc.addGatewayEndpoint(id, { service });
     this.securityGroup = new ec2.SecurityGroup(this, 'Compute', {
       vpc: this.vpc,
       description: 'Latency lab compute: egress only',

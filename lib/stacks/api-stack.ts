@@ -94,7 +94,10 @@ export class ApiStack extends Stack {
         ? undefined
         : new ManagedInstances(this, 'ManagedInstances', {
             config: config.managedInstances,
-            dynamodbEndpoint: config.targets.includes('dynamodb'),
+            gatewayEndpoints: Object.assign(
+              {},
+              ...config.targets.map((t) => props.bindings.get(t)?.gatewayEndpoints ?? {}),
+            ),
             logRetentionDays: config.logRetentionDays,
             removalPolicy,
           });

@@ -39,6 +39,12 @@ export interface DatabaseBinding {
    * @default - none
    */
   functionProps?(scope: Construct, spec: LabFunction): TargetFunctionProps;
+  /**
+   * The gateway endpoints (by construct id) the lab's VPC gives the service the target's
+   * functions call, when they run in it: free, and requests skip the NAT gateway.
+   * @default - none
+   */
+  readonly gatewayEndpoints?: Readonly<Record<string, ec2.GatewayVpcEndpointAwsService>>;
 }
 
 export interface TargetDefinition {

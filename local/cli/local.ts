@@ -3,13 +3,12 @@
  * `sam local start-api` would be, without Docker. Help and bad options load nothing heavy:
  * the lab is imported only once the options are good.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../../core/errors';
 import { installInterruptHandler } from '../../core/interrupt';
-import { TARGETS, targetNotice } from '../../core/lab-functions';
+import { prewarmNote, TARGETS, targetNotice } from '../../core/lab-functions';
 import { LineFile } from '../../core/line-file';
 import {
   DEFAULT_IDLE_TIMEOUT_S,
@@ -19,11 +18,13 @@ import {
 } from '../lab-defaults';
 import { LAB_ENV_FILE, parseEnvFile, readEnvFile, removeEnvFile, writeEnvFile } from '../lab-env';
 import { tlsLabels } from '../network/tls-versions';
+import { type LabCommand, localTarget } from '../targets';
 import {
   COMPUTE_ARGS,
   COMPUTE_HELP,
   coldStartOption,
   computeOptions,
+  engineHelp,
   engineOption,
   intOption,
   listOption,
@@ -32,7 +33,7 @@ import {
   seedOption,
   UsageError,
 } from './options';
-import { awsCliTokenCommand, nodeEndOfLifeNotice, routeLines, startScreen } from './start-screen';
+import { nodeEndOfLifeNotice, routeLines, startScreen } from './start-screen';
 
 // The target modules register in a preload (package.json: --import ./targets/load-env.ts), as
 // local/ cannot import the registry above it; started without one, say so rather than list none.
@@ -45,13 +46,12 @@ if (TARGETS.length === 0) {
 
 const HELP = `Usage: npm run local -- [options]
        npm run -s local -- env      the running lab's environment lines, for: eval "$(npm run -s local -- env)"
-       npm run -s local -- token    a DSQL admin auth token for psql (PGPASSWORD), as the AWS CLI would make
-
+${[...targetCommands()].map(([name, c]) => `       npm run -s local -- ${name.padEnd(8)} ${c.help}\n`).join('')}
   --targets LIST                 comma list of ${TARGETS.join(', ')} (default: every target whose
                                  engine is here; one line names each one skipped and the command that
                                  adds it). A target named here whose engine is missing: exit 2
   --port N                       port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 = any free port)
-  --engine dynalite|dynamodb-local   local DynamoDB engine (default dynalite)
+${engineHelp(33)}
   --data DIR                     keep the engines' data on disk in DIR after the lab stops
                                  (default: memory-backed files, kept across an engine restart)
 ${NETWORK_HELP}
@@ -65,7 +65,7 @@ ${COMPUTE_HELP}
   --idle-timeout S               engines close connections idle this long (default ${DEFAULT_IDLE_TIMEOUT_S})
   --reclaim-idle S               end an execution environment idle this long, as Lambda reclaims idle
                                  ones (default: never)
-  --prewarm-connection           each function's init opens its database connection (not Redis)
+  --prewarm-connection           each function's init opens its database connection${prewarmNote()}
   --node PATH                    Node executable of the environments (default: Lambda's Node 24, pinned)
   --quiet                        do not print function logs
   --routes                       print every route at start (default: one line per target)
@@ -73,37 +73,13 @@ ${COMPUTE_HELP}
                                  mode 0600, removed when the lab stops)
 `;
 
-/**
- * A DSQL admin token for the running lab's endpoint (PGHOST), signed with the local caller as
- * `aws dsql generate-db-connect-admin-auth-token` signs with the caller's key, for users
- * without the AWS CLI.
- */
-async function dsqlAdminToken(envFile: string): Promise<string> {
-  const text = readEnvFile(envFile);
-  if (text instanceof Error) throw text;
-  const env = parseEnvFile(text);
-  if (!env.PGHOST)
-    throw new UsageError('the running lab serves no DSQL target; start it with --targets dsql');
-  const { DsqlSigner } = await import('@aws-sdk/dsql-signer');
-  const signer = new DsqlSigner({
-    hostname: env.PGHOST,
-    region: env.AWS_REGION ?? LOCAL_CALLER.region,
-    credentials: { accessKeyId: LOCAL_CALLER.accessKeyId, secretAccessKey: LOCAL_CALLER.secretAccessKey },
-  });
-  return signer.getDbConnectAdminAuthToken();
-}
-
-/**
- * True when the AWS CLI v2 is on PATH: v1 has no `dsql generate-db-connect-admin-auth-token`,
- * so without v2 the screen shows the lab's own token command.
- */
-function hasAwsCliV2(): boolean {
-  try {
-    const out = execFileSync('aws', ['--version'], { encoding: 'utf8', timeout: 10_000, stdio: 'pipe' });
-    return out.startsWith('aws-cli/2.');
-  } catch {
-    return false;
-  }
+/** The targets' subcommands (LocalTarget.commands), by name: the first target to name one has it. */
+function targetCommands(): Map<string, LabCommand> {
+  const out = new Map<string, LabCommand>();
+  for (const t of TARGETS)
+    for (const [name, command] of Object.entries(localTarget(t).commands ?? {}))
+      if (name !== 'env' && !out.has(name)) out.set(name, command);
+  return out;
 }
 
 runCli(
@@ -141,8 +117,11 @@ runCli(
     }
     const envFile = resolve(values['lab-env'] ?? LAB_ENV_FILE);
     const [command, ...extra] = positionals;
-    if (extra.length > 0 || (command !== undefined && !['env', 'token'].includes(command))) {
-      throw new UsageError(`unknown command ${JSON.stringify(positionals.join(' '))}; commands: env, token`);
+    const commands = targetCommands();
+    if (extra.length > 0 || (command !== undefined && command !== 'env' && !commands.has(command))) {
+      throw new UsageError(
+        `unknown command ${JSON.stringify(positionals.join(' '))}; commands: ${['env', ...commands.keys()].join(', ')}`,
+      );
     }
     if (command === 'env') {
       const text = readEnvFile(envFile);
@@ -150,8 +129,11 @@ runCli(
       process.stdout.write(text);
       return 0;
     }
-    if (command === 'token') {
-      process.stdout.write(`${await dsqlAdminToken(envFile)}\n`);
+    const targetCommand = command === undefined ? undefined : commands.get(command);
+    if (targetCommand) {
+      const text = readEnvFile(envFile);
+      if (text instanceof Error) throw text;
+      process.stdout.write(`${await targetCommand.run(parseEnvFile(text))}\n`);
       return 0;
     }
     const keepAlive = values['keep-alive'] ?? 'both';
@@ -244,9 +226,6 @@ runCli(
     const env = lab.clientEnv();
     const defaultEnvFile = envFile === resolve(LAB_ENV_FILE);
     const labEnvFlag = defaultEnvFile ? '' : ` --lab-env ${envFile}`;
-    const tokenCommand = hasAwsCliV2()
-      ? awsCliTokenCommand(env.PGHOST ?? 'localhost', env.AWS_REGION ?? LOCAL_CALLER.region)
-      : `npm run -s local -- token${labEnvFlag}`;
     const routes = lab.assembly.routes.map((r) => ({
       method: r.method,
       path: r.path,
@@ -265,7 +244,8 @@ runCli(
       caCertPath: lab.caCertPath,
       envFile,
       envCommand: `npm run -s local -- env${labEnvFlag}`,
-      tokenCommand,
+      labCommand: (name) => `npm run -s local -- ${name}${labEnvFlag}`,
+      region: env.AWS_REGION ?? LOCAL_CALLER.region,
     });
     for (const line of screen) console.log(line);
     for (const r of lab.targets.values()) if (r.database.notice) console.log(r.database.notice);

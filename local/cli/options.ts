@@ -1,9 +1,9 @@
 /** Command-line options shared by `npm run local` and `npm run load`: parsed once, validated with clear errors. */
 import { UsageError } from '../../core/errors';
-import type { Target } from '../../core/lab-functions';
-import { ENGINE_KINDS, type EngineKind } from '../engines/types';
+import { TARGETS, type Target, targetLabel } from '../../core/lab-functions';
 import { profileOptions } from '../network/profile-options';
 import { DEFAULT_PROFILE, PROFILE_NAMES } from '../network/profiles';
+import { engineChoices } from '../targets';
 
 export { UsageError } from '../../core/errors';
 
@@ -36,12 +36,25 @@ export function numberOption(
   return n;
 }
 
-export function engineOption(value: string | undefined): EngineKind {
-  const v = value ?? 'dynalite';
-  if (!(ENGINE_KINDS as readonly string[]).includes(v)) {
-    throw new UsageError(`--engine must be one of ${ENGINE_KINDS.join(', ')}, got ${JSON.stringify(v)}`);
+/** `--engine KIND`: one of the engines a registered target offers (LocalTarget.engineKinds); absent: each target's default. */
+export function engineOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const kinds = engineChoices(TARGETS).map((c) => c.kind);
+  if (!kinds.includes(value)) {
+    throw new UsageError(`--engine must be one of ${kinds.join(', ')}, got ${JSON.stringify(value)}`);
   }
-  return v as EngineKind;
+  return value;
+}
+
+/** The help's `--engine` line: each target's choices, its default first. */
+export function engineHelp(width: number): string {
+  const byTarget = new Map<string, string[]>();
+  for (const { kind, target } of engineChoices(TARGETS))
+    byTarget.set(target, [...(byTarget.get(target) ?? []), kind]);
+  const choices = [...byTarget].map(
+    ([t, kinds]) => `${targetLabel(t)}: ${kinds.join(', ')} (default ${kinds[0]})`,
+  );
+  return `${'  --engine NAME'.padEnd(width)}local engine of ${choices.join('; ') || 'no target (none offers a choice)'}`;
 }
 
 export function listOption<T extends string>(
@@ -97,7 +110,7 @@ export function networkOptions(
 export const NETWORK_HELP = `  --profile NAME        network profile: ${PROFILE_NAMES.join(', ')} (default ${DEFAULT_PROFILE}),
                         per target a round trip and a service time, each cited (docs/local-lab.md)
   --rtt MS|T=MS,...     round trip instead of the profile's, for every target or some
-                        (e.g. --rtt dynamodb=0.5,redis=0.3)
+                        (e.g. --rtt 2, or --rtt <target>=0.5,<target>=0.3)
   --seed N              seeds the service-time draws (default 1): the same seed repeats a run
   --cold-start model|off  model Lambda's sandbox and runtime start in every init, from
                         published empty-function Init Durations (default model; README)`;

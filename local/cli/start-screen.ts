@@ -32,17 +32,15 @@ export interface ScreenInput {
   readonly envFile: string;
   /** The command that prints the environment file's lines. */
   readonly envCommand: string;
-  /** The command that prints a DSQL admin token: the AWS CLI's when installed, else the lab's. */
-  readonly tokenCommand: string;
+  /** The command line that runs a target's subcommand of `npm run local` against this lab. */
+  labCommand(name: string): string;
+  /** The lab's region. */
+  readonly region: string;
 }
 
 /** A cell of at least `width` characters, and two spaces after one that does not fit. */
 const column = (text: string, width: number): string =>
   text.length >= width - 1 ? `${text}  ` : text.padEnd(width);
-
-/** The AWS CLI's token command for the local DSQL endpoint. */
-export const awsCliTokenCommand = (host: string, region: string): string =>
-  `aws dsql generate-db-connect-admin-auth-token --hostname ${host} --region ${region}`;
 
 /** Each service's line: label, engine, address, command. */
 export function serviceLines(input: ScreenInput): string[] {
@@ -56,7 +54,8 @@ export function serviceLines(input: ScreenInput): string[] {
       tables,
       caCert: ca,
       caCertPath: input.caCertPath,
-      tokenCommand: input.tokenCommand,
+      labCommand: input.labCommand,
+      region: input.region,
     });
     const address = client?.address ?? modelUrl;
     const command = client?.command ?? '';
@@ -109,7 +108,7 @@ export function startScreen(input: ScreenInput): string[] {
     ...apiTargetLines(input.routes),
     '  (every route: npm run local -- --routes)',
     '',
-    `Environment for your own tools (AWS SDKs and CLIs, psql, redis-cli): ${input.envFile}`,
+    `Environment for your own tools (AWS SDKs and CLIs, the databases' own clients): ${input.envFile}`,
     `  source it, or in another shell: eval "$(${input.envCommand})"`,
   ];
 }

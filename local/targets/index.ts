@@ -12,10 +12,18 @@ export function localTarget(target: string): LocalTarget {
   return local;
 }
 
+/** Every `--engine` choice the registered targets offer, each with its target. */
+export function engineChoices(targets: readonly string[]): { kind: string; target: string }[] {
+  return targets.flatMap((target) =>
+    (registeredLocalTarget(target)?.engineKinds ?? []).map((kind) => ({ kind, target })),
+  );
+}
+
 export type {
   ClientCommand,
   ClientCommandInput,
   CustomResourceRunner,
+  LabCommand,
   LocalDatabase,
   LocalTarget,
   ModelAddress,

@@ -5,9 +5,9 @@
  */
 import type { Assembly } from '../assembly/cloud-assembly';
 import type { EngineCheck, FindEngineContext } from '../engines/find-engine';
-import type { EngineKind } from '../engines/types';
 import type { StartTls } from '../network/network-model';
 import type { CertificatePaths } from '../tls/certificates';
+import type { SeedStory } from './seed-story';
 
 export interface LocalTargetOptions {
   readonly assembly: Assembly;
@@ -21,8 +21,8 @@ export interface LocalTargetOptions {
    * restart loses it. Only to measure what the run data costs (npm run bench). @default false
    */
   readonly inMemory?: boolean;
-  /** DynamoDB's engine kind. */
-  readonly engine?: EngineKind;
+  /** The `--engine` choice, when it is one of this target's engineKinds. @default its first */
+  readonly engine?: string;
   /** Servers close connections idle this long. @default 60 (the provisioned-concurrency article) */
   readonly idleTimeoutS?: number;
   readonly certs: CertificatePaths;
@@ -68,6 +68,11 @@ export interface LocalDatabase {
    * only that the process lives.
    */
   health?(signal: AbortSignal): Promise<void>;
+  /**
+   * Writes the news site's stories straight into the engine with the target's own client,
+   * never through the API (loadtest/seed-stories.ts). Only targets that serve a top 10 have it.
+   */
+  seedStories?(stories: readonly SeedStory[], signal: AbortSignal): Promise<void>;
   /** Stops the engine and starts it again on the same port and data. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -102,8 +107,18 @@ export interface ClientCommandInput {
   readonly caCert: string;
   /** The lab CA's certificate path, unquoted. */
   readonly caCertPath: string;
-  /** The command that prints an admin auth token for the local endpoint (PGHOST). */
-  readonly tokenCommand: string;
+  /** The command line that runs `npm run local`'s subcommand `name` (LocalTarget.commands) against this lab. */
+  labCommand(name: string): string;
+  /** The lab's region (AWS_REGION of its environment file). */
+  readonly region: string;
+}
+
+/** A subcommand of `npm run local` a target adds, run against the running lab. */
+export interface LabCommand {
+  /** Its line in `npm run local -- --help`. */
+  readonly help: string;
+  /** What it prints, given the running lab's environment file's variables. */
+  run(env: Readonly<Record<string, string>>): Promise<string>;
 }
 
 export interface LocalTarget {
@@ -114,6 +129,13 @@ export interface LocalTarget {
   readonly synthContext?: Readonly<Record<string, string>>;
   /** The start screen's line for it: its address and one command. @default the model's URL, no command */
   clientCommand?(input: ClientCommandInput): ClientCommand;
+  /**
+   * The engines it can run locally, its default first: `--engine` picks another (light: listed
+   * in --help). @default one engine, no choice
+   */
+  readonly engineKinds?: readonly string[];
+  /** Subcommands of `npm run local` it adds, by name (light: listed in --help). @default none */
+  readonly commands?: Readonly<Record<string, LabCommand>>;
   /**
    * Whether this target's engine can run here (npm package, the lab's own, or a system binary),
    * and if not, what is missing and the one command that adds it. Starts nothing.
@@ -162,7 +184,7 @@ export function localNamesOf(assembly: Assembly, type: string): string[] {
  */
 export function lazyLocalTarget(
   load: () => Promise<LocalTarget>,
-  light: Pick<LocalTarget, 'synthContext' | 'clientCommand'> = {},
+  light: Pick<LocalTarget, 'synthContext' | 'clientCommand' | 'commands' | 'engineKinds'> = {},
 ): LocalTarget {
   let loaded: Promise<LocalTarget> | undefined;
   const get = () => {

@@ -18,7 +18,7 @@ const pair = (v: P50P99 | null) => [ms(v?.p50), ms(v?.p99)];
 /** TARGET_INFO's label, or the key of a target the lab does not know. */
 const labelOf = targetLabel;
 
-/** `QLDB 3.1x DynamoDB`; the baseline target's row says so. */
+/** `<label> 3.1x <baseline's label>`; the baseline target's row says so. */
 function ratioCell(r: TargetRow, c: TargetComparison): string {
   if (r.target === c.baseline) return 'baseline';
   return r.dbRatioToBaseline === null
@@ -34,7 +34,7 @@ export function targets(report: LabReport, plots: readonly Plot[]): Section | nu
       text:
         'The targets side by side, per phase and keep-alive variant: p50 and p99 in ms at each layer, the requests or ' +
         'protocol commands one database call sent (p50), and the database p50 as a multiple of the baseline ' +
-        'target’s (DynamoDB’s, the articles’ reference, or where it did not run the first target that did). ' +
+        'target’s (the articles’ reference, or where it did not run the first target that did). ' +
         `For reference, ${TARGET_REFERENCE.source}.`,
     },
   ];

@@ -6,6 +6,7 @@
 import { AZ_PING, UNIFORM_8MS_LINK } from '../../local/network/profiles';
 import { lazyLocalTarget } from '../../local/targets';
 import type { TargetModule } from '../registry';
+import { awsCliTokenCommand, hasAwsCliV2, localAdminToken } from './admin-token';
 import { cost } from './cost';
 
 export const target: TargetModule = {
@@ -20,13 +21,22 @@ export const target: TargetModule = {
   },
   definition: () => import('./cdk').then((m) => m.dsqlTarget),
   local: lazyLocalTarget(() => import('./local').then((m) => m.dsqlTarget), {
-    clientCommand: ({ engine, env, caCertPath, tokenCommand }) => {
+    clientCommand: ({ engine, env, caCertPath, labCommand, region }) => {
       const address = `postgresql://${env.PGUSER}@${env.PGHOST}:${env.PGPORT}/${env.PGDATABASE}`;
+      const tokenCommand = hasAwsCliV2()
+        ? awsCliTokenCommand(env.PGHOST ?? 'localhost', region)
+        : labCommand('token');
       return {
         engine: engine.replace(/ behind a DSQL auth front$/, ' + DSQL front'),
         address,
         command: `PGPASSWORD="$(${tokenCommand})" psql "${address}?sslmode=verify-full&sslrootcert=${caCertPath}" -c 'SELECT 1'`,
       };
+    },
+    commands: {
+      token: {
+        help: 'a DSQL admin auth token for psql (PGPASSWORD), as the AWS CLI would make',
+        run: localAdminToken,
+      },
     },
   }),
   links: {

@@ -85,6 +85,11 @@ export const dsqlTarget: LocalTarget = {
       },
       // SELECT 1 on PostgreSQL's own socket: the front runs in the lab's process.
       health: (signal) => postgresHealth(engine.socketDir, signal),
+      // The superuser on the server's private socket, past the front (engine.endpoint).
+      async seedStories(stories, signal) {
+        const { seedPostgresAt } = await import('./seed-stories');
+        await seedPostgresAt(engine.endpoint, stories, signal);
+      },
       async restart() {
         await engine.stop();
         engine = await start();

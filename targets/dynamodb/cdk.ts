@@ -4,6 +4,7 @@
  */
 import { CfnOutput } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Operation } from '../../core/lab-functions';
 import { handOff } from '../../lib/constructs/hand-off';
@@ -12,6 +13,7 @@ import {
   BY_TYPE_INDEX,
   BY_TYPE_PARTITION,
   CREATED_AT,
+  INDEX_OF,
   PERSON_KEY,
   SECTION,
   TOP_STORIES_INDEX,
@@ -30,9 +32,6 @@ const ACTIONS: Record<Operation, string> = {
   view: 'dynamodb:UpdateItem',
   top10: 'dynamodb:Query',
 };
-
-/** The index each reading-by-index operation may query; the others act on the table. */
-const INDEX_OF: Partial<Record<Operation, string>> = { query: BY_TYPE_INDEX, top10: TOP_STORIES_INDEX };
 
 export const dynamodbTarget: TargetDefinition = {
   createData(stack, { config, removalPolicy }) {
@@ -61,6 +60,7 @@ export const dynamodbTarget: TargetDefinition = {
     const tableName = handOff(stack, 'dynamodb/table-name', table.tableName);
     const tableArn = handOff(stack, 'dynamodb/table-arn', table.tableArn);
     return {
+      gatewayEndpoints: { DynamoDb: ec2.GatewayVpcEndpointAwsService.DYNAMODB },
       bind(fn, operation) {
         fn.addEnvironment('TABLE_NAME', tableName(fn));
         // Explicit statements, not table.grant: on a table with an index that names the table

@@ -6,7 +6,7 @@ import {
   outputSection,
   spawnChild,
 } from '../../local/engines/managed-child';
-import type { Engine, StartEngineOptions } from '../../local/engines/types';
+import type { Engine, StartEngineOptions } from './engine-types';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./dynalite-server.mjs', import.meta.url));
 const DEFAULT_START_TIMEOUT_MS = 15_000;

@@ -16,8 +16,8 @@ import {
   outputSection,
   spawnChild,
 } from '../../local/engines/managed-child';
-import type { Engine, StartEngineOptions } from '../../local/engines/types';
 import { labTempDir } from '../../local/run-dir';
+import type { Engine, StartEngineOptions } from './engine-types';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const POM = join(ROOT, 'targets/dynamodb/dynamodb-local/pom.xml');

@@ -4,16 +4,10 @@
  * Used by the tests, `npm run local` and `npm run load`.
  */
 
-import { ENGINE_KINDS, type Engine, type StartEngineOptions } from '../../local/engines/types';
 import { startDynalite } from './dynalite';
 import { startDynamoDbLocal } from './dynamodb-local';
+import { ENGINE_KINDS, type Engine, type StartEngineOptions } from './engine-types';
 
-export {
-  ENGINE_KINDS,
-  type Engine,
-  type EngineKind,
-  type StartEngineOptions,
-} from '../../local/engines/types';
 export {
   createTable,
   GOV_ID_KEY_ONLY,
@@ -24,6 +18,12 @@ export {
   tableSchemaOf,
 } from './create-table';
 export { dynamoDbLocalInstall, FETCH_SCRIPT } from './dynamodb-local';
+export {
+  ENGINE_KINDS,
+  type Engine,
+  type EngineKind,
+  type StartEngineOptions,
+} from './engine-types';
 
 export async function startEngine(opts: StartEngineOptions): Promise<Engine> {
   validate(opts);

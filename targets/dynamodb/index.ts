@@ -7,6 +7,7 @@ import { AZ_MAP, AZ_PING, UNIFORM_8MS_LINK } from '../../local/network/profiles'
 import { lazyLocalTarget } from '../../local/targets';
 import type { TargetModule } from '../registry';
 import { cost } from './cost';
+import { ENGINE_KINDS } from './engine-types';
 
 export const target: TargetModule = {
   name: 'dynamodb',
@@ -17,10 +18,12 @@ export const target: TargetModule = {
     // put10: the keep-alive article's ten writes; view and top10: the news site's article.
     selectiveOperations: ['put10', 'view', 'top10'],
     bundleBudgetBytes: 100 * 1024,
+    deployedCheck: () => import('./deployed-check').then((m) => m.checkDeployedTable),
   },
   definition: () => import('./cdk').then((m) => m.dynamodbTarget),
   local: lazyLocalTarget(() => import('./local').then((m) => m.dynamodbTarget), {
     clientCommand: ({ modelUrl }) => ({ command: `aws dynamodb list-tables --endpoint-url ${modelUrl}` }),
+    engineKinds: ENGINE_KINDS,
   }),
   links: {
     link: {

@@ -7,6 +7,7 @@
 import { engineDataDir } from '../../local/run-dir';
 import { type LocalTarget, localName, withEngine } from '../../local/targets/types';
 import { createTable, type Engine, startEngine, type TableSchema, tableSchemaOf } from './engine';
+import { ENGINE_KINDS, type EngineKind } from './engine-types';
 import { dynamoDbHealth } from './health';
 
 export const dynamodbTarget: LocalTarget = {
@@ -14,7 +15,7 @@ export const dynamodbTarget: LocalTarget = {
   findEngine: () => ({ found: true, source: 'dynalite (npm package)' }),
   async start(opts) {
     const { dataDir, removeData } = await engineDataDir(opts, 'dynamodb');
-    const kind = opts.engine ?? 'dynalite';
+    const kind = (opts.engine ?? ENGINE_KINDS[0]) as EngineKind;
     const idleTimeoutS = opts.idleTimeoutS;
     if (kind === 'dynamodb-local' && idleTimeoutS !== undefined)
       opts.log(`[dynamodb-local] keeps its own idle timeout: it has no option for ${idleTimeoutS} s`);
@@ -51,6 +52,10 @@ export const dynamodbTarget: LocalTarget = {
       functionEnv: (model) => ({ AWS_ENDPOINT_URL_DYNAMODB: model.url }),
       clientEnv: (model) => ({ AWS_ENDPOINT_URL_DYNAMODB: model.url }),
       health: (signal) => dynamoDbHealth(engine.endpoint, signal),
+      async seedStories(stories, signal) {
+        const { seedDynamoDb } = await import('./seed-stories');
+        await seedDynamoDb(engine.endpoint, tables, stories, signal);
+      },
       async restart() {
         await engine.stop();
         engine = await startEngine({ kind, port: engine.port, dataDir, idleTimeoutS, log: opts.log });

@@ -2,6 +2,8 @@
  * The Person table's layout, shared by the store that reads and writes it and the CDK
  * construct that creates it (targets/dynamodb/cdk.ts), so the two cannot drift apart.
  */
+import type { Operation } from '../../core/lab-functions';
+
 export { CREATED_AT } from '../../lambda/shared/person';
 
 /** The partition key. */
@@ -24,3 +26,9 @@ export const TOP_STORIES_INDEX = 'TopStories';
 export const SECTION = 'Section';
 export const SECTION_VALUE = 'news';
 export const VIEWS = 'Views';
+
+/** The index each reading-by-index operation may query; the others act on the table. */
+export const INDEX_OF: Readonly<Partial<Record<Operation, string>>> = {
+  query: BY_TYPE_INDEX,
+  top10: TOP_STORIES_INDEX,
+};

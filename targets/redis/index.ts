@@ -18,6 +18,8 @@ export const target: TargetModule = {
     // The news site's article compared DynamoDB, Upstash and FaunaDB (gone).
     selectiveOperations: ['view', 'top10'],
     bundleBudgetBytes: 100 * 1024,
+    // Its URL comes from the secrets extension, which serves only once init is over (lambda/shared/prewarm.ts).
+    prewarms: false,
   },
   definition: () => import('./cdk').then((m) => m.redisTarget),
   local: lazyLocalTarget(() => import('./local').then((m) => m.redisTarget), {

@@ -128,6 +128,10 @@ export const redisTarget: LocalTarget = {
       // The user named: redis-cli 7.0 -u sends `AUTH "" <password>` for `rediss://:<password>@`, refused.
       clientEnv: (address) => ({ REDIS_URL: `rediss://default:${password}@localhost:${address.port}` }),
       health: (signal) => redisHealth(engine.url, signal),
+      async seedStories(stories, signal) {
+        const { seedRedis } = await import('./seed-stories');
+        await seedRedis(engine.endpoint, password, stories, signal);
+      },
       async restart() {
         await engine.stop();
         engine = await start(engine.port);

@@ -156,7 +156,7 @@ describe('news-top10 against the deployed stack', () => {
     );
     table([{ IndexName: 'TopStories', IndexStatus: 'ACTIVE' }]);
     const lines = await deployedStepMismatches(
-      { lambda: new LambdaClient({}), dynamodb: new DynamoDBClient({}) },
+      { lambda: new LambdaClient({}), clientConfig: {} },
       outputs,
       needs,
     );

@@ -1,14 +1,17 @@
 /**
- * The news site's stories seeded straight into real engines (loadtest/seed-stories.ts), as
+ * The news site's stories seeded straight into real engines (loadtest/seed-stories.ts and each
+ * target's seed-stories.ts), as
  * news-top10 does before its measured phases: the stores' own top 10 then reads them, in one
  * round trip on Redis, from the TopStories index on DynamoDB.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { expectedTop, makeStories, seedDynamoDb, seedRedis } from '../../loadtest/seed-stories';
+import { expectedTop, makeStories, type SeedStory, seedLabStories } from '../../loadtest/seed-stories';
 import { NEWS_TOP10_FIGURES } from '../../report/article-figures';
+import { seedDynamoDb } from '../../targets/dynamodb/seed-stories';
 import { dynamoDbStoreFromEnv } from '../../targets/dynamodb/store';
 import { type RedisEngine, startRedis } from '../../targets/redis/engine';
 import { parseRedisUrl } from '../../targets/redis/secret';
+import { seedRedis } from '../../targets/redis/seed-stories';
 import { createRedisStore } from '../../targets/redis/store';
 import { SHARED_ENGINE_HOOK_MS, tableOfItsOwn } from '../support/shared-engines';
 import { sharedTestEngine, type TestEngine } from '../support/test-engine';
@@ -22,6 +25,30 @@ describe('makeStories', () => {
     expect(a).not.toEqual(makeStories(50, 8));
     expect(new Set(a.map((s) => s.person.GovId)).size).toBe(50);
     expect(a.every((s) => Number.isInteger(s.views) && s.views >= 1)).toBe(true);
+  });
+});
+
+describe('seedLabStories', () => {
+  it('asks each target the lab runs to seed, through its database, and leaves those that cannot alone', async () => {
+    const seeded: SeedStory[][] = [];
+    const lines: string[] = [];
+    const lab = {
+      targets: new Map([
+        [
+          'a',
+          {
+            database: {
+              seedStories: async (stories: readonly SeedStory[]) => void seeded.push([...stories]),
+            },
+          },
+        ],
+        ['b', { database: {} }],
+      ]),
+    };
+    const out = await seedLabStories(lab, ['a', 'b', 'c'], 20, { seed: 5, log: (l) => lines.push(l) });
+    expect(seeded).toEqual([makeStories(20, 5)]);
+    expect(Object.keys(out)).toEqual(['a']);
+    expect(lines).toEqual([expect.stringMatching(/^a: 20 stories seeded/)]);
   });
 });
 

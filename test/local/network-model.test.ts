@@ -10,9 +10,9 @@ import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { measureKeepAliveRatio } from '../../local/network/measure';
 import { DEFAULT_RTT_MS, type NetworkModel, startNetworkModel } from '../../local/network/network-model';
 import { type CertificatePaths, ensureCertificates } from '../../local/tls/certificates';
+import { measureKeepAliveRatio } from '../../targets/dynamodb/measure-keep-alive';
 
 const RTT_MS = 20;
 

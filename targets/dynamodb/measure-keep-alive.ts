@@ -1,7 +1,8 @@
 /**
  * Measures what the network model makes keep-alive worth: the real SDK (DynamoDB client,
  * NodeHttpHandler, https.Agent with keepAlive on or off) against an in-process dynalite
- * behind the model, sequential GetItem calls, p50 per variant.
+ * behind the model, sequential GetItem calls, p50 per variant: the keep-alive article's call,
+ * through the model every target shares.
  */
 
 import { readFile } from 'node:fs/promises';
@@ -12,8 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { defaultCertificateDir, ensureCertificates } from '../tls/certificates';
-import { DEFAULT_RTT_MS, startNetworkModel } from './network-model';
+import { DEFAULT_RTT_MS, startNetworkModel } from '../../local/network/network-model';
+import { defaultCertificateDir, ensureCertificates } from '../../local/tls/certificates';
 
 export interface MeasureOptions {
   /** @default DEFAULT_RTT_MS */
