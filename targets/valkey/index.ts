@@ -17,6 +17,8 @@ export const target: TargetModule = {
     label: 'ElastiCache Serverless (Valkey)',
     // ioredis, the redis store and the SigV4 signer: a little more than the redis target's bundle.
     bundleBudgetBytes: 120 * 1024,
+    // Its binding sets no PREWARM_CONNECTION: the store connects on the first call (cdk.ts).
+    prewarms: false,
   },
   definition: () => import('./cdk').then((m) => m.valkeyTarget),
   local: lazyLocalTarget(() => import('./local').then((m) => m.valkeyTarget), {
