@@ -62,8 +62,6 @@ function plan(ctx: PlanContext): StepPlan[] {
         // end once idle, so a laptop holds one target's hundred at a time.
         ...(compute === 'standard' && level > 10 ? { maxEnvironments: level, reclaimIdleS: RECLAIM_S } : {}),
         ...(compute === 'managed-instances' ? { context: { ...MI_CONTEXT } } : {}),
-        // --quick runs every target in a few minutes: side by side, so they share the host's cores.
-        ...(ctx.quick ? { targetsAtOnce: true } : {}),
         todayOnly: TODAY_ONLY,
       }),
     ),
@@ -277,7 +275,7 @@ function rows(steps: ReadonlyMap<string, StepView>, ctx: PlanContext): Experimen
   const levels = levelsOf(ctx);
   const where = ctx.where === 'local' ? LOCAL_MODEL_NOTE : 'deployed stack';
   const quick = ctx.quick
-    ? `--quick: ${QUICK_LEVELS.join(' and ')} clients, ${QUICK_SEED} Persons seeded, the targets side by side (sharing the host’s cores, each reads slower than alone)`
+    ? `--quick: ${QUICK_LEVELS.join(' and ')} clients, ${QUICK_SEED} Persons seeded, the targets one after another, as in the default run`
     : '';
   for (const t of targetsOf(ctx)) {
     const cells = new Map<string, Cell | null>();
@@ -366,7 +364,7 @@ export const managedInstances: ExperimentDefinition = {
   article: NO_ARTICLE,
   title: 'Standard Lambda against Lambda Managed Instances, for each database',
   summary:
-    'get on every target on standard Lambda and on Managed Instances at 1, 10 and 100 clients (closed loop; --quick: 1 and 10, targets side by side): client and database p50 and p99, connections open at the database, cold starts, $ per million requests, and which compute to choose',
+    'get on every target on standard Lambda and on Managed Instances at 1, 10 and 100 clients (closed loop; --quick: 1 and 10): client and database p50 and p99, connections open at the database, cold starts, $ per million requests, and which compute to choose',
   articleTargets: TARGETS,
   plan,
   rows: (steps, ctx) => rows(steps, ctx),
